@@ -1,0 +1,68 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import type { ApiDeps } from "./deps.ts";
+import { errorsPlugin } from "./plugins/errors.ts";
+import { textGuardPlugin } from "./plugins/textGuard.ts";
+import { agentPolicyRoutes } from "./routes/agentPolicies.ts";
+import { contractRoutes } from "./routes/contracts.ts";
+import { currencyRoutes } from "./routes/currency.ts";
+import { depositRoutes } from "./routes/deposits.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { merchantAccountRoutes } from "./routes/merchantAccount.ts";
+import { merchantRoutes } from "./routes/merchants.ts";
+import { networkRoutes } from "./routes/networks.ts";
+import { paymentActionRoutes } from "./routes/paymentActions.ts";
+import { paymentRoutes } from "./routes/payments.ts";
+import { sandboxRoutes } from "./routes/sandbox.ts";
+import { systemRoutes } from "./routes/system.ts";
+import { webhookEndpointRoutes, webhookSecretRoutes } from "./routes/webhookEndpoints.ts";
+
+/** The product API under one prefix; mounted twice (versioned and unversioned paths). */
+const versionedApi = (prefix: string, deps: ApiDeps) =>
+  new Elysia({ prefix })
+    .use(networkRoutes(deps))
+    .use(contractRoutes(deps))
+    .use(paymentActionRoutes(deps))
+    .use(merchantAccountRoutes(deps))
+    .use(paymentRoutes(deps))
+    .use(depositRoutes(deps))
+    .use(merchantRoutes(deps))
+    .use(webhookEndpointRoutes(deps))
+    .use(webhookSecretRoutes(deps))
+    .use(eventRoutes(deps))
+    .use(agentPolicyRoutes(deps))
+    .use(sandboxRoutes(deps))
+    .use(currencyRoutes(deps));
+
+/** Builds the whole HTTP app. Tests call `app.handle(new Request("http://localhost/…"))`. */
+export function createApp(deps: ApiDeps) {
+  return new Elysia()
+    .use(errorsPlugin(deps.logger))
+    .use(textGuardPlugin())
+    .use(
+      openapi({
+        path: "/docs",
+        documentation: {
+          info: {
+            title: "Stablecoin payment API",
+            version: "v1",
+            description: "Accept USDC/USDT on EVM chains and Solana. Paths are under /api/v1 (and unversioned /api).",
+          },
+          components: {
+            securitySchemes: {
+              publicKey: { type: "apiKey", in: "header", name: "X-Public-Key" },
+              apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+              apiSecret: { type: "apiKey", in: "header", name: "X-API-Secret" },
+            },
+          },
+        },
+        // The unversioned copies are the same handlers; document each route once.
+        exclude: { paths: [/^\/api\/(?!v1\/|health$|versions$)/] },
+      }),
+    )
+    .use(systemRoutes(deps))
+    .use(versionedApi("/api/v1", deps))
+    .use(versionedApi("/api", deps));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,69 @@
+import { Elysia } from "elysia";
+import type { Mode } from "../../config/types.ts";
+import { parseKeyPrefix, secretMatches } from "../../domain/credentials.ts";
+import { UnauthorizedError } from "../../domain/errors.ts";
+import { findActiveCredential } from "../../db/credentials.ts";
+import type { Db } from "../../db/client.ts";
+
+/** Who is calling, as established by the auth plugin. */
+export type AuthContext = {
+  merchantId: string;
+  /** Mode of the data this request reads and writes. */
+  mode: Mode;
+  scheme: "public_key" | "api_key";
+  credentialId: string;
+};
+
+/**
+ * `public`: a public key, or an API key + secret (servers that send those everywhere
+ * keep working). `account`: the account-wide reads; an API key + secret, which always
+ * reads live data (rule 3); a public key alone still works with `Deprecation: true` (rule 4).
+ * `secret`: server-only resources (webhook endpoints, the event feed): an API key +
+ * secret only, in its own mode; a public key is refused (it may sit in a browser).
+ */
+export type AuthRequirement = "public" | "account" | "secret";
+
+type Headers = Record<string, string | undefined>;
+
+async function authenticate(db: Db, headers: Headers, requirement: AuthRequirement, set: { headers: Record<string, string | number> }): Promise<AuthContext> {
+  const fail = () => new UnauthorizedError(requirement === "public" ? "any" : "account");
+  const publicKey = headers["x-public-key"]?.trim();
+
+  // Rule 2: a public key present wins over an API key + secret.
+  if (publicKey && requirement !== "secret") {
+    const parsed = parseKeyPrefix(publicKey);
+    if (!parsed || parsed.kind !== "public") throw fail();
+    const credential = await findActiveCredential(db, publicKey);
+    if (!credential || credential.kind !== "public") throw fail();
+    if (requirement === "account") set.headers["Deprecation"] = "true";
+    return { merchantId: credential.merchantId, mode: credential.mode, scheme: "public_key", credentialId: credential.id };
+  }
+
+  const apiKey = headers["x-api-key"]?.trim();
+  const apiSecret = headers["x-api-secret"]?.trim();
+  if (!apiKey || !apiSecret) throw fail();
+  const parsed = parseKeyPrefix(apiKey);
+  if (!parsed || parsed.kind !== "secret") throw fail();
+  const credential = await findActiveCredential(db, apiKey);
+  if (!credential || credential.kind !== "secret" || !credential.secretHash) throw fail();
+  if (!secretMatches(apiSecret, credential.secretHash)) throw fail();
+  return {
+    merchantId: credential.merchantId,
+    mode: requirement === "account" ? "live" : credential.mode,
+    scheme: "api_key",
+    credentialId: credential.id,
+  };
+}
+
+/**
+ * Routes opt in with `{ auth: "public" }` or `{ auth: "account" }` and receive `auth`.
+ * Routes without the option need no credentials (spec rule 6).
+ */
+export const authPlugin = (db: Db) =>
+  new Elysia().macro({
+    auth: (requirement: AuthRequirement) => ({
+      async resolve({ headers, set }) {
+        return { auth: await authenticate(db, headers, requirement, set) };
+      },
+    }),
+  });

@@ -1,0 +1,64 @@
+import { Elysia } from "elysia";
+import { AppError, ServiceUnavailableError } from "../../domain/errors.ts";
+import type { Logger } from "../../config/logger.ts";
+
+export type ErrorBody = { success: false; error: string; message?: string; code?: string };
+
+/** Postgres/network failures that mean "try again", never a 500 (DESIGN.md: 57P01 et al.). */
+function isUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown; name?: unknown } | null;
+  const code = typeof e?.code === "string" ? e.code : "";
+  return (
+    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "53300", "08006", "08001", "08003"].includes(code) ||
+    code.startsWith("ERR_POSTGRES_CONNECTION") ||
+    code === "ERR_POSTGRES_IDLE_TIMEOUT" ||
+    code === "ERR_POSTGRES_CONNECTION_CLOSED"
+  );
+}
+
+/** Turns Elysia's validation error into "which field, what is wrong". */
+function describeValidation(error: unknown): { field: string; message: string } {
+  const v = error as { type?: string; all?: Array<{ path?: string; summary?: string; message?: string }>; message?: string };
+  const first = v.all?.[0];
+  const path = (first?.path ?? "").replace(/^\//, "").replaceAll("/", ".");
+  const where = v.type === "query" ? "query parameter" : v.type === "params" ? "path parameter" : v.type === "headers" ? "header" : "field";
+  if (!path) return { field: v.type ?? "body", message: `Invalid request ${v.type ?? "body"}: ${first?.summary ?? first?.message ?? "malformed"}` };
+  return { field: path, message: `Invalid ${where} '${path}': ${first?.summary ?? first?.message ?? "invalid value"}` };
+}
+
+/**
+ * The one place errors become HTTP: AppError subclasses carry status and `error`;
+ * validation, parse and routing errors get the same body; anything else is logged
+ * and answered 500 (or 503 when a dependency dropped), never with internals.
+ */
+export const errorsPlugin = (logger: Logger) =>
+  new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
+    const body = (status: number, error: string, message?: string, extra: Partial<ErrorBody> = {}): ErrorBody => {
+      set.status = status;
+      return { success: false, error, ...(message ? { message } : {}), ...extra };
+    };
+
+    if (error instanceof AppError) {
+      Object.assign(set.headers, error.headers);
+      if (error.status >= 500 && !(error instanceof ServiceUnavailableError)) logger.warn({ err: error }, "request failed");
+      return body(error.status, error.error, error.message, error.code ? { code: error.code } : {});
+    }
+    switch (code) {
+      case "VALIDATION": {
+        const { message } = describeValidation(error);
+        return body(400, "invalid_request", message);
+      }
+      case "PARSE":
+        return body(400, "invalid_request", "The request body is not valid JSON.");
+      case "NOT_FOUND":
+        return body(404, "not_found", `No route ${request.method} ${new URL(request.url).pathname}.`);
+      case "INVALID_COOKIE_SIGNATURE":
+        return body(400, "invalid_request", "Invalid cookie.");
+    }
+    if (isUnavailable(error) || isUnavailable((error as { cause?: unknown })?.cause)) {
+      logger.warn({ err: error }, "dependency unavailable");
+      return body(503, "service_unavailable", "A backing service is unavailable; retry shortly.");
+    }
+    logger.error({ err: error, path: new URL(request.url).pathname }, "unhandled error");
+    return body(500, "internal_error", "An unexpected error occurred.");
+  });

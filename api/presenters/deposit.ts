@@ -1,0 +1,52 @@
+import { getAddress } from "viem";
+import type { Network } from "../../config/types.ts";
+import type { PaymentRow } from "../../db/payments.ts";
+import type { TransferOutRow } from "../../db/transfersOut.ts";
+import { formatAmount } from "../../domain/amounts.ts";
+import { liveConfirmations } from "./payment.ts";
+
+const presentTransfer = (t: TransferOutRow, decimals: number) => ({
+  id: t.id,
+  status: t.status,
+  amount: formatAmount(t.amount, decimals),
+  to: getAddress(t.toAddress),
+  reason: t.reason,
+  transactionHash: t.txHash,
+  blockNumber: t.blockNumber?.toString() ?? null,
+  error: t.error,
+  createdAt: t.createdAt.toISOString(),
+});
+
+/**
+ * The spec's Deposit payment view. `excessOwed` is what is still owed the customer:
+ * over- and late payments (or all of it for an expired payment), less refunds sent or
+ * under way.
+ */
+export function presentDeposit(p: PaymentRow, network: Network | undefined, transfers: TransferOutRow[], head: bigint | null) {
+  const refunds = transfers.filter((t) => t.kind === "refund");
+  const refunded = refunds.filter((t) => t.status !== "failed").reduce((s, t) => s + t.amount, 0n);
+  const isDeposit = p.kind === "deposit";
+  return {
+    id: p.id,
+    status: p.status,
+    amount: formatAmount(p.amount, p.tokenDecimals),
+    amountReceived: formatAmount(p.amountReceived, p.tokenDecimals),
+    amountRemaining: formatAmount(p.amountRemaining, p.tokenDecimals),
+    excessOwed: formatAmount(p.excessOwed > refunded ? p.excessOwed - refunded : 0n, p.tokenDecimals),
+    lateAmount: formatAmount(p.lateAmount, p.tokenDecimals),
+    refunded: formatAmount(refunded, p.tokenDecimals),
+    // Null for a payment made through the settlement contract, as the spec says.
+    depositAddress: isDeposit && p.receiveAddress ? getAddress(p.receiveAddress) : null,
+    depositMethod: isDeposit ? "deposit_address" : "settlement_contract",
+    currency: p.currency,
+    token: p.tokenSymbol,
+    network: network?.shortName ?? null,
+    confirmations: liveConfirmations(p, head),
+    requiredConfirmations: network?.requiredConfirmations ?? null,
+    expiresAt: p.expiresAt.toISOString(),
+    sweeps: transfers.filter((t) => t.kind === "sweep").map((t) => presentTransfer(t, p.tokenDecimals)),
+    refunds: refunds.map((t) => presentTransfer(t, p.tokenDecimals)),
+  };
+}
+
+export { presentTransfer };

@@ -1,0 +1,148 @@
+import { Elysia, t } from "elysia";
+import { erc20Abi, getAddress, type Address } from "viem";
+import { evmClient } from "../../chains/evmClient.ts";
+import { findMerchantPayment } from "../../db/payments.ts";
+import { transfersOutOf } from "../../db/transfersOut.ts";
+import { formatAmount } from "../../domain/amounts.ts";
+import { NotFoundError, PaymentLookupError, ServiceUnavailableError } from "../../domain/errors.ts";
+import type { ApiDeps } from "../deps.ts";
+import { authPlugin } from "../plugins/auth.ts";
+import { presentDeposit, presentTransfer } from "../presenters/deposit.ts";
+import { presentNetwork } from "../presenters/network.ts";
+import { liveConfirmations, paymentUriOf } from "../presenters/payment.ts";
+import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
+import { createPayment } from "../services/createPayment.ts";
+import { requestRefund } from "../services/requestRefund.ts";
+
+/** The deposit window is fixed by the spec: fifteen minutes, not settable. */
+export const DEPOSIT_EXPIRES_IN = 15 * 60;
+
+/** Deposit-address payments: a unique counterfactual address per payment, swept to the merchant. */
+export const depositRoutes = (deps: ApiDeps) => {
+  const { config, db, indexedHead } = deps;
+  const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
+
+  return new Elysia({ prefix: "/deposits", tags: ["Deposits"] })
+    .use(authPlugin(db))
+    .get(
+      "/chains",
+      () => ({
+        success: true,
+        chains: config.networks
+          .filter((n) => n.enabled && n.type === "evm" && n.forwarderFactory)
+          .map((n) => ({
+            ...presentNetwork(n),
+            requiredConfirmations: n.requiredConfirmations,
+            tokens: n.tokens.map((tk) => ({ symbol: tk.symbol, contractAddress: tk.address, decimals: tk.decimals })),
+          })),
+      }),
+      { detail: { summary: "Chains that support deposit-address payments" } },
+    )
+    .post(
+      "/create",
+      async ({ auth, body, headers, set }) => {
+        // `expiresIn` is ignored: the window is fixed (documented in docs/decisions.md).
+        const result = await createPayment(
+          {
+            ...deps,
+            auth,
+            idempotencyKey: headers["idempotency-key"],
+            agentId: headers["x-agent-id"],
+            scope: "deposits.create",
+            kind: "deposit",
+            fixedExpiresIn: DEPOSIT_EXPIRES_IN,
+          },
+          body,
+        );
+        set.status = result.status;
+        if (result.replayed) set.headers["Idempotent-Replayed"] = "true";
+        const payment = (result.body as { payment: Record<string, unknown> }).payment;
+        return {
+          success: true,
+          payment: {
+            id: payment.id,
+            status: payment.status,
+            depositAddress: payment.receiveAddress,
+            amount: payment.amount,
+            currency: payment.currency,
+            token: payment.token,
+            tokenAddress: payment.tokenAddress,
+            decimals: payment.decimals,
+            network: payment.network,
+            chainId: payment.chainId,
+            paymentUri: payment.paymentUri,
+            expiresAt: payment.expiresAt,
+            createdAt: payment.createdAt,
+            orderId: payment.orderId,
+            metadata: payment.metadata,
+            isTest: payment.isTest,
+          },
+        };
+      },
+      {
+        auth: "public",
+        body: createPaymentBody,
+        headers: createPaymentHeaders,
+        detail: { summary: "Create a deposit-address payment (expires in fifteen minutes; idempotent like /payments/create)" },
+      },
+    )
+    .get(
+      "/status/:paymentId",
+      async ({ auth, params }) => {
+        const payment = uuidPattern.test(params.paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId) : undefined;
+        if (!payment) throw new PaymentLookupError(params.paymentId);
+        const transfers = await transfersOutOf(db, payment.id);
+        return { success: true, payment: presentDeposit(payment, networkOf(payment.chainId), transfers, await indexedHead(payment.chainId)) };
+      },
+      { auth: "public", params: anyPaymentIdParams, detail: { summary: "Deposit status: received, remaining, owed back, refunds" } },
+    )
+    .get(
+      "/balance/:paymentId",
+      async ({ auth, params }) => {
+        const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
+        if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
+        const network = networkOf(payment.chainId);
+        if (!payment.receiveAddress) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
+        if (!network?.enabled || network.type !== "evm") throw new ServiceUnavailableError(`The payment's network (chain ${payment.chainId}) is not available.`);
+        // From the chain itself, not our records: shows funds that arrived but are not credited yet.
+        const balanceRaw = await evmClient(network, config.rpcTimeoutMs * 2)
+          .readContract({ address: getAddress(payment.tokenAddress), abi: erc20Abi, functionName: "balanceOf", args: [payment.receiveAddress as Address] })
+          .catch((error: Error) => {
+            throw new ServiceUnavailableError(`Could not read the balance from ${network.name}: ${error.message.split("\n")[0]}`);
+          });
+        return {
+          success: true,
+          paymentId: payment.id,
+          depositAddress: getAddress(payment.receiveAddress),
+          balance: formatAmount(balanceRaw, payment.tokenDecimals),
+          balanceRaw: balanceRaw.toString(),
+          decimals: payment.tokenDecimals,
+          token: payment.tokenSymbol,
+          tokenAddress: getAddress(payment.tokenAddress),
+          expectedAmount: formatAmount(payment.amount, payment.tokenDecimals),
+          // Complete once the amount is at the address, or was already swept after completing.
+          isComplete: balanceRaw >= payment.amount || payment.status === "completed",
+          confirmations: liveConfirmations(payment, await indexedHead(payment.chainId)),
+          requiredConfirmations: network.requiredConfirmations,
+          status: payment.status,
+          paymentUri: paymentUriOf(payment),
+        };
+      },
+      { auth: "public", params: paymentIdParams, detail: { summary: "What is at the deposit address now, read from the chain" } },
+    )
+    .post(
+      "/refund-request/:paymentId",
+      async ({ auth, params, body, set }) => {
+        const row = await requestRefund(deps, auth, params.paymentId, body);
+        const payment = (await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId))!;
+        set.status = 202;
+        return { success: true, message: "Refund requested; it is sent shortly.", refund: presentTransfer(row, payment.tokenDecimals) };
+      },
+      {
+        auth: "public",
+        params: paymentIdParams,
+        body: t.Object({ address: t.String({ minLength: 1, maxLength: 100 }), reason: t.Optional(t.String({ maxLength: 500 })) }),
+        detail: { summary: "Give the address to refund what the payment owes the customer (overpaid, late, or expired with funds)" },
+      },
+    );
+};

@@ -1,0 +1,81 @@
+import { Elysia, t } from "elysia";
+import { findMerchantPayment } from "../../db/payments.ts";
+import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
+import type { ApiDeps } from "../deps.ts";
+import { authPlugin } from "../plugins/auth.ts";
+import { presentStatus } from "../presenters/payment.ts";
+import { failPayment } from "../services/failPayment.ts";
+import { processPayment } from "../services/processPayment.ts";
+import { uuidPattern } from "../schemas.ts";
+
+/** Actions on an existing payment: submit a transaction, close it, verify a QR payment. */
+export const paymentActionRoutes = (deps: ApiDeps) => {
+  const { db, config, indexedHead } = deps;
+  return new Elysia({ prefix: "/payments", tags: ["Payments"] })
+    .use(authPlugin(db))
+    .post(
+      "/process",
+      async ({ auth, body }) => {
+        const payment = await processPayment(deps, auth, body);
+        return { success: true, payment: presentStatus(payment, await indexedHead(payment.chainId)) };
+      },
+      {
+        auth: "public",
+        body: t.Object({
+          paymentId: t.String({ format: "uuid" }),
+          txHash: t.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: "Transaction hash (0x + 64 hex digits)" }),
+        }),
+        detail: { summary: "Submit an on-chain transaction for verification; never a credit unless it pays this payment" },
+      },
+    )
+    .post(
+      "/fail",
+      async ({ auth, body }) => {
+        const payment = await failPayment(deps, auth, body);
+        return { success: true, payment: presentStatus(payment, await indexedHead(payment.chainId)) };
+      },
+      {
+        auth: "public",
+        body: t.Object({
+          paymentId: t.String({ format: "uuid" }),
+          status: t.Union([t.Literal("failed"), t.Literal("cancelled"), t.Literal("expired")]),
+          reason: t.Optional(t.String({ maxLength: 500 })),
+        }),
+        detail: { summary: "Mark a pending payment failed, cancelled or expired (409 from any other state)" },
+      },
+    )
+    .post(
+      "/verify-qr",
+      async ({ auth, body }) => {
+        const payment = uuidPattern.test(body.paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, body.paymentId) : undefined;
+        if (!payment) {
+          return { success: false, verified: false, error: "payment_not_found", message: `No payment with id ${body.paymentId}.` };
+        }
+        const after = (await reconcilePayments(db, config, [payment.id])).get(payment.id)?.after;
+        const current = (await findMerchantPayment(db, auth.merchantId, auth.mode, payment.id))!;
+        const view = presentStatus(current, await indexedHead(current.chainId));
+        if (current.status === "confirming" || current.status === "completed") {
+          return { success: true, verified: true, error: "", message: `Payment found on-chain (${current.status}).`, payment: view };
+        }
+        if (current.status !== "pending") {
+          const owed = view.amountReceived !== "0" ? `; ${view.amountReceived} ${current.currency} received is owed back to the customer` : "";
+          return { success: true, verified: false, error: `payment_${current.status}`, message: `Payment is ${current.status}${owed}.`, payment: view };
+        }
+        const partial = (after?.amountReceived ?? 0n) > 0n;
+        return {
+          success: true,
+          verified: false,
+          error: partial ? "payment_incomplete" : "payment_not_found_onchain",
+          message: partial
+            ? `Only ${view.amountReceived} of ${view.amount} ${current.currency} has arrived.`
+            : `No on-chain payment for ${current.id} has been seen yet.`,
+          payment: view,
+        };
+      },
+      {
+        auth: "public",
+        body: t.Object({ paymentId: t.String({ minLength: 1, maxLength: 100 }) }),
+        detail: { summary: "Verify a QR-initiated payment: 200 either way, read `verified`" },
+      },
+    );
+};

@@ -1,0 +1,106 @@
+import { Elysia } from "elysia";
+import { findMerchantPayment } from "../../db/payments.ts";
+import { NotFoundError, PaymentLookupError } from "../../domain/errors.ts";
+import type { ApiDeps } from "../deps.ts";
+import { authPlugin } from "../plugins/auth.ts";
+import { presentPayment, presentPublicPayment, presentSettlement, presentStatus } from "../presenters/payment.ts";
+import { createPayment } from "../services/createPayment.ts";
+import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
+import { findPayment } from "../../db/payments.ts";
+
+export const paymentRoutes = (deps: ApiDeps) => {
+  const { config, db, chainStatus, indexedHead } = deps;
+  const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
+
+  /** Status reads: the spec fixes 500 (not 404) for an id that does not exist for this account. */
+  const statusRead = async (auth: { merchantId: string; mode: "test" | "live" }, paymentId: string) => {
+    const payment = uuidPattern.test(paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, paymentId) : undefined;
+    if (!payment) throw new PaymentLookupError(paymentId);
+    return { success: true, payment: presentStatus(payment, await indexedHead(payment.chainId)) };
+  };
+
+  return new Elysia({ prefix: "/payments", tags: ["Payments"] })
+    .use(authPlugin(db))
+    .get(
+      "/health",
+      async ({ set }) => {
+        const chains = await chainStatus.statuses(config.networks.filter((n) => n.enabled));
+        const healthy = chains.every((c) => c.payable && (c.operator === null || c.operator.sufficient));
+        set.headers["Cache-Control"] = "no-store";
+        return {
+          success: true,
+          status: healthy ? "ok" : "degraded",
+          chains: chains.map((c) => ({
+            network: c.network.shortName,
+            chainId: c.network.chainId,
+            type: c.network.type,
+            isTestnet: c.network.isTestnet,
+            rpcReachable: c.rpcReachable,
+            headBlock: c.headBlock?.toString() ?? null,
+            indexedBlock: c.indexedBlock?.toString() ?? null,
+            lag: c.lag?.toString() ?? null,
+            requiredConfirmations: c.network.requiredConfirmations,
+            settlementContract: c.network.settlementContract,
+            // Sweeps wait while the operator cannot pay their gas.
+            operator: c.operator
+              ? { address: c.operator.address, balance: c.operator.balance.toString(), sufficient: c.operator.sufficient }
+              : null,
+            payable: c.payable,
+            error: c.error,
+          })),
+        };
+      },
+      { detail: { summary: "Service status per chain: RPC reachable, head block, indexed block, lag, settlement contract" } },
+    )
+    .post(
+      "/create",
+      async ({ auth, body, headers, set }) => {
+        const result = await createPayment(
+          { ...deps, auth, idempotencyKey: headers["idempotency-key"], agentId: headers["x-agent-id"], scope: "payments.create", kind: "payment" },
+          body,
+        );
+        set.status = result.status;
+        if (result.replayed) set.headers["Idempotent-Replayed"] = "true";
+        return result.body;
+      },
+      {
+        auth: "public",
+        body: createPaymentBody,
+        headers: createPaymentHeaders,
+        detail: { summary: "Create a payment (idempotent: Idempotency-Key header, else orderId, else the body)" },
+      },
+    )
+    .get("/public/:paymentId", async ({ params }) => {
+      const payment = await findPayment(db, params.paymentId);
+      if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
+      return { success: true, payment: presentPublicPayment(payment, networkOf(payment.chainId)) };
+    }, { params: paymentIdParams, detail: { summary: "What a checkout page needs (no credentials, no merchant data)" } })
+    .get("/status/:paymentId", ({ auth, params }) => statusRead(auth, params.paymentId), {
+      auth: "public",
+      params: anyPaymentIdParams,
+      detail: { summary: "Whether the customer has paid (same handler as /payments/{paymentId}/status)" },
+    })
+    .get("/:paymentId/status", ({ auth, params }) => statusRead(auth, params.paymentId), {
+      auth: "public",
+      params: anyPaymentIdParams,
+      detail: { summary: "Whether the customer has paid: live state, amount received, confirmations" },
+    })
+    .get(
+      "/splitter-status/:paymentId",
+      async ({ auth, params }) => {
+        const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
+        if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
+        return { success: true, paymentSplitterStatus: presentSettlement(payment, networkOf(payment.chainId)) };
+      },
+      { auth: "public", params: paymentIdParams, detail: { summary: "Settlement progress of a payment" } },
+    )
+    .get(
+      "/:paymentId",
+      async ({ auth, params }) => {
+        const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
+        if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
+        return { success: true, payment: presentPayment(payment, networkOf(payment.chainId), await indexedHead(payment.chainId)) };
+      },
+      { auth: "public", params: paymentIdParams, detail: { summary: "The full payment record, with settlement progress" } },
+    );
+};

@@ -1,0 +1,39 @@
+import { Elysia, t } from "elysia";
+import type { ApiDeps } from "../deps.ts";
+import { authPlugin } from "../plugins/auth.ts";
+import { createPaymentBody, createPaymentHeaders } from "../schemas.ts";
+import { createPayment } from "../services/createPayment.ts";
+import { requireTestMode } from "../services/requireTestMode.ts";
+import { simulatePayment } from "../services/simulatePayment.ts";
+
+/** Test payments and their simulated outcomes; test keys only. */
+export const sandboxRoutes = (deps: ApiDeps) =>
+  new Elysia({ prefix: "/sandbox/payments", tags: ["Sandbox"] })
+    .use(authPlugin(deps.db))
+    .post(
+      "",
+      async ({ auth, body, headers, set }) => {
+        requireTestMode(auth);
+        const result = await createPayment(
+          { ...deps, auth, idempotencyKey: headers["idempotency-key"], agentId: headers["x-agent-id"], scope: "sandbox.payments.create", kind: "payment" },
+          body,
+        );
+        set.status = result.status;
+        if (result.replayed) set.headers["Idempotent-Replayed"] = "true";
+        return result.body;
+      },
+      {
+        auth: "public",
+        body: createPaymentBody,
+        headers: createPaymentHeaders,
+        detail: { summary: "Create a test payment (isTest: true), same body as /payments/create; test keys only" },
+      },
+    )
+    .post("/:paymentId/simulate", ({ auth, params, body }) => simulatePayment(deps, auth, params.paymentId, body), {
+      auth: "public",
+      params: t.Object({ paymentId: t.String({ maxLength: 100 }) }),
+      // Any JSON (or none): a missing or misnamed `action` is a failure outcome, not a validation
+      // error. Malformed JSON is still a 400 (t.Unknown keeps Elysia's parse check; t.Optional would not).
+      body: t.Unknown({ description: '{action: "complete"} completes the payment; anything else fails it' }),
+      detail: { summary: "Drive a pending test payment to completed (action complete) or failed (anything else); once" },
+    });

@@ -1,0 +1,34 @@
+import { t } from "elysia";
+
+/** Route schemas shared by several resources. */
+export const paymentIdParams = t.Object({ paymentId: t.String({ format: "uuid", description: "Payment id (uuid)" }) });
+/** Status reads accept any id: the spec answers 500 for an id that does not exist, malformed or not. */
+export const anyPaymentIdParams = t.Object({ paymentId: t.String({ maxLength: 100 }) });
+
+export const createPaymentBody = t.Object(
+  {
+    amount: t.Union([t.String({ maxLength: 100 }), t.Number()], { description: 'Decimal amount, e.g. "10.50"' }),
+    currency: t.String({ minLength: 1, maxLength: 16, description: "Token symbol (USDC, USDT, …), or a fiat code (EUR, NGN, …) with `token`" }),
+    network: t.String({ minLength: 1, maxLength: 64, description: "A network shortName from /networks" }),
+    token: t.Optional(t.String({ minLength: 1, maxLength: 16 })),
+    orderId: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    customerEmail: t.Optional(t.String({ format: "email", maxLength: 320 })),
+    callbackUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL for webhooks" })),
+    // Checked in the service: Elysia would coerce a string into a record of its characters.
+    metadata: t.Optional(t.Unknown({ description: "Map of string keys to string values (at most 50)" })),
+    expiresIn: t.Optional(t.Integer({ description: "Seconds until expiry" })),
+    agentId: t.Optional(t.String({ maxLength: 200, description: "Agent creating the payment (or header X-Agent-Id); checked against its policy" })),
+  },
+  { additionalProperties: true },
+);
+
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Payment creation: Idempotency-Key (must fit an index row), plus X-Agent-Id for a payment an agent creates (checked against its policy). */
+export const createPaymentHeaders = t.Object(
+  {
+    "idempotency-key": t.Optional(t.String({ minLength: 1, maxLength: 255 })),
+    "x-agent-id": t.Optional(t.String({ maxLength: 200 })),
+  },
+  { additionalProperties: true },
+);

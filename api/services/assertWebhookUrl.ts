@@ -1,0 +1,26 @@
+import type { Mode } from "../../config/index.ts";
+import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
+import { checkWebhookUrl } from "../../jobs/checkWebhookUrl.ts";
+
+/**
+ * Refuses a webhook target before it is stored: it must be an http(s) URL and, in
+ * live mode, resolve only to public addresses (SSRF). Test mode accepts loopback and
+ * private addresses so a merchant can develop against a local receiver.
+ * 400 names the field; a DNS failure that may pass later is a 503.
+ */
+export async function assertWebhookUrl(field: string, url: string, mode: Mode): Promise<void> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ValidationError(field, `Invalid field '${field}': not a URL`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw new ValidationError(field, `Invalid field '${field}': must be an http or https URL`);
+  }
+  if (mode !== "live") return;
+  const check = await checkWebhookUrl(url);
+  if (check.ok) return;
+  if (check.problem === "dns_error") throw new ServiceUnavailableError(`Could not check '${field}': ${check.reason}; retry shortly.`);
+  throw new ValidationError(field, `Invalid field '${field}': ${check.reason}`);
+}

@@ -1,0 +1,207 @@
+import { randomUUID } from "node:crypto";
+import type { Queue } from "bullmq";
+import { getAddress, type Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { computeDepositAddress, paymentIdToBytes32, signPaymentIntent } from "../../chains/settlement/index.ts";
+import type { Config, Mode } from "../../config/index.ts";
+import type { Logger } from "../../config/logger.ts";
+import type { Db } from "../../db/client.ts";
+import { storedResponse, withIdempotency } from "../../db/idempotency.ts";
+import { recordPaymentEvent } from "../../db/paymentEvents.ts";
+import { insertPayment } from "../../db/payments.ts";
+import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import { parseAmount } from "../../domain/amounts.ts";
+import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
+import { idempotencyKeyOf } from "../../domain/idempotency.ts";
+import { scheduleExpiry } from "../../jobs/enqueue.ts";
+import { presentPayment } from "../presenters/payment.ts";
+import { ratesFor } from "../../rates/index.ts";
+import { parseAgentId } from "./agentPolicies.ts";
+import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
+import { priceInFiat } from "./priceInFiat.ts";
+import { assertWebhookUrl } from "./assertWebhookUrl.ts";
+import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
+
+export type CreatePaymentBody = {
+  amount: string | number;
+  currency: string;
+  network: string;
+  token?: string;
+  orderId?: string;
+  customerEmail?: string;
+  callbackUrl?: string;
+  metadata?: unknown;
+  expiresIn?: number;
+  /** The agent creating the payment (same as the `X-Agent-Id` header). */
+  agentId?: unknown;
+};
+
+export type CreatePaymentContext = {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  reconcileQueue: Queue;
+  auth: { merchantId: string; mode: Mode };
+  idempotencyKey: string | undefined;
+  /** Endpoint scope for idempotency keys (version-free: /api and /api/v1 share keys). */
+  scope: string;
+  kind: "payment" | "deposit";
+  /** Forced expiry (deposit addresses: fifteen minutes, not settable). */
+  fixedExpiresIn?: number;
+  /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
+  agentId?: string;
+};
+
+/**
+ * Creates a payment once per idempotency key: validates the target, signs the
+ * settlement intent, derives the deposit address, stores both with the stored
+ * response, then schedules expiry after commit.
+ */
+export async function createPayment(ctx: CreatePaymentContext, body: CreatePaymentBody) {
+  const { config, db, auth } = ctx;
+  const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
+  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: ctx.scope, key, requestHash };
+  // A retry of a finished request gets its stored answer before anything else is looked at.
+  const replay = await storedResponse(db, idempotency);
+  if (replay) return replay;
+  const { network, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, body);
+  const tokenAmount = fiatCurrency ? null : parseAmount("amount", body.amount, token.decimals);
+  const agentId = resolveAgentId(ctx.agentId, body.agentId);
+  const metadata = parseMetadata(body.metadata);
+  if (body.callbackUrl !== undefined) parseCallbackUrl(body.callbackUrl);
+  // Live mode: the callback must resolve to public addresses only (SSRF); checked again at each delivery.
+  if (body.callbackUrl !== undefined && auth.mode === "live") await assertWebhookUrl("callbackUrl", body.callbackUrl, auth.mode);
+  const expiresIn = ctx.fixedExpiresIn ?? body.expiresIn ?? config.payments.defaultExpiresIn;
+  if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
+    throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
+  }
+  if (!config.operatorPrivateKey) throw new ServiceUnavailableError("Payment signing is not configured (OPERATOR_PRIVATE_KEY).");
+
+  const wallets = await settlementWalletsByNetwork(db, auth.merchantId);
+  const merchantWallet = wallets.get(network.id);
+  if (!merchantWallet) {
+    throw new ValidationError("network", `Invalid field 'network': no settlement wallet is configured for ${network.name}; set one before accepting payments there`);
+  }
+
+  // Priced in fiat: converted now at a fresh rate (503 without one), rounded up; the rate is stored.
+  const fiat = fiatCurrency ? await priceInFiat(ratesFor(config), body.amount, fiatCurrency, token.decimals) : null;
+  const owed = fiat?.units ?? tokenAmount!;
+
+  const result = await withIdempotency(db, idempotency, async (tx) => {
+    const id = randomUUID();
+    const now = new Date();
+    if (agentId) {
+      await enforceAgentPolicy(tx, { merchantId: auth.merchantId, mode: auth.mode, agentId, amount: owed, decimals: token.decimals, network: network.shortName, token: token.symbol, now });
+    }
+    const expiresAt = new Date(now.getTime() + expiresIn * 1000);
+    // Fees round down: the merchant is never charged more than the configured rate.
+    const fee = ctx.kind === "payment" && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
+    const feeRecipient = (config.fees.recipient ?? merchantWallet) as Address;
+    // Deposit-address payments are paid by plain transfers only: no intent to sign.
+    const signature =
+      ctx.kind === "deposit"
+        ? null
+        : await signPaymentIntent({
+      operatorPrivateKey: config.operatorPrivateKey!,
+      chainId: Number(network.chainId),
+      settlementAddress: network.settlementContract as Address,
+      intent: {
+        paymentId: paymentIdToBytes32(id),
+        merchant: merchantWallet as Address,
+        token: token.address as Address,
+        amount: owed,
+        fee,
+        feeRecipient: getAddress(feeRecipient),
+        deadline: BigInt(Math.floor(expiresAt.getTime() / 1000)),
+      },
+    });
+    const row = await insertPayment(tx, {
+      id,
+      merchantId: auth.merchantId,
+      mode: auth.mode,
+      isTest: auth.mode === "test",
+      kind: ctx.kind,
+      amount: owed,
+      amountRemaining: owed,
+      // `amount` is in the token: a fiat price keeps its currency, amount and rate beside it.
+      currency: fiat ? token.symbol : body.currency.trim().toUpperCase(),
+      fiatAmount: fiat?.fiatAmount ?? null,
+      fiatCurrency: fiat?.fiatCurrency ?? null,
+      exchangeRate: fiat?.rate ?? null,
+      exchangeRateSource: fiat?.source ?? null,
+      exchangeRateAt: fiat?.rateAt ?? null,
+      agentId,
+      tokenSymbol: token.symbol,
+      tokenAddress: token.address,
+      tokenDecimals: token.decimals,
+      networkId: network.id,
+      chainId: network.chainId,
+      receiveAddress: computeDepositAddress({ factory: network.forwarderFactory as Address, paymentId: id, merchantWallet: merchantWallet as Address }),
+      contractAddress: ctx.kind === "deposit" ? null : network.settlementContract,
+      merchantWallet,
+      feeAmount: fee,
+      feeRecipient,
+      intentSignature: signature,
+      intentDeadline: signature ? new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) : null,
+      orderId: body.orderId ?? null,
+      customerEmail: body.customerEmail ?? null,
+      callbackUrl: body.callbackUrl ?? null,
+      metadata,
+      expiresAt,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await recordPaymentEvent(tx, row, "payment.created");
+    return { status: 201, body: { success: true, payment: presentPayment(row, network) } };
+  });
+
+  if (!result.replayed) {
+    const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
+    // After commit; if Redis is down the periodic recheck still expires it.
+    await scheduleExpiry(ctx.reconcileQueue, payment.id, new Date(payment.expiresAt)).catch((error) =>
+      ctx.logger.warn({ err: error, paymentId: payment.id }, "could not schedule expiry; recheck will catch it"),
+    );
+  }
+  return result;
+}
+
+/** The agent id from the `X-Agent-Id` header or the body's `agentId`; both given must agree. */
+function resolveAgentId(header: string | undefined, body: unknown): string | null {
+  const fromHeader = header === undefined || header.trim() === "" ? null : parseAgentId("X-Agent-Id", header);
+  const fromBody = body === undefined || body === null ? null : parseAgentId("agentId", body);
+  if (fromHeader && fromBody && fromHeader !== fromBody) {
+    throw new ValidationError("agentId", `Invalid field 'agentId': "${fromBody}" differs from the X-Agent-Id header "${fromHeader}"`);
+  }
+  return fromHeader ?? fromBody;
+}
+
+/** Metadata is a flat map of strings, as Stripe's: at most 50 keys of 100 chars, values of 1000. */
+function parseMetadata(value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ValidationError("metadata", "Invalid field 'metadata': expected an object of string values");
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > 50) throw new ValidationError("metadata", "Invalid field 'metadata': at most 50 keys");
+  for (const [key, v] of entries) {
+    if (key.length === 0 || key.length > 100) throw new ValidationError(`metadata.${key}`, `Invalid field 'metadata': keys are 1 to 100 characters`);
+    if (typeof v !== "string" || v.length > 1000) {
+      throw new ValidationError(`metadata.${key}`, `Invalid field 'metadata.${key}': expected a string of at most 1000 characters`);
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** Webhook targets are http(s) URLs; anything else could never be delivered. */
+function parseCallbackUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ValidationError("callbackUrl", "Invalid field 'callbackUrl': not a URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ValidationError("callbackUrl", "Invalid field 'callbackUrl': must be an http or https URL");
+  }
+  return url;
+}

@@ -1,0 +1,38 @@
+import type { Mode } from "../../config/index.ts";
+import type { Db } from "../../db/client.ts";
+import { agentSpentSince, lockAgentPolicy } from "../../db/agentPolicies.ts";
+import { checkAgentPolicy, tokenUnitsToUsd, USD_SCALE } from "../../domain/agentPolicy.ts";
+import { parseDecimal, toScale } from "../../domain/decimal.ts";
+import { startOfUtcDay } from "../../domain/dateRange.ts";
+import { AgentPolicyError } from "../../domain/errors.ts";
+
+const usd = (text: string | null) => (text === null ? null : toScale(parseDecimal(text, USD_SCALE)!, USD_SCALE));
+
+/**
+ * Checks a payment an agent is creating against the agent's policy, inside the creating
+ * transaction (the policy row stays locked until it commits, so concurrent payments of one
+ * agent are counted one after another). No policy: the agent is not limited.
+ */
+export async function enforceAgentPolicy(
+  tx: Db,
+  payment: { merchantId: string; mode: Mode; agentId: string; amount: bigint; decimals: number; network: string; token: string; now: Date },
+): Promise<void> {
+  const policy = await lockAgentPolicy(tx, payment.merchantId, payment.mode, payment.agentId);
+  if (!policy) return;
+  const spentToday = policy.dailyLimit === null ? 0n : await agentSpentSince(tx, payment.merchantId, payment.mode, payment.agentId, startOfUtcDay(payment.now));
+  const violation = checkAgentPolicy(
+    payment.agentId,
+    {
+      maxPerPayment: usd(policy.maxPerPayment),
+      dailyLimit: usd(policy.dailyLimit),
+      allowedNetworks: policy.allowedNetworks,
+      allowedTokens: policy.allowedTokens,
+      expiresAt: policy.expiresAt,
+      active: policy.active,
+    },
+    { amountUsd: tokenUnitsToUsd(payment.amount, payment.decimals), network: payment.network, token: payment.token },
+    spentToday,
+    payment.now,
+  );
+  if (violation) throw new AgentPolicyError(violation.rule, `Agent policy rule ${violation.rule}: ${violation.message}`);
+}

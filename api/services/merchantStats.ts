@@ -1,0 +1,61 @@
+import type { Config, Mode } from "../../config/index.ts";
+import type { Db } from "../../db/client.ts";
+import { findMerchant } from "../../db/merchants.ts";
+import { paymentStats } from "../../db/paymentStats.ts";
+import { USD_SCALE } from "../../domain/agentPolicy.ts";
+import { rangeEndExclusive, rangeStart } from "../../domain/dateRange.ts";
+import { formatScaled, roundHalfUpDiv } from "../../domain/decimal.ts";
+import { NotFoundError } from "../../domain/errors.ts";
+import { ratesFor, usableRate } from "../../rates/index.ts";
+import { invalidQuery, queryDate, queryStatus, queryValue, type Query } from "./queryParams.ts";
+
+/** Decimals the average is rounded to (half up): the smallest unit of the USD stablecoins. */
+const AVERAGE_DECIMALS = 6;
+
+/**
+ * The spec's Account statistics over payments created between `startDate` and `endDate`
+ * (inclusive; a date alone is the whole UTC day), optionally of one `statusFilter`.
+ * `totalAmount` sums the amounts of the completed payments in that selection, in the
+ * merchant's settlement currency; `averageAmount` is it divided by `completedPayments`.
+ */
+export async function merchantStats(deps: { config: Config; db: Db }, auth: { merchantId: string; mode: Mode }, query: Query) {
+  const start = queryDate(query, "startDate");
+  const end = queryDate(query, "endDate");
+  if (start && end && rangeStart(start) >= rangeEndExclusive(end)) throw invalidQuery("endDate", "must not be before 'startDate'");
+  const statusText = queryValue(query, "statusFilter");
+  const status = statusText === undefined || statusText === "all" ? null : queryStatus("statusFilter", statusText);
+
+  const merchant = await findMerchant(deps.db, auth.merchantId);
+  if (!merchant) throw new NotFoundError("No such merchant.");
+  const currency = merchant.settlementCurrency.toUpperCase();
+
+  const row = await paymentStats(deps.db, auth, {
+    start: start ? rangeStart(start) : null,
+    endExclusive: end ? rangeEndExclusive(end) : null,
+    status,
+    fiatCurrency: currency === "USD" ? null : currency,
+  });
+
+  // In 10^-18 of the settlement currency. USD: token amounts 1:1. Otherwise payments priced in
+  // that currency count at their fiat amount, the others at today's rate (503 if none).
+  let total = row.completedUsd + row.completedFiat;
+  if (currency !== "USD" && row.completedUsd > 0n) {
+    const rate = usableRate(await ratesFor(deps.config).current(), currency);
+    total = row.completedFiat + roundHalfUpDiv(row.completedUsd * rate.units, 10n ** BigInt(rate.scale));
+  }
+  const average = row.completed === 0 ? 0n : roundHalfUpDiv(total, BigInt(row.completed) * 10n ** BigInt(USD_SCALE - AVERAGE_DECIMALS));
+
+  return {
+    success: true,
+    stats: {
+      totalPayments: row.total,
+      completedPayments: row.completed,
+      pendingPayments: row.pending,
+      failedPayments: row.failed,
+      agentPayments: row.agent,
+      totalAmount: formatScaled(total, USD_SCALE, 2),
+      averageAmount: formatScaled(average, AVERAGE_DECIMALS, 2),
+      isNairaMerchant: merchant.isNairaMerchant,
+    },
+  };
+}

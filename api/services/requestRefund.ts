@@ -1,0 +1,61 @@
+import type { Queue } from "bullmq";
+import { getAddress } from "viem";
+import type { Config, Mode } from "../../config/index.ts";
+import type { Logger } from "../../config/logger.ts";
+import type { Db } from "../../db/client.ts";
+import { findMerchantPayment } from "../../db/payments.ts";
+import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { normalizeAddress } from "../../domain/addresses.ts";
+import { ConflictError, NotFoundError, ValidationError } from "../../domain/errors.ts";
+import { enqueueRefund } from "../../jobs/enqueue.ts";
+import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
+
+/** What can be sent back from the deposit address: what is owed the customer, less refunds already made or under way. */
+export function refundable(payment: { excessOwed: bigint; receiveAddress: string | null }, refunded: bigint): bigint {
+  if (!payment.receiveAddress) return 0n;
+  return payment.excessOwed > refunded ? payment.excessOwed - refunded : 0n;
+}
+
+/**
+ * A customer's refund address for what the payment owes them: an overpayment, money
+ * that arrived late, or everything received by a payment that expired or failed.
+ * Recorded as a row under the payment's lock (one refund in flight at a time), then
+ * the `refund` job sends it.
+ */
+export async function requestRefund(
+  deps: { config: Config; db: Db; logger: Logger; transfersQueue: Queue },
+  auth: { merchantId: string; mode: Mode },
+  paymentId: string,
+  body: { address: string; reason?: string },
+): Promise<TransferOutRow> {
+  const payment = await findMerchantPayment(deps.db, auth.merchantId, auth.mode, paymentId);
+  if (!payment) throw new NotFoundError(`No payment with id ${paymentId}.`);
+  const network = deps.config.networks.find((n) => n.chainId === payment.chainId);
+  const address = network ? normalizeAddress(network.type, body.address) : null;
+  if (!network || !address) throw new ValidationError("address", `Invalid field 'address': not a valid ${network?.name ?? ""} address`.replace("  ", " "));
+  if (address.toLowerCase() === payment.receiveAddress?.toLowerCase()) {
+    throw new ValidationError("address", "Invalid field 'address': cannot refund to the payment's own deposit address");
+  }
+  // Up to date with the chain first: the refundable amount is computed from it.
+  await reconcilePayments(deps.db, deps.config, [payment.id]);
+  if (await openTransferOut(deps.db, payment.id)) {
+    throw new ConflictError("A refund or sweep for this payment is already in progress; try again when it has finished.", "refund_in_progress");
+  }
+  let conflict: string | null = null;
+  const row = await reserveTransferOut(deps.db, payment.id, (current, moved) => {
+    const amount = refundable(current, moved.refund);
+    if (amount === 0n) {
+      conflict =
+        current.status === "pending" || current.status === "confirming"
+          ? `Nothing to refund: the payment is ${current.status} and owes the customer nothing yet.`
+          : `Nothing to refund: the payment is ${current.status} and owes the customer nothing.`;
+      return null;
+    }
+    return { kind: "refund", chainId: current.chainId, tokenAddress: current.tokenAddress, toAddress: getAddress(address), amount, reason: body.reason?.trim() || null };
+  });
+  if (!row) throw new ConflictError(conflict ?? "A refund or sweep for this payment is already in progress.", conflict ? "nothing_to_refund" : "refund_in_progress");
+  await enqueueRefund(deps.transfersQueue, row.id).catch((error) =>
+    deps.logger.warn({ err: error, transfer: row.id }, "could not enqueue refund; recheck will"),
+  );
+  return row;
+}

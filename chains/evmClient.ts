@@ -1,0 +1,22 @@
+import { createPublicClient, http, webSocket, type PublicClient } from "viem";
+import type { Network } from "../config/types.ts";
+
+const clients = new Map<string, PublicClient>();
+
+/**
+ * One viem public client per EVM network and RPC URL, reused process-wide. HTTP is
+ * preferred for request/response reads; a ws-only configuration still works.
+ */
+export function evmClient(network: Network, timeoutMs = 10_000): PublicClient {
+  if (network.type !== "evm" || !network.rpcUrl) throw new Error(`network ${network.shortName} has no EVM RPC`);
+  const key = `${network.id}|${network.rpcUrl}|${timeoutMs}`;
+  let client = clients.get(key);
+  if (!client) {
+    const transport = network.rpcUrl.startsWith("ws")
+      ? webSocket(network.rpcUrl, { timeout: timeoutMs, retryCount: 0 })
+      : http(network.rpcUrl, { timeout: timeoutMs, retryCount: 0 });
+    client = createPublicClient({ transport }) as PublicClient;
+    clients.set(key, client);
+  }
+  return client;
+}

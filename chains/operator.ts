@@ -1,0 +1,30 @@
+import { createWalletClient, defineChain, http, type Account, type WalletClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Config } from "../config/index.ts";
+import type { Network } from "../config/types.ts";
+
+/** The operator's account: signs intents and sends (and pays gas for) sweeps and refunds. */
+export function operatorAccount(config: Config): Account | null {
+  return config.operatorPrivateKey ? privateKeyToAccount(config.operatorPrivateKey) : null;
+}
+
+const clients = new Map<string, WalletClient>();
+
+/** A wallet client for the operator on an EVM network (HTTP transport), reused per process. */
+export function operatorWallet(config: Config, network: Network): WalletClient {
+  const account = operatorAccount(config);
+  if (!account) throw new Error("OPERATOR_PRIVATE_KEY is not configured");
+  if (network.type !== "evm" || !network.rpcUrl) throw new Error(`network ${network.shortName} has no EVM RPC`);
+  const key = `${network.id}|${network.rpcUrl}|${account.address}`;
+  let client = clients.get(key);
+  if (!client) {
+    client = createWalletClient({ account, chain: defineChain({
+        id: Number(network.chainId),
+        name: network.name,
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [network.rpcUrl] } },
+      }), transport: http(network.rpcUrl, { timeout: 20_000, retryCount: 1 }) });
+    clients.set(key, client);
+  }
+  return client;
+}

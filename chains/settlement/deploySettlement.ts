@@ -1,0 +1,23 @@
+import { type Address, type Hex, encodeDeployData } from "viem";
+import { paymentSettlementAbi, paymentSettlementBytecode } from "../../contracts/artifacts/index.ts";
+import { sendDeployment } from "./sendDeployment.ts";
+
+export type DeploySettlementParameters = {
+  rpcUrl: string;
+  chainId: number;
+  deployerPrivateKey: Hex;
+  /** Signs payment intents. */
+  operator: Address;
+  /** May replace the operator. */
+  owner: Address;
+};
+
+/** Deploys `PaymentSettlement` and resolves with its checksummed address once mined. */
+export function deploySettlement(parameters: DeploySettlementParameters): Promise<Address> {
+  const { operator, owner, ...connection } = parameters;
+  return sendDeployment({
+    ...connection,
+    contractName: "PaymentSettlement",
+    deployData: encodeDeployData({ abi: paymentSettlementAbi, bytecode: paymentSettlementBytecode, args: [operator, owner] }),
+  });
+}

@@ -1,0 +1,78 @@
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(0).max(65535);
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL (${protocols.join(" or ")})`);
+
+/**
+ * Every environment variable the service reads, in one schema. RPC endpoints are
+ * dynamic (`RPC_URL_<chainId>`, `RPC_URL_<SHORT_NAME>`, `WS_URL_…`) and are read in
+ * `buildNetworks` from the same env record.
+ */
+export const envSchema = z.object({
+  APP_ENV: z.enum(["development", "test", "production"]).default("development"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: port.default(3000),
+  PUBLIC_BASE_URL: url(["http:", "https:"]).optional(),
+  DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: url(["redis:", "rediss:"]).default("redis://127.0.0.1:6379"),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default("stablepay"),
+  /** Where the sandbox keeps its database, networks file and dev-stack.json. */
+  DATA_DIR: z.string().min(1).default(".data"),
+  NETWORKS_FILE: z.string().min(1).optional(),
+  NETWORKS_DISABLED: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean)),
+  INDEXER_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("stablepay_indexer"),
+  INDEXER_VIEWS_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("onchain"),
+  /** Port of Ponder's own HTTP server (health/ready/status), bound to 127.0.0.1. */
+  INDEXER_PORT: port.default(42069),
+  /** A network is payable only while the indexer is at most this many blocks behind the head. */
+  INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(5),
+  RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  /** Signs payment intents and pays gas for sweeps. Never logged. */
+  OPERATOR_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
+    .optional(),
+  /** Service fee in basis points of each payment, paid atomically by the settlement contract. */
+  FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
+  FEE_RECIPIENT: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an EVM address").optional(),
+  /** Default lifetime of a payment, seconds. */
+  PAYMENT_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(1800),
+  PAYMENT_MAX_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Seconds to wait before each retry of a webhook delivery (the first attempt is immediate); ~3 days in all. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default("5,300,1800,7200,18000,36000,36000,50400,50400,50400")
+    .refine((v) => v.split(",").every((s) => /^\d+(\.\d+)?$/.test(s.trim())), "must be comma-separated seconds, e.g. 5,300,1800"),
+  /** A delivery attempt that has no answer after this long is a failure (retried). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  /** How often the relay looks for deliveries that are due but have no job (Redis flushed, worker killed). */
+  WEBHOOK_REDRIVE_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(15_000),
+  /** After a secret rotation the previous secret keeps signing (a second signature) this long. */
+  WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(30 * 24).default(24),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(16),
+  /** Where fiat exchange rates come from: a configured table, or an HTTP source. */
+  RATES_PROVIDER: z.enum(["static", "http"]).default("static"),
+  /** Static table, units of each currency per one US dollar: "EUR=0.92,NGN=1550". */
+  RATES_STATIC: z.string().default(""),
+  /** HTTP source answering `{base_code|base: "USD", rates: {...}, time_last_update_unix}` (open.er-api.com's shape). */
+  RATES_URL: url(["http:", "https:"]).default("https://open.er-api.com/v6/latest/USD"),
+  RATES_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
+  /** How long fetched rates are reused before asking the source again. */
+  RATES_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** Rates older than this (by the source's own timestamp) are stale: shown, never used for a payment. */
+  RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(36 * 3600),
+});
+
+export type Env = z.infer<typeof envSchema>;

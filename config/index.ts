@@ -1,0 +1,166 @@
+import { z } from "zod";
+import { normalizeDecimal } from "../domain/decimal.ts";
+import { envSchema, type Env } from "./env.ts";
+import { buildNetworks } from "./networks.ts";
+import type { FileNetworkInput } from "./networksFile.ts";
+import type { Mode, Network } from "./types.ts";
+
+export type { Mode, Network, NetworkType, Token } from "./types.ts";
+export { modeOfNetwork } from "./types.ts";
+export { networkIdOf } from "./networks.ts";
+export type { FileNetwork, FileNetworkInput } from "./networksFile.ts";
+
+export type Config = {
+  appEnv: Env["APP_ENV"];
+  http: { host: string; port: number; publicBaseUrl: string };
+  /** Absent only outside production, where the dev stack starts embedded Postgres. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  redis: { url: string; prefix: string };
+  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; port: number };
+  rpcTimeoutMs: number;
+  logLevel: Env["LOG_LEVEL"];
+  networks: Network[];
+  /** The operator key signs intents and pays sweep gas; null disables payment creation on EVM. */
+  operatorPrivateKey: `0x${string}` | null;
+  fees: { bps: number; recipient: string | null };
+  payments: { defaultExpiresIn: number; maxExpiresIn: number };
+  webhooks: WebhooksConfig;
+  rates: RatesConfig;
+};
+
+/** Exchange rates: units of each currency per one US dollar (see `rates/`). */
+export type RatesConfig = {
+  provider: "static" | "http";
+  /** Currency code → decimal string, from RATES_STATIC. */
+  static: Record<string, string>;
+  url: string;
+  timeoutMs: number;
+  cacheTtlMs: number;
+  maxAgeMs: number;
+};
+
+/** Webhook delivery: retry delays (ms, one per retry), attempt timeout, re-drive period, rotation overlap. */
+export type WebhooksConfig = { retryDelaysMs: number[]; timeoutMs: number; redriveIntervalMs: number; secretOverlapMs: number; concurrency: number };
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Parses and validates the whole configuration once. Throws a ConfigError whose
+ * message names the variable at fault; callers print it and exit.
+ */
+export function buildConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: { extraNetworks?: FileNetworkInput[] } = {},
+): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(describeEnvError(parsed.error));
+  const e = parsed.data;
+  const production = e.APP_ENV === "production";
+  if (production && !e.DATABASE_URL) throw new ConfigError("DATABASE_URL: required when APP_ENV=production");
+
+  if (e.FEE_BPS > 0 && !e.FEE_RECIPIENT) throw new ConfigError("FEE_RECIPIENT: required when FEE_BPS is above 0");
+  if (e.PAYMENT_EXPIRES_IN > e.PAYMENT_MAX_EXPIRES_IN) throw new ConfigError("PAYMENT_EXPIRES_IN: must not exceed PAYMENT_MAX_EXPIRES_IN");
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(/\/+$/, "");
+  let networks: Network[];
+  try {
+    networks = buildNetworks({
+      env,
+      networksFile: e.NETWORKS_FILE,
+      extraNetworks: options.extraNetworks,
+      disabled: e.NETWORKS_DISABLED,
+      production,
+      baseUrl: publicBaseUrl,
+    });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+
+  return {
+    appEnv: e.APP_ENV,
+    http: { host: e.HOST, port: e.PORT, publicBaseUrl },
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    dataDir: e.DATA_DIR,
+    redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX },
+    indexer: { schema: e.INDEXER_SCHEMA, viewsSchema: e.INDEXER_VIEWS_SCHEMA, maxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS, port: e.INDEXER_PORT },
+    rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
+    networks,
+    operatorPrivateKey: (e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
+    fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
+    payments: { defaultExpiresIn: e.PAYMENT_EXPIRES_IN, maxExpiresIn: e.PAYMENT_MAX_EXPIRES_IN },
+    webhooks: {
+      retryDelaysMs: e.WEBHOOK_RETRY_SCHEDULE.split(",").map((v) => Math.round(Number(v.trim()) * 1000)),
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      redriveIntervalMs: e.WEBHOOK_REDRIVE_INTERVAL_MS,
+      secretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
+    rates: {
+      provider: e.RATES_PROVIDER,
+      static: parseStaticRates(e.RATES_STATIC),
+      url: e.RATES_URL,
+      timeoutMs: e.RATES_TIMEOUT_MS,
+      cacheTtlMs: e.RATES_CACHE_TTL_SECONDS * 1000,
+      maxAgeMs: e.RATES_MAX_AGE_SECONDS * 1000,
+    },
+  };
+}
+
+/** "EUR=0.92, NGN=1550" → {EUR: "0.92", NGN: "1550"}; codes are 3 letters, rates positive decimals. */
+function parseStaticRates(text: string): Record<string, string> {
+  const rates: Record<string, string> = {};
+  for (const entry of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const match = /^([A-Za-z]{3})\s*=\s*(\S+)$/.exec(entry);
+    const code = match?.[1]!.toUpperCase();
+    const rate = match ? normalizeDecimal(match[2]!) : null;
+    if (!code || !rate || rate === "0") {
+      throw new ConfigError(`RATES_STATIC: "${entry}" is not CODE=rate (units per US dollar, e.g. EUR=0.92)`);
+    }
+    if (code === "USD" && rate !== "1") throw new ConfigError("RATES_STATIC: USD is the base and is always 1");
+    if (rates[code] !== undefined) throw new ConfigError(`RATES_STATIC: ${code} is listed twice`);
+    rates[code] = rate;
+  }
+  return rates;
+}
+
+function describeEnvError(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "environment"}: ${i.message}`).join("; ");
+}
+
+/** Loads the config for a process entry point, printing one clear line and exiting on error. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return buildConfig(env);
+  } catch (error) {
+    console.error(`Invalid configuration: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
+export const networksForMode = (config: Config, mode: Mode) =>
+  config.networks.filter((n) => n.isTestnet === (mode === "test"));
+
+/** Secret-free view of the config for logs: credentials and RPC paths (often API keys) removed. */
+export function redactConfig(config: Config) {
+  const hideUrl = (value: string | null | undefined) => {
+    if (!value) return value ?? null;
+    try {
+      const u = new URL(value);
+      return `${u.protocol}//${u.host}${u.pathname.length > 1 || u.search ? "/…" : ""}`;
+    } catch {
+      return "…";
+    }
+  };
+  return {
+    ...config,
+    databaseUrl: hideUrl(config.databaseUrl),
+    operatorPrivateKey: config.operatorPrivateKey ? "[redacted]" : null,
+    redis: { ...config.redis, url: hideUrl(config.redis.url) },
+    networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), wsUrl: hideUrl(n.wsUrl) })),
+  };
+}

@@ -1,0 +1,127 @@
+import { v5 as uuidv5 } from "uuid";
+import { normalizeAddress } from "../domain/addresses.ts";
+import { catalogue } from "./catalogue.ts";
+import { networkFileSchema, readNetworksFile, toDefinition, type FileNetworkInput } from "./networksFile.ts";
+import type { Network, NetworkDefinition } from "./types.ts";
+
+/** Namespace for network ids: ids are uuid v5 of `<type>:<chainId>`, stable everywhere. */
+const NETWORK_ID_NAMESPACE = "2f1f6d2e-6a57-4a8e-9a0e-4d2b8f3c1a10";
+
+export const networkIdOf = (type: string, chainId: string) =>
+  uuidv5(`${type}:${chainId}`, NETWORK_ID_NAMESPACE);
+
+const envKey = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+
+function endpoint(
+  env: Record<string, string | undefined>,
+  kind: "RPC_URL" | "WS_URL" | "SETTLEMENT_CONTRACT" | "FORWARDER_FACTORY",
+  def: NetworkDefinition,
+): { name: string; value: string } | null {
+  const names = [`${kind}_${envKey(def.shortName)}`];
+  if (def.type === "evm") names.unshift(`${kind}_${def.chainId}`);
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return { name, value };
+  }
+  return null;
+}
+
+function checkUrl(name: string, value: string, protocols: string[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new Error(`${name}: not a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new Error(`${name}: must use ${protocols.join(" or ")}`);
+  return value;
+}
+
+export type BuildNetworksOptions = {
+  env: Record<string, string | undefined>;
+  networksFile?: string;
+  /** Networks given in code (tests), same shape and validation as a networks file entry. */
+  extraNetworks?: FileNetworkInput[];
+  disabled: string[];
+  production: boolean;
+  baseUrl: string;
+};
+
+/**
+ * Builds the catalogue the service runs with: the real networks plus any from a
+ * networks file, with RPC URLs from the environment. Fails naming the variable or
+ * entry at fault: a wrong address or duplicate id stops start-up.
+ */
+export function buildNetworks(opts: BuildNetworksOptions): Network[] {
+  const fileNetworks = [
+    ...(opts.networksFile ? readNetworksFile(opts.networksFile) : []),
+    ...parseExtraNetworks(opts.extraNetworks ?? []),
+  ];
+  const byShortName = new Map<string, { def: NetworkDefinition; rpc?: string; ws?: string; settlement?: string; factory?: string }>();
+  for (const def of catalogue) byShortName.set(def.shortName, { def });
+  for (const n of fileNetworks) {
+    byShortName.set(n.shortName, { def: toDefinition(n), rpc: n.rpcUrl, ws: n.wsUrl, settlement: n.settlementContract, factory: n.forwarderFactory });
+  }
+
+  for (const name of opts.disabled) {
+    if (!byShortName.has(name)) throw new Error(`NETWORKS_DISABLED: unknown network "${name}"`);
+  }
+
+  const networks: Network[] = [];
+  const seenIds = new Set<string>();
+  for (const { def, rpc, ws, settlement, factory } of byShortName.values()) {
+    if (def.isLocal && opts.production) {
+      throw new Error(`NETWORKS_FILE: local network "${def.shortName}" is not allowed when APP_ENV=production`);
+    }
+    const id = networkIdOf(def.type, def.chainId);
+    if (seenIds.has(id)) throw new Error(`NETWORKS_FILE: chain ${def.chainId} is defined twice`);
+    seenIds.add(id);
+
+    const tokens = def.tokens.map((token) => {
+      const address = normalizeAddress(def.type, token.address);
+      if (!address) throw new Error(`network ${def.shortName}: token ${token.symbol} has an invalid address ${token.address}`);
+      return { ...token, address };
+    });
+    const symbols = new Set(tokens.map((t) => t.symbol));
+    if (symbols.size !== tokens.length) throw new Error(`network ${def.shortName}: a token symbol is listed twice`);
+
+    const rpcEnv = endpoint(opts.env, "RPC_URL", def);
+    const wsEnv = endpoint(opts.env, "WS_URL", def);
+    const httpProtocols = def.type === "evm" ? ["http:", "https:", "ws:", "wss:"] : ["http:", "https:"];
+    const rpcUrl = rpcEnv ? checkUrl(rpcEnv.name, rpcEnv.value, httpProtocols) : (rpc ?? null);
+    const wsUrl = wsEnv ? checkUrl(wsEnv.name, wsEnv.value, ["ws:", "wss:"]) : (ws ?? null);
+
+    const contract = (kind: "SETTLEMENT_CONTRACT" | "FORWARDER_FACTORY", fromFile: string | undefined) => {
+      const fromEnv = endpoint(opts.env, kind, def);
+      const value = fromEnv?.value ?? fromFile;
+      if (!value) return null;
+      if (def.type !== "evm") throw new Error(`${fromEnv?.name ?? `network ${def.shortName}`}: contracts exist only on EVM networks`);
+      const address = normalizeAddress("evm", value);
+      if (!address) throw new Error(`${fromEnv?.name ?? `network ${def.shortName} ${kind.toLowerCase()}`}: not a valid EVM address`);
+      return address;
+    };
+
+    networks.push({
+      ...def,
+      settlementContract: contract("SETTLEMENT_CONTRACT", settlement),
+      forwarderFactory: contract("FORWARDER_FACTORY", factory),
+      id,
+      tokens,
+      rpcUrl,
+      wsUrl,
+      logo: `${opts.baseUrl}/api/static/networks/${def.shortName}.svg`,
+      enabled: rpcUrl !== null && !opts.disabled.includes(def.shortName),
+    });
+  }
+  return networks;
+}
+
+
+function parseExtraNetworks(networks: FileNetworkInput[]) {
+  const parsed = networkFileSchema.safeParse({ networks });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`extra networks: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return parsed.data.networks;
+}

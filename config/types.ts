@@ -1,0 +1,48 @@
+/** Kind of chain a network runs on. */
+export type NetworkType = "evm" | "solana";
+export type Mode = "test" | "live";
+
+/** A stablecoin as the service knows it on one network. */
+export type Token = {
+  symbol: string;
+  name: string;
+  /** EVM: checksummed contract address. Solana: mint address (base58). */
+  address: string;
+  decimals: number;
+};
+
+/** One network of the catalogue, after the environment has been applied. */
+export type Network = {
+  /** Stable uuid (v5 of `<type>:<chainId>`), the same on every deployment. */
+  id: string;
+  name: string;
+  /** The value a merchant sends as `network`. */
+  shortName: string;
+  /** EVM: decimal chain id. Solana: the CAIP-2 genesis reference. */
+  chainId: string;
+  type: NetworkType;
+  logo: string | null;
+  explorerUrl: string | null;
+  isTestnet: boolean;
+  /** Blocks (EVM) or slots (Solana) after the credited block before a payment is final. */
+  requiredConfirmations: number;
+  tokens: Token[];
+  rpcUrl: string | null;
+  wsUrl: string | null;
+  /** Enabled when an RPC URL is configured and the operator did not disable it. */
+  enabled: boolean;
+  /** Local development chain (anvil), never offered in production. */
+  isLocal: boolean;
+  /** Brand colour of the generated logo. */
+  color: string;
+  /** PaymentSettlement contract (EVM), where deployed. */
+  settlementContract: string | null;
+  /** ForwarderFactory for counterfactual deposit addresses (EVM), where deployed. */
+  forwarderFactory: string | null;
+};
+
+/** A network as written in the catalogue, before env (RPC URLs, enablement) is applied. */
+export type NetworkDefinition = Omit<Network, "id" | "rpcUrl" | "wsUrl" | "enabled" | "logo" | "settlementContract" | "forwarderFactory">;
+
+export const modeOfNetwork = (network: Pick<Network, "isTestnet">): Mode =>
+  network.isTestnet ? "test" : "live";

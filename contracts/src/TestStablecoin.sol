@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @title TestStablecoin
+/// @notice Minimal ERC-20 with owner-only minting and EIP-2612 permit, used to stand in for
+///         USDC/USDT (6 decimals) and DAI (18 decimals) on local chains. Not for production.
+contract TestStablecoin {
+    string public name;
+    string public symbol;
+    uint8 public immutable decimals;
+    address public immutable owner;
+
+    uint256 public totalSupply;
+    mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
+
+    /// @notice EIP-2612 per-owner permit nonce.
+    mapping(address => uint256) public nonces;
+
+    bytes32 public constant PERMIT_TYPEHASH =
+        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
+    bytes32 private constant DOMAIN_TYPEHASH =
+        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+    bytes32 private constant VERSION_HASH = keccak256("1");
+
+    bytes32 private immutable _nameHash;
+    // Cached for the deployment chain; recomputed if the chain id changes (fork safety).
+    uint256 private immutable _cachedChainId;
+    bytes32 private immutable _cachedDomainSeparator;
+
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
+
+    error NotOwner();
+    error InsufficientBalance();
+    error InsufficientAllowance();
+    error InvalidReceiver();
+    error PermitExpired();
+    error InvalidSignature();
+
+    constructor(string memory name_, string memory symbol_, uint8 decimals_) {
+        name = name_;
+        symbol = symbol_;
+        decimals = decimals_;
+        owner = msg.sender;
+        _nameHash = keccak256(bytes(name_));
+        _cachedChainId = block.chainid;
+        _cachedDomainSeparator = _buildDomainSeparator();
+    }
+
+    function mint(address to, uint256 amount) external {
+        if (msg.sender != owner) revert NotOwner();
+        if (to == address(0)) revert InvalidReceiver();
+        totalSupply += amount;
+        unchecked {
+            // Cannot overflow: balance <= totalSupply, which was just checked.
+            balanceOf[to] += amount;
+        }
+        emit Transfer(address(0), to, amount);
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        _transfer(msg.sender, to, amount);
+        return true;
+    }
+
+    function approve(address spender, uint256 amount) external returns (bool) {
+        _approve(msg.sender, spender, amount);
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
+        uint256 allowed = allowance[from][msg.sender];
+        // An infinite allowance is never decreased (common ERC-20 convention, saves gas).
+        if (allowed != type(uint256).max) {
+            if (allowed < amount) revert InsufficientAllowance();
+            unchecked {
+                allowance[from][msg.sender] = allowed - amount;
+            }
+        }
+        _transfer(from, to, amount);
+        return true;
+    }
+
+    /// @notice EIP-2612: set `spender`'s allowance over `owner_`'s tokens with an off-chain signature.
+    function permit(
+        address owner_,
+        address spender,
+        uint256 value,
+        uint256 deadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        if (block.timestamp > deadline) revert PermitExpired();
+        // Reject malleable (high-s) signatures, as OpenZeppelin's ECDSA does.
+        if (uint256(s) > 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0) {
+            revert InvalidSignature();
+        }
+        bytes32 structHash;
+        unchecked {
+            structHash = keccak256(abi.encode(PERMIT_TYPEHASH, owner_, spender, value, nonces[owner_]++, deadline));
+        }
+        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+        address signer = ecrecover(digest, v, r, s);
+        if (signer == address(0) || signer != owner_) revert InvalidSignature();
+        _approve(owner_, spender, value);
+    }
+
+    // solhint-disable-next-line func-name-mixedcase
+    function DOMAIN_SEPARATOR() public view returns (bytes32) {
+        return block.chainid == _cachedChainId ? _cachedDomainSeparator : _buildDomainSeparator();
+    }
+
+    function _buildDomainSeparator() private view returns (bytes32) {
+        return keccak256(abi.encode(DOMAIN_TYPEHASH, _nameHash, VERSION_HASH, block.chainid, address(this)));
+    }
+
+    function _transfer(address from, address to, uint256 amount) private {
+        if (to == address(0)) revert InvalidReceiver();
+        uint256 fromBalance = balanceOf[from];
+        if (fromBalance < amount) revert InsufficientBalance();
+        unchecked {
+            balanceOf[from] = fromBalance - amount;
+            // Cannot overflow: the sum of balances is bounded by totalSupply.
+            balanceOf[to] += amount;
+        }
+        emit Transfer(from, to, amount);
+    }
+
+    function _approve(address owner_, address spender, uint256 amount) private {
+        allowance[owner_][spender] = amount;
+        emit Approval(owner_, spender, amount);
+    }
+}

@@ -1,0 +1,82 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Mode } from "../config/types.ts";
+import { generateCredential, keyDisplayPrefix, sha256Hex, type CredentialKind } from "../domain/credentials.ts";
+import type { Db } from "./client.ts";
+import { apiCredentials } from "./schema.ts";
+
+export type IssuedCredential = { id: string; kind: CredentialKind; mode: Mode; key: string; secret: string | null };
+
+/** Issues a key (and secret); the plain text is returned once, only hashes are stored. */
+export async function issueCredential(db: Db, merchantId: string, kind: CredentialKind, mode: Mode): Promise<IssuedCredential> {
+  const { key, secret } = generateCredential(kind, mode);
+  const [row] = await db
+    .insert(apiCredentials)
+    .values({
+      merchantId,
+      kind,
+      mode,
+      keyPrefix: keyDisplayPrefix(key),
+      keyHash: sha256Hex(key),
+      secretHash: secret === null ? null : sha256Hex(secret),
+    })
+    .returning({ id: apiCredentials.id });
+  return { id: row!.id, kind, mode, key, secret };
+}
+
+/**
+ * Rotation: issues a new credential and revokes the merchant's earlier ones of the
+ * same kind and mode in one transaction, so there is never a moment with none.
+ */
+export async function rotateCredential(db: Db, merchantId: string, kind: CredentialKind, mode: Mode): Promise<IssuedCredential> {
+  return db.transaction(async (tx) => {
+    await tx
+      .update(apiCredentials)
+      .set({ revokedAt: sql`now()` })
+      .where(
+        and(
+          eq(apiCredentials.merchantId, merchantId),
+          eq(apiCredentials.kind, kind),
+          eq(apiCredentials.mode, mode),
+          isNull(apiCredentials.revokedAt),
+        ),
+      );
+    return issueCredential(tx as unknown as Db, merchantId, kind, mode);
+  });
+}
+
+const byKeyHash = (db: Db) =>
+  db
+    .select({
+      id: apiCredentials.id,
+      merchantId: apiCredentials.merchantId,
+      kind: apiCredentials.kind,
+      mode: apiCredentials.mode,
+      secretHash: apiCredentials.secretHash,
+    })
+    .from(apiCredentials)
+    .where(and(eq(apiCredentials.keyHash, sql.placeholder("keyHash")), isNull(apiCredentials.revokedAt)))
+    .prepare("credential_by_key_hash");
+
+const prepared = new WeakMap<Db, ReturnType<typeof byKeyHash>>();
+
+/** An active credential by its key (looked up by the key's hash, on a prepared query). */
+export async function findActiveCredential(db: Db, key: string) {
+  let query = prepared.get(db);
+  if (!query) prepared.set(db, (query = byKeyHash(db)));
+  const [row] = await query.execute({ keyHash: sha256Hex(key) });
+  return row;
+}
+
+export const listCredentials = (db: Db, merchantId: string) =>
+  db
+    .select({
+      id: apiCredentials.id,
+      kind: apiCredentials.kind,
+      mode: apiCredentials.mode,
+      keyPrefix: apiCredentials.keyPrefix,
+      createdAt: apiCredentials.createdAt,
+      revokedAt: apiCredentials.revokedAt,
+    })
+    .from(apiCredentials)
+    .where(eq(apiCredentials.merchantId, merchantId))
+    .orderBy(apiCredentials.createdAt);

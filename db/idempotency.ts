@@ -1,0 +1,59 @@
+import { and, eq } from "drizzle-orm";
+import { IdempotencyKeyReusedError } from "../domain/errors.ts";
+import type { Db } from "./client.ts";
+import { idempotencyKeys } from "./schema.ts";
+
+export type IdempotencyScope = { merchantId: string; mode: "test" | "live"; scope: string; key: string; requestHash: string };
+
+const rowOf = (scope: IdempotencyScope) =>
+  and(
+    eq(idempotencyKeys.merchantId, scope.merchantId),
+    eq(idempotencyKeys.mode, scope.mode),
+    eq(idempotencyKeys.scope, scope.scope),
+    eq(idempotencyKeys.key, scope.key),
+  );
+export type StoredResponse = { status: number; body: unknown };
+
+/**
+ * Runs `work` at most once per (account, mode, endpoint scope, key). The key row is
+ * inserted first in the same transaction as the work: a concurrent duplicate blocks
+ * on that insert until the first commits, then finds the stored response and replays
+ * it. If the work fails, everything rolls back and a retry starts afresh.
+ */
+export async function withIdempotency(
+  db: Db,
+  scope: IdempotencyScope,
+  work: (tx: Db) => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  return db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    const claimed = await tx
+      .insert(idempotencyKeys)
+      .values({ merchantId: scope.merchantId, mode: scope.mode, scope: scope.scope, key: scope.key, requestHash: scope.requestHash })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+
+    if (claimed.length === 0) {
+      const [existing] = await tx.select().from(idempotencyKeys).where(rowOf(scope));
+      if (!existing || existing.responseStatus === null) throw new Error("idempotency row without a response");
+      if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError();
+      return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
+    }
+
+    const response = await work(tx);
+    await tx.update(idempotencyKeys).set({ responseStatus: response.status, responseBody: response.body }).where(rowOf(scope));
+    return { ...response, replayed: false };
+  });
+}
+
+/**
+ * A response already stored for this key, for replaying a retry before any other work
+ * (a retry must get its original answer even if rates or wallets changed meanwhile).
+ * Undefined when the key is new or its first request is still running.
+ */
+export async function storedResponse(db: Db, scope: IdempotencyScope): Promise<(StoredResponse & { replayed: true }) | undefined> {
+  const [existing] = await db.select().from(idempotencyKeys).where(rowOf(scope));
+  if (!existing || existing.responseStatus === null) return undefined;
+  if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError();
+  return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
+}

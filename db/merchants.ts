@@ -1,0 +1,28 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "./client.ts";
+import { merchants } from "./schema.ts";
+
+export type Merchant = typeof merchants.$inferSelect;
+
+export async function createMerchant(
+  db: Db,
+  input: { name: string; email?: string | null; settlementCurrency?: string; isNairaMerchant?: boolean },
+): Promise<Merchant> {
+  const [row] = await db
+    .insert(merchants)
+    .values({
+      name: input.name,
+      email: input.email ?? null,
+      settlementCurrency: input.settlementCurrency ?? "USD",
+      isNairaMerchant: input.isNairaMerchant ?? false,
+    })
+    .returning();
+  return row!;
+}
+
+export async function findMerchant(db: Db, id: string): Promise<Merchant | undefined> {
+  const [row] = await db.select().from(merchants).where(eq(merchants.id, id));
+  return row;
+}
+
+export const listMerchants = (db: Db): Promise<Merchant[]> => db.select().from(merchants).orderBy(merchants.createdAt);

@@ -1,0 +1,25 @@
+import { fileURLToPath } from "node:url";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+
+export const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/** Arbitrary constant: one migrator at a time across every process sharing the database. */
+const MIGRATION_LOCK = 726_001;
+
+/**
+ * Applies pending migrations on one dedicated connection under an advisory lock, so
+ * API replicas and workers starting together never race each other.
+ */
+export async function runMigrations(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    await migrate(drizzle(client), { migrationsFolder });
+  } finally {
+    await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+    await client.end();
+  }
+}

@@ -1,0 +1,239 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { formatAmount } from "../domain/amounts.ts";
+import { filterMatches, type PaymentEventType } from "../domain/paymentEvents.ts";
+import { queryRows, type Db } from "./client.ts";
+import type { PaymentRow } from "./payments.ts";
+import { paymentEvents, webhookDeliveries, webhookEndpoints } from "./schema.ts";
+
+export type PaymentEventRow = typeof paymentEvents.$inferSelect;
+
+/** Postgres channel announcing new deliveries; the NOTIFY is sent on commit of the event's transaction. */
+export const WEBHOOK_CHANNEL = "stablepay_webhooks";
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * The payment as an event carries it: amounts as decimal strings in token units, dates
+ * ISO 8601, addresses as stored (checksummed when the payment was created).
+ */
+export function paymentSnapshot(p: PaymentRow) {
+  const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
+  return {
+    id: p.id,
+    status: p.status,
+    amount: units(p.amount),
+    amountReceived: units(p.amountReceived),
+    amountRemaining: units(p.amountRemaining),
+    excessOwed: units(p.excessOwed),
+    lateAmount: units(p.lateAmount),
+    currency: p.currency,
+    token: p.tokenSymbol,
+    tokenAddress: p.tokenAddress,
+    decimals: p.tokenDecimals,
+    chainId: p.chainId,
+    confirmations: p.confirmations,
+    transactionHash: p.completingTxHash,
+    receiveAddress: p.receiveAddress,
+    depositMethod: p.kind === "deposit" ? "deposit_address" : "settlement_contract",
+    orderId: p.orderId,
+    metadata: p.metadata,
+    fiatAmount: p.fiatAmount ?? null,
+    fiatCurrency: p.fiatCurrency ?? null,
+    isTest: p.isTest,
+    closedReason: p.closedReason,
+    detectedAt: iso(p.detectedAt),
+    confirmedAt: iso(p.confirmedAt),
+    expiresAt: iso(p.expiresAt),
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+  };
+}
+
+/**
+ * An event as merchants receive it, in a webhook body and in the feed alike
+ * (Standard Webhooks' `{type, timestamp, data}`, plus the id and the mode).
+ */
+export function eventEnvelope(e: PaymentEventRow) {
+  return { id: e.id, type: e.type, timestamp: e.createdAt.toISOString(), mode: e.mode, paymentId: e.paymentId, data: e.payload };
+}
+
+export type NewPaymentEvent = {
+  /** The payment as it is after the change (in this transaction). */
+  payment: PaymentRow;
+  type: PaymentEventType;
+  /** Details added to the event's `data` beside `payment` (e.g. a refund's transaction). */
+  extra?: Record<string, unknown>;
+};
+
+/**
+ * Writes events and their webhook deliveries (to the payment's `callbackUrl` and to
+ * every enabled endpoint of the merchant and mode whose filter takes it) with `tx`, which
+ * must be the transaction that makes the change: the event exists exactly when the
+ * change commits (transactional outbox). Callers hold the payment's row lock, as
+ * every payment writer does, so one payment's events keep the order of its changes.
+ * The NOTIFY wakes the relay once the transaction commits.
+ */
+export async function recordPaymentEvents(tx: Db, events: readonly NewPaymentEvent[]): Promise<RecordedEvent[]> {
+  if (events.length === 0) return [];
+  // One snapshot per payment (a change often gives several events), one statement for all
+  // rows: the reconcile job writes thousands of events a second.
+  const snapshots = new Map<PaymentRow, ReturnType<typeof paymentSnapshot>>();
+  const rows = events.map(({ payment, type, extra }) => {
+    let snapshot = snapshots.get(payment);
+    if (!snapshot) snapshots.set(payment, (snapshot = paymentSnapshot(payment)));
+    return { id: randomUUID(), merchant_id: payment.merchantId, mode: payment.mode, payment_id: payment.id, type, payload: { payment: snapshot, ...extra } };
+  });
+  // jsonb_to_recordset yields the rows in array order, so `sequence` follows the order of `events`.
+  const inserted = await queryRows<{ id: string; sequence: string; merchant_id: string; mode: "test" | "live"; payment_id: string; type: PaymentEventType }>(
+    tx,
+    sql`insert into payment_events (id, merchant_id, mode, payment_id, type, payload)
+        select id, merchant_id, mode, payment_id, type, payload
+        from jsonb_to_recordset(${JSON.stringify(rows, bigintAsString)}::text::jsonb) as r(id uuid, merchant_id uuid, mode text, payment_id uuid, type text, payload jsonb)
+        returning id, sequence::text, merchant_id, mode, payment_id, type`,
+  );
+  const recorded = inserted
+    .map((r) => ({ id: r.id, sequence: Number(r.sequence), merchantId: r.merchant_id, mode: r.mode, paymentId: r.payment_id, type: r.type }))
+    .sort((a, b) => a.sequence - b.sequence);
+
+  const merchantIds = [...new Set(recorded.map((e) => e.merchantId))];
+  const endpoints = await tx
+    .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, mode: webhookEndpoints.mode, url: webhookEndpoints.url, events: webhookEndpoints.events })
+    .from(webhookEndpoints)
+    .where(and(inArray(webhookEndpoints.merchantId, merchantIds), isNull(webhookEndpoints.disabledAt), isNull(webhookEndpoints.deletedAt)));
+  const callbackOf = new Map(events.map(({ payment }) => [payment.id, payment.callbackUrl]));
+  const deliveries = recorded.flatMap((event) => deliveriesFor(event, callbackOf.get(event.paymentId) ?? null, endpoints));
+  if (deliveries.length > 0) {
+    await tx.execute(sql`insert into webhook_deliveries (event_id, endpoint_id, merchant_id, mode, url)
+      select event_id, endpoint_id, merchant_id, mode, url
+      from jsonb_to_recordset(${JSON.stringify(deliveries.map((d) => ({ event_id: d.eventId, endpoint_id: d.endpointId, merchant_id: d.merchantId, mode: d.mode, url: d.url })))}::text::jsonb)
+        as r(event_id uuid, endpoint_id uuid, merchant_id uuid, mode text, url text)`);
+    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+  }
+  return recorded;
+}
+
+/** One event, as `recordPaymentEvents` (sweeps and refunds record `payment.forwarded` / `payment.refunded` with it). */
+export async function recordPaymentEvent(tx: Db, payment: PaymentRow, type: PaymentEventType, extra?: Record<string, unknown>): Promise<RecordedEvent> {
+  const [event] = await recordPaymentEvents(tx, [{ payment, type, extra }]);
+  return event!;
+}
+
+type EndpointTarget = { id: string; merchantId: string; mode: "test" | "live"; url: string; events: string[] };
+
+/** Amounts in `extra` may be bigints: they are written as decimal strings of smallest units. */
+const bigintAsString = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
+
+/** What `recordPaymentEvents` returns of each event it wrote. */
+export type RecordedEvent = Pick<PaymentEventRow, "id" | "sequence" | "merchantId" | "mode" | "paymentId" | "type">;
+
+function deliveriesFor(event: Pick<PaymentEventRow, "id" | "merchantId" | "mode" | "type">, callbackUrl: string | null, endpoints: readonly EndpointTarget[]) {
+  const base = { eventId: event.id, merchantId: event.merchantId, mode: event.mode };
+  return [
+    ...(callbackUrl ? [{ ...base, endpointId: null, url: callbackUrl }] : []),
+    ...endpoints
+      .filter((e) => e.merchantId === event.merchantId && e.mode === event.mode && filterMatches(e.events, event.type))
+      .map((e) => ({ ...base, endpointId: e.id, url: e.url })),
+  ];
+}
+
+/**
+ * Re-sends an event: new deliveries to its payment's `callbackUrl` and to every enabled
+ * endpoint whose filter takes it now. Earlier deliveries and their attempts stay.
+ */
+export async function redeliverEvent(db: Db, event: PaymentEventRow, callbackUrl: string | null): Promise<number> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const endpoints = await tx
+      .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, mode: webhookEndpoints.mode, url: webhookEndpoints.url, events: webhookEndpoints.events })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.merchantId, event.merchantId),
+          eq(webhookEndpoints.mode, event.mode),
+          isNull(webhookEndpoints.disabledAt),
+          isNull(webhookEndpoints.deletedAt),
+        ),
+      );
+    const deliveries = deliveriesFor(event, callbackUrl, endpoints);
+    if (deliveries.length === 0) return 0;
+    await tx.insert(webhookDeliveries).values(deliveries);
+    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+    return deliveries.length;
+  });
+}
+
+/** Arbitrary constant naming the feed sequencer's advisory lock. */
+const FEED_LOCK = 726_006;
+
+/**
+ * Gives committed events their feed position, in commit order: under one lock, every
+ * committed event without a position gets the next ones (by insert order within the
+ * batch). An event that commits later can only get a later position, so a reader who
+ * has seen position n has seen every event that will ever sit below n — a cursor on
+ * a plain insert sequence would skip an event whose transaction committed late.
+ */
+export async function assignFeedPositions(db: Db, batch = 5_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [waiting] = await db.select({ id: paymentEvents.id }).from(paymentEvents).where(isNull(paymentEvents.feedPosition)).limit(1);
+    if (!waiting) return total;
+    const positioned = await positionBatch(db, batch);
+    total += positioned;
+    if (positioned < batch) return total;
+  }
+}
+
+async function positionBatch(db: Db, batch: number): Promise<number> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    await tx.execute(sql`select pg_advisory_xact_lock(${FEED_LOCK})`);
+    const rows = (await tx.execute(sql`
+      update payment_events e set feed_position = m.base + s.rn
+      from (select id, row_number() over (order by sequence) as rn
+              from payment_events where feed_position is null order by sequence limit ${batch}) s,
+           (select coalesce(max(feed_position), 0) as base from payment_events) m
+      where e.id = s.id
+      returning e.id`)) as unknown as unknown[];
+    return rows.length;
+  });
+}
+
+/** An event of this merchant and mode, or undefined. */
+export async function findMerchantEvent(db: Db, merchantId: string, mode: "test" | "live", id: string): Promise<PaymentEventRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(paymentEvents)
+    .where(and(eq(paymentEvents.id, id), eq(paymentEvents.merchantId, merchantId), eq(paymentEvents.mode, mode)));
+  return row;
+}
+
+/**
+ * The merchant's feed after a position, in feed order; `limit + 1` rows are read so
+ * the caller knows whether more are waiting. Only positioned events are listed.
+ */
+export async function listFeed(
+  db: Db,
+  query: { merchantId: string; mode: "test" | "live"; afterPosition: number; limit: number; paymentId?: string; type?: string },
+): Promise<PaymentEventRow[]> {
+  return db
+    .select()
+    .from(paymentEvents)
+    .where(
+      and(
+        eq(paymentEvents.merchantId, query.merchantId),
+        eq(paymentEvents.mode, query.mode),
+        isNotNull(paymentEvents.feedPosition),
+        gt(paymentEvents.feedPosition, query.afterPosition),
+        query.paymentId ? eq(paymentEvents.paymentId, query.paymentId) : undefined,
+        query.type ? eq(paymentEvents.type, query.type as PaymentEventType) : undefined,
+      ),
+    )
+    .orderBy(asc(paymentEvents.feedPosition))
+    .limit(query.limit + 1);
+}
+
+/** A payment's events in the order they happened (positioned or not yet). */
+export async function eventsOfPayment(db: Db, paymentId: string): Promise<PaymentEventRow[]> {
+  return db.select().from(paymentEvents).where(eq(paymentEvents.paymentId, paymentId)).orderBy(asc(paymentEvents.sequence));
+}

@@ -1,0 +1,53 @@
+import { sql } from "drizzle-orm";
+import type { Mode } from "../config/index.ts";
+import { queryRows, type Db } from "./client.ts";
+import type { PaymentStatus } from "./schema.ts";
+
+export type PaymentStatsRow = {
+  total: number;
+  completed: number;
+  pending: number;
+  failed: number;
+  agent: number;
+  /** Completed payments not priced in `fiatCurrency`: their token amounts in 10^-18 USD. */
+  completedUsd: bigint;
+  /** Completed payments priced in `fiatCurrency`: their fiat amounts in 10^-18 units of it. */
+  completedFiat: bigint;
+};
+
+/**
+ * Counts and sums over the account's payments created in [start, endExclusive), in one
+ * indexed query; sums are exact numeric in SQL (USD stablecoins 1:1, scaled to 18 decimals).
+ * `pending` counts pending and confirming; `failed` counts failed, cancelled and expired.
+ */
+export async function paymentStats(
+  db: Db,
+  account: { merchantId: string; mode: Mode },
+  range: { start: Date | null; endExclusive: Date | null; status: PaymentStatus | null; fiatCurrency: string | null },
+): Promise<PaymentStatsRow> {
+  const [row] = await queryRows<Record<string, string>>(db, sql`
+    select
+      count(*)::text as total,
+      count(*) filter (where status = 'completed')::text as completed,
+      count(*) filter (where status in ('pending', 'confirming'))::text as pending,
+      count(*) filter (where status in ('failed', 'cancelled', 'expired'))::text as failed,
+      count(*) filter (where agent_id is not null)::text as agent,
+      coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric)
+        filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)), 0)::numeric(78, 0)::text as completed_usd,
+      coalesce(sum(fiat_amount * 1000000000000000000::numeric)
+        filter (where status = 'completed' and coalesce(fiat_currency = ${range.fiatCurrency}::text, false)), 0)::numeric(78, 0)::text as completed_fiat
+    from payments
+    where merchant_id = ${account.merchantId}::uuid and mode = ${account.mode}
+      ${range.start ? sql`and created_at >= ${range.start.toISOString()}::timestamptz` : sql``}
+      ${range.endExclusive ? sql`and created_at < ${range.endExclusive.toISOString()}::timestamptz` : sql``}
+      ${range.status ? sql`and status = ${range.status}` : sql``}`);
+  return {
+    total: Number(row!.total),
+    completed: Number(row!.completed),
+    pending: Number(row!.pending),
+    failed: Number(row!.failed),
+    agent: Number(row!.agent),
+    completedUsd: BigInt(row!.completed_usd!),
+    completedFiat: BigInt(row!.completed_fiat!),
+  };
+}

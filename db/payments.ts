@@ -1,0 +1,57 @@
+import { and, eq, sql } from "drizzle-orm";
+import { eventsForTransition } from "../domain/paymentEvents.ts";
+import type { Db } from "./client.ts";
+import { recordPaymentEvents } from "./paymentEvents.ts";
+import { payments } from "./schema.ts";
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type NewPayment = typeof payments.$inferInsert;
+
+const byId = (db: Db) => db.select().from(payments).where(eq(payments.id, sql.placeholder("id"))).limit(1).prepare("payment_by_id");
+const prepared = new WeakMap<Db, ReturnType<typeof byId>>();
+
+/** A payment by id on a prepared query (the status endpoints' hot path). */
+export async function findPayment(db: Db, id: string): Promise<PaymentRow | undefined> {
+  let query = prepared.get(db);
+  if (!query) prepared.set(db, (query = byId(db)));
+  const [row] = await query.execute({ id });
+  return row;
+}
+
+/** A payment only if it belongs to this merchant and mode: a key never sees another account's data. */
+export async function findMerchantPayment(db: Db, merchantId: string, mode: "test" | "live", id: string): Promise<PaymentRow | undefined> {
+  const row = await findPayment(db, id);
+  return row && row.merchantId === merchantId && row.mode === mode ? row : undefined;
+}
+
+export async function insertPayment(db: Db, values: NewPayment): Promise<PaymentRow> {
+  const [row] = await db.insert(payments).values(values).returning();
+  return row!;
+}
+
+/**
+ * Closes a payment the merchant gave up on, only while nothing has completed it:
+ * the `where` makes the check and the write one atomic step. Its event
+ * (`payment.failed`/`cancelled`/`expired`, and `underpaid` if funds had arrived) is
+ * written in the same transaction.
+ */
+export async function closePayment(
+  db: Db,
+  id: string,
+  merchantId: string,
+  closed: { status: "failed" | "cancelled" | "expired"; reason: string | null },
+): Promise<PaymentRow | undefined> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const [row] = await tx
+      .update(payments)
+      .set({ closedStatus: closed.status, closedReason: closed.reason, closedAt: sql`now()`, status: closed.status, updatedAt: sql`now()` })
+      .where(and(eq(payments.id, id), eq(payments.merchantId, merchantId), eq(payments.status, "pending")))
+      .returning();
+    if (row) {
+      const types = eventsForTransition({ ...row, status: "pending" }, row);
+      await recordPaymentEvents(tx, types.map((type) => ({ payment: row, type })));
+    }
+    return row;
+  });
+}

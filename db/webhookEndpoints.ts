@@ -1,0 +1,114 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { generateWebhookSecret } from "../domain/webhookSignature.ts";
+import type { Db } from "./client.ts";
+import { webhookDeliveries, webhookEndpoints, webhookSigningSecrets } from "./schema.ts";
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+type Mode = "test" | "live";
+
+/** The secrets that sign now: the current one, and the previous one while its overlap lasts. */
+export function signingSecrets(row: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null }, now = new Date()): string[] {
+  return row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? [row.secret, row.previousSecret] : [row.secret];
+}
+
+export async function insertWebhookEndpoint(
+  db: Db,
+  values: { merchantId: string; mode: Mode; url: string; events: string[]; description?: string | null },
+): Promise<WebhookEndpointRow> {
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .values({ ...values, description: values.description ?? null, secret: generateWebhookSecret() })
+    .returning();
+  return row!;
+}
+
+/** The merchant's endpoints of one mode (or both), oldest first; removed ones are left out. */
+export async function listWebhookEndpoints(db: Db, merchantId: string, mode?: Mode): Promise<WebhookEndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.merchantId, merchantId), mode ? eq(webhookEndpoints.mode, mode) : undefined, isNull(webhookEndpoints.deletedAt)))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+}
+
+export async function findWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt)));
+  return row;
+}
+
+/** Stops pending deliveries to an endpoint that will take no more (removed, or answered 410). */
+async function stopPendingDeliveries(tx: Db, endpointId: string, reason: string) {
+  await tx
+    .update(webhookDeliveries)
+    .set({ status: "disabled", lastError: reason, updatedAt: sql`now()` })
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, "pending")));
+}
+
+/** Removes an endpoint (kept for its history); its pending deliveries stop. */
+export async function removeWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointRow | undefined> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt)))
+      .returning();
+    if (row) await stopPendingDeliveries(tx, id, "endpoint removed");
+    return row;
+  });
+}
+
+/** An endpoint answered 410 Gone: nothing more is sent to it, pending deliveries included. */
+export async function disableWebhookEndpoint(db: Db, id: string, reason: string): Promise<void> {
+  await db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    await tx
+      .update(webhookEndpoints)
+      .set({ disabledAt: sql`now()`, disabledReason: reason, updatedAt: sql`now()` })
+      .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)));
+    await stopPendingDeliveries(tx, id, reason);
+  });
+}
+
+/** A new secret; the old one keeps signing (a second signature) for `overlapMs`. */
+export async function rotateWebhookEndpointSecret(db: Db, id: string, overlapMs: number): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      previousSecret: sql`${webhookEndpoints.secret}`,
+      previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapMs / 1000}::double precision)`,
+      secret: generateWebhookSecret(),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt)))
+    .returning();
+  return row;
+}
+
+export type SigningSecretRow = typeof webhookSigningSecrets.$inferSelect;
+
+/** The merchant's secret for `callbackUrl` deliveries in this mode, created on first use. */
+export async function callbackSigningSecret(db: Db, merchantId: string, mode: Mode): Promise<SigningSecretRow> {
+  const where = and(eq(webhookSigningSecrets.merchantId, merchantId), eq(webhookSigningSecrets.mode, mode));
+  const [existing] = await db.select().from(webhookSigningSecrets).where(where);
+  if (existing) return existing;
+  await db.insert(webhookSigningSecrets).values({ merchantId, mode, secret: generateWebhookSecret() }).onConflictDoNothing();
+  const [row] = await db.select().from(webhookSigningSecrets).where(where);
+  return row!;
+}
+
+/** Rotates the `callbackUrl` secret with the same overlap as an endpoint's. */
+export async function rotateCallbackSigningSecret(db: Db, merchantId: string, mode: Mode, overlapMs: number): Promise<SigningSecretRow> {
+  await callbackSigningSecret(db, merchantId, mode);
+  const [row] = await db
+    .update(webhookSigningSecrets)
+    .set({
+      previousSecret: sql`${webhookSigningSecrets.secret}`,
+      previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapMs / 1000}::double precision)`,
+      secret: generateWebhookSecret(),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(webhookSigningSecrets.merchantId, merchantId), eq(webhookSigningSecrets.mode, mode)))
+    .returning();
+  return row!;
+}

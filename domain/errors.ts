@@ -1,0 +1,114 @@
+/**
+ * The one error hierarchy. Each class carries its HTTP status and the spec's short
+ * `error` text; `api/plugins/errors.ts` maps them to `{success:false, error, message, code?}`
+ * in one place. Jobs read `retryable` to decide between a retry and giving up.
+ */
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  /** Short machine-ish reason (the body's `error`). */
+  abstract readonly error: string;
+  /** Stable code for clients that branch on it (cross-chain creation uses these). */
+  readonly code: string | undefined = undefined;
+  readonly retryable: boolean = false;
+  /** Extra response headers (e.g. `Deprecation`). */
+  readonly headers: Record<string, string> = {};
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** 400: the request is malformed; the message names the field. */
+export class ValidationError extends AppError {
+  readonly status = 400;
+  readonly error = "invalid_request";
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** 401: credentials missing or invalid; the `error` text names the headers to send (spec rule 5). */
+export class UnauthorizedError extends AppError {
+  readonly status = 401;
+  readonly error: string;
+  constructor(kind: "any" | "account") {
+    const error =
+      kind === "account"
+        ? "API credentials required: send the x-api-key and x-api-secret headers"
+        : "API credentials required: send the x-public-key header, or the x-api-key and x-api-secret headers";
+    super(kind === "account" ? "This account-wide route authenticates with an API key and secret." : "Missing or invalid API credentials.");
+    this.error = error;
+  }
+}
+
+/** 403: authenticated, but not allowed (live key on sandbox, agent policy, wrong mode). */
+export class ForbiddenError extends AppError {
+  readonly status = 403;
+  readonly error = "forbidden";
+}
+
+/** 404: no such resource for this account. */
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  readonly error = "not_found";
+}
+
+/** 409: the resource is in a state that forbids the action. */
+export class ConflictError extends AppError {
+  readonly status = 409;
+  readonly error: string;
+  constructor(message: string, error = "conflict") {
+    super(message);
+    this.error = error;
+  }
+}
+
+/** 409: an Idempotency-Key reused with a different request body. */
+export class IdempotencyKeyReusedError extends ConflictError {
+  constructor() {
+    super("This Idempotency-Key was already used with a different request body.", "idempotency_key_reused");
+  }
+}
+
+/** 503: a dependency (database, RPC, rates) is unavailable; safe to retry. */
+export class ServiceUnavailableError extends AppError {
+  readonly status = 503;
+  readonly error = "service_unavailable";
+  override readonly retryable = true;
+}
+
+/** 500 by contract: the spec fixes 500 for status reads of an unknown payment id. */
+export class PaymentLookupError extends AppError {
+  readonly status = 500;
+  readonly error = "payment_not_found";
+  constructor(paymentId: string) {
+    super(`No payment with id ${paymentId}.`);
+  }
+}
+
+/** 503: no current exchange rate (source down, rate stale or missing); the payment was not created. */
+export class RateUnavailableError extends ServiceUnavailableError {
+  override readonly code = "RATE_UNAVAILABLE";
+}
+
+/** 400: a sandbox simulation on a payment that is no longer pending (spec: "Payment already failed"). */
+export class PaymentNotPendingError extends AppError {
+  readonly status = 400;
+  readonly error = "invalid_state";
+}
+
+/** 403: the agent's spending policy forbids this payment; `code` names the rule (AGENT_DAILY_LIMIT, …). */
+export class AgentPolicyError extends ForbiddenError {
+  override readonly code: string;
+  constructor(
+    readonly rule: string,
+    message: string,
+  ) {
+    super(message);
+    this.code = `AGENT_${rule.toUpperCase()}`;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The one place a payment's state is computed from on-chain evidence. Pure: the same
+ * payment, credits, head and clock always give the same answer, so a reorg that
+ * removes a credit simply gives the earlier answer on the next run.
+ */
+
+export type PaymentStatus = "pending" | "confirming" | "completed" | "expired" | "failed" | "cancelled";
+
+/** A transfer of the payment's token that counts toward it (settlement event or deposit). */
+export type Credit = {
+  /** Smallest units. */
+  amount: bigint;
+  blockNumber: bigint;
+  logIndex: number;
+  /** Block timestamp. */
+  timestamp: Date;
+  /** Needs no confirmations: final by construction (a sandbox simulation), never a chain transfer. */
+  final?: boolean;
+};
+
+export type SettleInput = {
+  /** Amount owed, smallest units. */
+  amount: bigint;
+  expiresAt: Date;
+  /** Set when the merchant closed the payment (`/payments/fail`): it no longer accepts funds. */
+  closed: { status: "failed" | "cancelled" | "expired"; at: Date } | null;
+  /** Kept from the previous run so the moment of completion is not rewritten. */
+  confirmedAt: Date | null;
+  credits: readonly Credit[];
+  /** Latest block the indexer has verified on the payment's chain; null if unknown. */
+  head: bigint | null;
+  requiredConfirmations: number;
+  now: Date;
+};
+
+export type Settlement = {
+  status: PaymentStatus;
+  /** Everything that arrived, on time or late. */
+  amountReceived: bigint;
+  /** What the customer still has to send while the payment can still complete. */
+  amountRemaining: bigint;
+  /** Owed back to the customer: overpayment, late money, or all of it when the merchant is owed nothing. */
+  excessOwed: bigint;
+  /** Part of `amountReceived` that arrived after the payment could no longer use it. */
+  lateAmount: bigint;
+  /** Blocks on top of (and including) the block that completed the amount; 0 before that. */
+  confirmations: number;
+  detectedAt: Date | null;
+  confirmedAt: Date | null;
+  /** The credit that made the amount whole, if any. */
+  completingCredit: Credit | null;
+};
+
+const byChainOrder = (a: Credit, b: Credit) =>
+  a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1;
+
+/**
+ * pending → confirming (full amount seen, not yet deep enough) → completed; expired
+ * when time runs out first; failed/cancelled when the merchant closed it. A credit
+ * counts toward completion only if its block was produced before the deadline
+ * (expiry or closing); anything else is late and owed back, never dropped.
+ */
+export function settle(input: SettleInput): Settlement {
+  const credits = [...input.credits].sort(byChainOrder);
+  const amountReceived = credits.reduce((sum, c) => sum + c.amount, 0n);
+  const deadline = input.closed && input.closed.at < input.expiresAt ? input.closed.at : input.expiresAt;
+
+  let onTime = 0n;
+  let completingCredit: Credit | null = null;
+  for (const credit of credits) {
+    if (credit.timestamp > deadline) continue;
+    onTime += credit.amount;
+    if (onTime >= input.amount) {
+      completingCredit = credit;
+      break;
+    }
+  }
+  const lateAmount = credits.filter((c) => c.timestamp > deadline).reduce((s, c) => s + c.amount, 0n);
+  const detectedAt = credits.length > 0 ? credits.reduce((min, c) => (c.timestamp < min ? c.timestamp : min), credits[0]!.timestamp) : null;
+
+  if (completingCredit) {
+    const confirmations = completingCredit.final
+      ? Math.max(1, input.requiredConfirmations)
+      : input.head === null || input.head < completingCredit.blockNumber
+        ? 0
+        : Number(input.head - completingCredit.blockNumber + 1n);
+    const completed = confirmations >= Math.max(1, input.requiredConfirmations);
+    return {
+      status: completed ? "completed" : "confirming",
+      amountReceived,
+      amountRemaining: 0n,
+      // Everything beyond the amount is owed back, whether it came early (overpaid) or late.
+      excessOwed: amountReceived - input.amount,
+      lateAmount,
+      confirmations,
+      detectedAt,
+      confirmedAt: completed ? (input.confirmedAt ?? input.now) : null,
+      completingCredit,
+    };
+  }
+
+  const base = { amountReceived, confirmations: 0, detectedAt, confirmedAt: null, completingCredit: null };
+  if (input.closed) {
+    return { ...base, status: input.closed.status, amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
+  }
+  // A block stamped after the expiry proves the chain has passed it, whatever our clock says.
+  if (input.now > input.expiresAt || credits.some((c) => c.timestamp > input.expiresAt)) {
+    return { ...base, status: "expired", amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
+  }
+  return { ...base, status: "pending", amountRemaining: input.amount - onTime, excessOwed: 0n, lateAmount };
+}
+
+/** States in which the payment can no longer change without new chain evidence. */
+export const isFinal = (status: PaymentStatus) => status !== "pending" && status !== "confirming";

@@ -1,0 +1,59 @@
+import { index, onchainTable } from "ponder";
+
+/**
+ * Every Transfer of a configured stablecoin, as indexed. Ponder rolls rows back on a
+ * reorg, so this table is the chain's truth at the indexed head. Amounts are in the
+ * token's smallest unit (numeric(78,0)).
+ */
+export const tokenTransfer = onchainTable(
+  "token_transfer",
+  (t) => ({
+    /** `<chainId>:<txHash>:<logIndex>`: unique per log. */
+    id: t.text().primaryKey(),
+    chainId: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+    blockHash: t.hex().notNull(),
+    txHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+    token: t.hex().notNull(),
+    from: t.hex().notNull(),
+    to: t.hex().notNull(),
+    amount: t.bigint().notNull(),
+    /** Block timestamp, seconds since the epoch. */
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({
+    toIdx: index().on(table.chainId, table.to),
+    blockIdx: index().on(table.chainId, table.blockNumber),
+  }),
+);
+
+/**
+ * Every `PaymentSettled` of the settlement contract: one row per paid intent. The
+ * contract has already checked signature, amount, merchant and single use.
+ */
+export const settlementPayment = onchainTable(
+  "settlement_payment",
+  (t) => ({
+    id: t.text().primaryKey(),
+    chainId: t.integer().notNull(),
+    /** The intent's bytes32 payment id (a uuid left-padded with zeros). */
+    paymentId: t.hex().notNull(),
+    payer: t.hex().notNull(),
+    token: t.hex().notNull(),
+    merchant: t.hex().notNull(),
+    /** Total paid by the payer (merchant share + fee), smallest units. */
+    amount: t.bigint().notNull(),
+    fee: t.bigint().notNull(),
+    contract: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    blockHash: t.hex().notNull(),
+    txHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({
+    paymentIdx: index().on(table.paymentId),
+    blockIdx: index().on(table.chainId, table.blockNumber),
+  }),
+);

@@ -1,0 +1,144 @@
+import type { Job } from "bullmq";
+import { eq } from "drizzle-orm";
+import type { Config } from "../config/index.ts";
+import type { Logger } from "../config/logger.ts";
+import type { Db } from "../db/client.ts";
+import { eventEnvelope } from "../db/paymentEvents.ts";
+import { paymentEvents, webhookEndpoints } from "../db/schema.ts";
+import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
+import { callbackSigningSecret, disableWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
+import { signWebhook } from "../domain/webhookSignature.ts";
+import { checkWebhookUrl } from "./checkWebhookUrl.ts";
+
+export type WebhookJobData = { deliveryId: string };
+
+/** Thrown to have BullMQ retry the job after `retryInMs` (read by the webhook worker's backoff strategy). */
+export class RetryDeliveryError extends Error {
+  override name = "RetryDeliveryError";
+  constructor(
+    message: string,
+    readonly retryInMs: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The most of a response body that is kept in the attempt log. */
+const EXCERPT_BYTES = 1024;
+
+/** Reads at most `EXCERPT_BYTES` of a response and drops the rest unread. */
+async function readExcerpt(response: Response): Promise<string | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES);
+  return bytes.length === 0 ? null : new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+}
+
+/**
+ * `deliver`: one attempt of one delivery row. Signs the event (Standard Webhooks; the
+ * `webhook-id` is the event id on every attempt) and POSTs it with a timeout, no
+ * redirects followed. Any 2xx is delivered; 410 disables the endpoint; anything else
+ * (and a timeout) is retried on the configured schedule until the attempts run out.
+ * In live mode the target is checked again first: an address that is not public is
+ * refused without sending anything. Every attempt is logged with the row update.
+ */
+export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger }) => async (job: Job<WebhookJobData>): Promise<unknown> => {
+  const { config, db, logger } = deps;
+  const { retryDelaysMs, timeoutMs } = config.webhooks;
+  const delivery = await claimDelivery(db, job.data.deliveryId, timeoutMs + 30_000);
+  if (!delivery) return { skipped: true };
+
+  let finished = false;
+  const finish = async (attempt: AttemptRecord | null, outcome: DeliveryOutcome) => {
+    await recordAttempt(db, delivery, attempt, outcome);
+    finished = true;
+  };
+  try {
+    const [event] = await db.select().from(paymentEvents).where(eq(paymentEvents.id, delivery.eventId));
+    let secrets: string[];
+    if (delivery.endpointId) {
+      const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, delivery.endpointId));
+      if (!event || !endpoint || endpoint.deletedAt || endpoint.disabledAt) {
+        await finish(null, { status: "disabled" });
+        return { status: "disabled" };
+      }
+      secrets = signingSecrets(endpoint);
+    } else {
+      if (!event) {
+        await finish(null, { status: "disabled" });
+        return { status: "disabled" };
+      }
+      secrets = signingSecrets(await callbackSigningSecret(db, delivery.merchantId, delivery.mode));
+    }
+
+    const attemptNumber = delivery.attempts + 1;
+    const retryOrFail = (): DeliveryOutcome =>
+      attemptNumber > retryDelaysMs.length ? { status: "failed" } : { status: "pending", retryInMs: retryDelaysMs[attemptNumber - 1]! };
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+
+    if (delivery.mode === "live") {
+      const check = await checkWebhookUrl(delivery.url);
+      if (!check.ok) {
+        const unsafe = check.problem === "unsafe" || check.problem === "invalid";
+        const outcome: DeliveryOutcome = unsafe ? { status: "failed" } : retryOrFail();
+        await finish({ statusCode: null, latencyMs: elapsed(), responseExcerpt: null, error: `not sent: ${check.reason}` }, outcome);
+        logger.warn({ deliveryId: delivery.id, reason: check.reason }, "webhook target refused");
+        if (outcome.status === "pending") throw new RetryDeliveryError(check.reason, outcome.retryInMs);
+        return { status: outcome.status };
+      }
+    }
+
+    const body = JSON.stringify(eventEnvelope(event));
+    const headers = signWebhook({ msgId: event.id, timestamp: new Date(), body, secrets });
+    let statusCode: number | null = null;
+    let excerpt: string | null = null;
+    let error: string | null = null;
+    try {
+      const response = await fetch(delivery.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "stablepay-webhooks/1", ...headers },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      statusCode = response.status;
+      excerpt = await readExcerpt(response).catch(() => null);
+    } catch (e) {
+      const name = (e as Error).name;
+      error = name === "TimeoutError" || name === "AbortError" ? `no response within ${timeoutMs} ms` : `request failed: ${(e as Error).message}`;
+    }
+
+    const attempt = { statusCode, latencyMs: elapsed(), responseExcerpt: excerpt, error };
+    if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+      await finish(attempt, { status: "delivered" });
+      return { status: "delivered", attempt: attemptNumber };
+    }
+    if (statusCode === 410) {
+      await finish(attempt, { status: "disabled" });
+      if (delivery.endpointId) await disableWebhookEndpoint(db, delivery.endpointId, "the endpoint answered 410 Gone");
+      logger.info({ deliveryId: delivery.id, endpointId: delivery.endpointId }, "webhook endpoint answered 410; disabled");
+      return { status: "disabled", attempt: attemptNumber };
+    }
+    const outcome = retryOrFail();
+    await finish(attempt, outcome);
+    const what = error ?? `HTTP ${statusCode}`;
+    if (outcome.status === "pending") throw new RetryDeliveryError(`attempt ${attemptNumber} failed: ${what}`, outcome.retryInMs);
+    logger.warn({ deliveryId: delivery.id, attempts: attemptNumber }, "webhook delivery gave up");
+    return { status: outcome.status, attempt: attemptNumber };
+  } finally {
+    if (!finished) await releaseDelivery(db, delivery.id).catch(() => {});
+  }
+};

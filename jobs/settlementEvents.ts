@@ -1,0 +1,34 @@
+import type { NewPaymentEvent } from "../db/paymentEvents.ts";
+import type { PaymentRow } from "../db/payments.ts";
+import { eventsForTransition } from "../domain/paymentEvents.ts";
+import type { Settlement } from "../domain/settle.ts";
+
+/**
+ * The events of one reconciled payment: `eventsForTransition` between the stored row
+ * and the settlement about to be written, each carrying the payment as it will be.
+ */
+export function settlementEvents(
+  before: PaymentRow,
+  change: { after: Settlement; completingTx: string | null; completedVia: string | null; now: Date },
+): NewPaymentEvent[] {
+  const { after } = change;
+  const types = eventsForTransition(before, { ...after, amount: before.amount });
+  if (types.length === 0) return [];
+  const payment: PaymentRow = {
+    ...before,
+    status: after.status,
+    amountReceived: after.amountReceived,
+    amountRemaining: after.amountRemaining,
+    excessOwed: after.excessOwed,
+    lateAmount: after.lateAmount,
+    confirmations: after.confirmations,
+    completingTxHash: change.completingTx,
+    completedVia: change.completedVia as PaymentRow["completedVia"],
+    completingBlock: after.completingCredit?.blockNumber ?? null,
+    detectedAt: after.detectedAt,
+    confirmedAt: after.confirmedAt,
+    reconciledAt: change.now,
+    updatedAt: change.now,
+  };
+  return types.map((type) => ({ payment, type }));
+}

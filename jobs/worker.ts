@@ -1,0 +1,109 @@
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Config } from "../config/index.ts";
+import type { Logger } from "../config/logger.ts";
+import type { Db } from "../db/client.ts";
+import { AppError } from "../domain/errors.ts";
+import { redisConnection } from "./connection.ts";
+import { deliverWebhook, RetryDeliveryError } from "./deliverWebhook.ts";
+import { startDispatcher } from "./dispatch.ts";
+import { idempotencyCleanup } from "./idempotencyCleanup.ts";
+import { QUEUES, openQueue } from "./queues.ts";
+import { recheck } from "./recheck.ts";
+import { reconcile } from "./reconcile.ts";
+import { refund } from "./refund.ts";
+import { sweep } from "./sweep.ts";
+import { startWebhookRelay } from "./webhookRelay.ts";
+
+type Processor = (job: Job) => Promise<unknown>;
+
+/** Routes a job to its processor by name; errors that retrying cannot fix fail at once. */
+function dispatchByName(processors: Record<string, Processor>, logger: Logger): Processor {
+  return async (job) => {
+    const processor = processors[job.name];
+    if (!processor) throw new UnrecoverableError(`no processor for job ${job.name}`);
+    try {
+      return await processor(job);
+    } catch (error) {
+      if (error instanceof AppError && !error.retryable) throw new UnrecoverableError(error.message);
+      logger.warn({ err: error, job: job.name, id: job.id }, "job failed; will retry");
+      throw error;
+    }
+  };
+}
+
+/**
+ * Starts every worker, the periodic schedules and (unless disabled) the dispatcher,
+ * and returns a `close` that lets in-flight jobs finish (graceful shutdown).
+ */
+export async function startWorkers(deps: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  databaseUrl?: string;
+  dispatch?: boolean;
+  transfers?: boolean;
+  webhooks?: boolean;
+}) {
+  const { config, db, logger } = deps;
+  const connection = redisConnection(config.redis.url);
+  const options = { connection, prefix: config.redis.prefix };
+
+  const reconcileQueue = openQueue(config, QUEUES.reconcile);
+  const transfersQueue = openQueue(config, QUEUES.transfers);
+  const maintenanceQueue = openQueue(config, QUEUES.maintenance);
+  const webhookQueue = openQueue(config, QUEUES.webhook);
+  // Job schedulers are upserts: every worker replica can declare them safely.
+  await maintenanceQueue.upsertJobScheduler("idempotency-cleanup", { every: 60 * 60 * 1000 }, { name: "idempotency-cleanup", data: { olderThanHours: 24 } });
+  await maintenanceQueue.upsertJobScheduler("recheck", { every: 30 * 1000 }, { name: "recheck", data: {} });
+
+  const reconcileJob = reconcile(db, config, transfersQueue);
+  const workers = [
+    new Worker(QUEUES.reconcile, dispatchByName({ reconcile: reconcileJob, expire: reconcileJob }, logger), { ...options, concurrency: 8 }),
+    new Worker(
+      QUEUES.maintenance,
+      dispatchByName({ "idempotency-cleanup": idempotencyCleanup(db), recheck: recheck(db, config, reconcileQueue, transfersQueue) }, logger),
+      { ...options, concurrency: 1 },
+    ),
+  ];
+  if (deps.transfers !== false && deps.databaseUrl && config.operatorPrivateKey) {
+    // Operator transactions: serialized per chain by an advisory lock, so concurrency here only spans chains.
+    const transferDeps = { config, db, logger, databaseUrl: deps.databaseUrl };
+    workers.push(new Worker(QUEUES.transfers, dispatchByName({ sweep: sweep(transferDeps), refund: refund(transferDeps) }, logger), { ...options, concurrency: 4 }));
+  }
+  const { retryDelaysMs } = config.webhooks;
+  if (deps.webhooks !== false) {
+    workers.push(
+      new Worker(QUEUES.webhook, deliverWebhook({ config, db, logger }), {
+        ...options,
+        concurrency: config.webhooks.concurrency,
+        // The delivery row decides when to retry (RetryDeliveryError carries it); the schedule is the fallback.
+        settings: {
+          backoffStrategy: (attemptsMade, _type, error) =>
+            error instanceof RetryDeliveryError ? error.retryInMs : (retryDelaysMs[Math.min(attemptsMade, retryDelaysMs.length) - 1] ?? 1_000),
+        },
+      }),
+    );
+  }
+  for (const worker of workers) {
+    worker.on("error", (error) => logger.error({ err: error, queue: worker.name }, "worker error"));
+  }
+  const dispatcher =
+    deps.dispatch !== false && deps.databaseUrl ? startDispatcher({ config, db, logger, queue: reconcileQueue, databaseUrl: deps.databaseUrl }) : null;
+  const webhookRelay = deps.webhooks !== false ? startWebhookRelay({ config, db, logger, queue: webhookQueue, databaseUrl: deps.databaseUrl }) : null;
+  logger.info({ queues: workers.map((w) => w.name), dispatch: dispatcher !== null }, "workers started");
+
+  return {
+    workers,
+    reconcileQueue,
+    transfersQueue,
+    dispatcher,
+    webhookQueue,
+    webhookRelay,
+    close: async () => {
+      await dispatcher?.stop();
+      await webhookRelay?.stop();
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([reconcileQueue.close(), transfersQueue.close(), maintenanceQueue.close(), webhookQueue.close()]);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { RateUnavailableError } from "../domain/errors.ts";
+import { parseRatesResponse } from "./parseRatesResponse.ts";
+import type { RatesProvider, RatesSnapshot } from "./types.ts";
+
+export type HttpRatesOptions = {
+  url: string;
+  timeoutMs: number;
+  /** Fetched rates are reused this long before the source is asked again. */
+  cacheTtlMs: number;
+  /** Rates older than this (by the source's timestamp) are stale. */
+  maxAgeMs: number;
+  /** After a failed fetch, the source is not asked again for this long (defaults to min(TTL, 15 s)). */
+  retryAfterMs?: number;
+  fetch?: typeof fetch;
+  now?: () => Date;
+  onError?: (error: unknown) => void;
+};
+
+type Cached = { rates: Record<string, string>; updatedAt: Date; fetchedAt: number };
+
+/**
+ * Rates from an HTTP source, cached in memory for `cacheTtlMs`, one request at a time.
+ * When the source fails, the last good rates keep being served (with `stale` once they
+ * pass `maxAgeMs`); with none at all, `current()` throws RateUnavailableError.
+ */
+export function createHttpRatesProvider(options: HttpRatesOptions): RatesProvider {
+  const doFetch = options.fetch ?? fetch;
+  const now = options.now ?? (() => new Date());
+  const retryAfterMs = options.retryAfterMs ?? Math.min(options.cacheTtlMs, 15_000);
+  const source = new URL(options.url).host;
+  let cached: Cached | null = null;
+  let lastFailure: { at: number; message: string } | null = null;
+  let inflight: Promise<void> | null = null;
+
+  async function refresh(): Promise<void> {
+    try {
+      const response = await doFetch(options.url, { signal: AbortSignal.timeout(options.timeoutMs), headers: { accept: "application/json" } });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      let json: unknown;
+      try {
+        json = await response.json();
+      } catch {
+        throw new Error("response is not valid JSON");
+      }
+      const parsed = parseRatesResponse(json);
+      const fetchedAt = now().getTime();
+      // A source clock ahead of ours must not make rates look newer than the moment we got them.
+      const updatedAt = parsed.updatedAt && parsed.updatedAt.getTime() <= fetchedAt ? parsed.updatedAt : new Date(fetchedAt);
+      cached = { rates: parsed.rates, updatedAt, fetchedAt };
+      lastFailure = null;
+    } catch (error) {
+      const e = error as Error;
+      const message = e.name === "TimeoutError" || e.name === "AbortError" ? `no answer within ${options.timeoutMs} ms` : e.message;
+      lastFailure = { at: now().getTime(), message };
+      options.onError?.(error);
+    }
+  }
+
+  const snapshot = (c: Cached): RatesSnapshot => ({
+    base: "USD",
+    rates: { ...c.rates },
+    updatedAt: c.updatedAt,
+    source,
+    stale: now().getTime() - c.updatedAt.getTime() > options.maxAgeMs,
+  });
+
+  return {
+    source,
+    async current() {
+      const at = now().getTime();
+      const fresh = cached && at - cached.fetchedAt < options.cacheTtlMs;
+      const backingOff = lastFailure && at - lastFailure.at < retryAfterMs;
+      if (!fresh && !backingOff) {
+        inflight ??= refresh().finally(() => (inflight = null));
+        await inflight;
+      }
+      if (!cached) throw new RateUnavailableError(`Exchange rates are unavailable: ${source} failed (${lastFailure?.message ?? "no answer yet"}).`);
+      return snapshot(cached);
+    },
+  };
+}

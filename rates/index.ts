@@ -1,0 +1,49 @@
+import type { Config } from "../config/index.ts";
+import { parseDecimal, type Decimal } from "../domain/decimal.ts";
+import { RateUnavailableError } from "../domain/errors.ts";
+import { createHttpRatesProvider } from "./httpProvider.ts";
+import { createStaticRatesProvider } from "./staticProvider.ts";
+import type { RatesProvider, RatesSnapshot } from "./types.ts";
+
+export type { RatesProvider, RatesSnapshot } from "./types.ts";
+export { createHttpRatesProvider } from "./httpProvider.ts";
+export { createStaticRatesProvider } from "./staticProvider.ts";
+export { parseRatesResponse, RatesResponseError } from "./parseRatesResponse.ts";
+
+/** The provider the configuration asks for (RATES_PROVIDER). */
+export function createRatesProvider(config: Config): RatesProvider {
+  return config.rates.provider === "http"
+    ? createHttpRatesProvider({ url: config.rates.url, timeoutMs: config.rates.timeoutMs, cacheTtlMs: config.rates.cacheTtlMs, maxAgeMs: config.rates.maxAgeMs })
+    : createStaticRatesProvider(config.rates.static);
+}
+
+const providers = new WeakMap<Config, RatesProvider>();
+
+/** One provider (and so one cache) per loaded configuration, shared by every route of the process. */
+export function ratesFor(config: Config): RatesProvider {
+  let provider = providers.get(config);
+  if (!provider) providers.set(config, (provider = createRatesProvider(config)));
+  return provider;
+}
+
+/** Symbols of the catalogue's stablecoins: all are USD stablecoins, counted 1:1. */
+export const stablecoinSymbols = (config: Config): string[] =>
+  [...new Set(config.networks.flatMap((n) => n.tokens.map((t) => t.symbol)))].sort();
+
+/**
+ * The rate to price a payment with: units of `currency` per US dollar, from a fresh
+ * snapshot only. A stale or missing rate is a 503, never a guess.
+ */
+export function usableRate(snapshot: RatesSnapshot, currency: string): Decimal {
+  if (snapshot.stale) {
+    throw new RateUnavailableError(
+      `The ${currency} exchange rate from ${snapshot.source} is stale (last updated ${snapshot.updatedAt.toISOString()}); the payment was not created. Retry later or price it in a stablecoin.`,
+    );
+  }
+  const text = snapshot.rates[currency];
+  const rate = text === undefined ? null : parseDecimal(text, 36);
+  if (!rate || rate.units === 0n) {
+    throw new RateUnavailableError(`No exchange rate for ${currency} from ${snapshot.source}; the payment was not created.`);
+  }
+  return rate;
+}

@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfigOrExit, type Config } from "../config/index.ts";
+import { createDb } from "../db/client.ts";
+import { runMigrations } from "../db/migrate.ts";
+import { commands, UsageError, usage } from "./cli/commands.ts";
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  strict: true,
+  options: {
+    name: { type: "string" },
+    email: { type: "string" },
+    currency: { type: "string" },
+    naira: { type: "boolean" },
+    merchant: { type: "string" },
+    kind: { type: "string" },
+    mode: { type: "string" },
+    network: { type: "string" },
+    address: { type: "string" },
+    url: { type: "string" },
+    events: { type: "string" },
+    id: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+
+const command = commands[positionals.slice(0, 2).join(" ")];
+if (!command || values.help) {
+  console.log(usage);
+  process.exit(command || values.help ? 0 : 2);
+}
+const config = loadConfigOrExit();
+const databaseUrl = config.databaseUrl ?? sandboxDatabaseUrl(config);
+if (!databaseUrl) {
+  console.error("DATABASE_URL: required (or run `npm start` first: the CLI then uses the sandbox's database)");
+  process.exit(1);
+}
+await runMigrations(databaseUrl);
+const handle = createDb(databaseUrl, { max: 1 });
+try {
+  console.log(await command({ db: handle.db, config }, values));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(error.message);
+  process.exitCode = 2;
+} finally {
+  await handle.close();
+}
+
+/** Outside production, the running sandbox's database (from its dev-stack.json). */
+function sandboxDatabaseUrl(config: Config): string | undefined {
+  if (config.appEnv === "production") return undefined;
+  try {
+    return JSON.parse(readFileSync(resolve(import.meta.dir, "..", config.dataDir, "dev-stack.json"), "utf8")).databaseUrl;
+  } catch {
+    return undefined;
+  }
+}

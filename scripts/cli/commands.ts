@@ -1,0 +1,191 @@
+import type { Config, Mode } from "../../config/index.ts";
+import type { Db } from "../../db/client.ts";
+import { issueCredential, listCredentials, rotateCredential } from "../../db/credentials.ts";
+import { createMerchant, findMerchant, listMerchants } from "../../db/merchants.ts";
+import { setSettlementWallet, settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import {
+  callbackSigningSecret,
+  findWebhookEndpoint,
+  listWebhookEndpoints,
+  removeWebhookEndpoint,
+  rotateCallbackSigningSecret,
+  rotateWebhookEndpointSecret,
+  type WebhookEndpointRow,
+} from "../../db/webhookEndpoints.ts";
+import { registerWebhookEndpoint } from "../../api/services/webhookEndpoints.ts";
+import type { CredentialKind } from "../../domain/credentials.ts";
+import { AppError } from "../../domain/errors.ts";
+import { normalizeAddress } from "../../domain/addresses.ts";
+
+/** A mistake in what the operator typed: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+const required = (flags: Flags, name: string): string => {
+  const value = flags[name];
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`--${name} is required`);
+  return value.trim();
+};
+
+const oneOf = <T extends string>(flags: Flags, name: string, values: readonly T[]): T => {
+  const value = required(flags, name);
+  if (!values.includes(value as T)) throw new UsageError(`--${name} must be one of: ${values.join(", ")}`);
+  return value as T;
+};
+
+async function merchantOf(db: Db, flags: Flags) {
+  const id = required(flags, "merchant");
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--merchant must be a merchant id (uuid)");
+  const merchant = await findMerchant(db, id);
+  if (!merchant) throw new UsageError(`no merchant with id ${id}`);
+  return merchant;
+}
+
+const showCredential = (c: { kind: CredentialKind; mode: Mode; key: string; secret: string | null }) =>
+  [
+    `${c.kind === "public" ? "Public key" : "API key"} (${c.mode}): ${c.key}`,
+    ...(c.secret ? [`API secret (${c.mode}): ${c.secret}`, "The secret is shown once and stored only as a hash: keep it now."] : []),
+  ].join("\n");
+
+const showEndpoint = (e: WebhookEndpointRow) =>
+  `${e.id}  ${e.mode}  ${e.url}  events: ${e.events.join(",")}${e.disabledAt ? `  disabled ${e.disabledAt.toISOString()} (${e.disabledReason ?? ""})` : "  enabled"}`;
+
+async function endpointOf(db: Db, flags: Flags) {
+  const id = required(flags, "id");
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be a webhook endpoint id (uuid)");
+  const endpoint = await findWebhookEndpoint(db, id);
+  if (!endpoint) throw new UsageError(`no webhook endpoint with id ${id}`);
+  return endpoint;
+}
+
+/**
+ * The operator's commands. Each returns the text to print; the entry point owns I/O,
+ * so the commands are tested against a real database without a terminal.
+ */
+export const commands: Record<string, (ctx: { db: Db; config: Config }, flags: Flags) => Promise<string>> = {
+  async "merchant create"({ db }, flags) {
+    const merchant = await createMerchant(db, {
+      name: required(flags, "name"),
+      email: typeof flags.email === "string" ? flags.email : null,
+      settlementCurrency: typeof flags.currency === "string" ? flags.currency.toUpperCase() : "USD",
+      isNairaMerchant: flags.naira === true,
+    });
+    const issued = [];
+    for (const mode of ["test", "live"] as const) {
+      for (const kind of ["public", "secret"] as const) issued.push(await issueCredential(db, merchant.id, kind, mode));
+    }
+    return [`Merchant ${merchant.name}: ${merchant.id}`, ...issued.map(showCredential)].join("\n");
+  },
+
+  async "merchant list"({ db }) {
+    const rows = await listMerchants(db);
+    return rows.length === 0 ? "No merchants." : rows.map((m) => `${m.id}  ${m.name}${m.email ? `  <${m.email}>` : ""}`).join("\n");
+  },
+
+  async "keys issue"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    return showCredential(await issueCredential(db, merchant.id, oneOf(flags, "kind", ["public", "secret"]), oneOf(flags, "mode", ["test", "live"])));
+  },
+
+  async "keys rotate"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const issued = await rotateCredential(db, merchant.id, oneOf(flags, "kind", ["public", "secret"]), oneOf(flags, "mode", ["test", "live"]));
+    return `${showCredential(issued)}\nEarlier ${issued.kind} ${issued.mode} keys of this merchant are revoked.`;
+  },
+
+  async "keys list"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const rows = await listCredentials(db, merchant.id);
+    return rows
+      .map((c) => `${c.keyPrefix}  ${c.kind}  ${c.mode}  created ${c.createdAt.toISOString()}${c.revokedAt ? `  revoked ${c.revokedAt.toISOString()}` : "  active"}`)
+      .join("\n");
+  },
+
+  async "wallet set"({ db, config }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const shortName = required(flags, "network");
+    const network = config.networks.find((n) => n.shortName === shortName);
+    if (!network) throw new UsageError(`--network: unknown network "${shortName}" (one of: ${config.networks.map((n) => n.shortName).join(", ")})`);
+    const address = normalizeAddress(network.type, required(flags, "address"));
+    if (!address) {
+      throw new UsageError(
+        network.type === "evm"
+          ? "--address: not a valid EVM address (0x + 40 hex digits; a mixed-case address must have a valid EIP-55 checksum)"
+          : "--address: not a valid Solana address (a base58 public key)",
+      );
+    }
+    await setSettlementWallet(db, merchant.id, network.id, address);
+    return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;
+  },
+
+  async "webhook add"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const mode = oneOf(flags, "mode", ["test", "live"]);
+    const events = typeof flags.events === "string" ? flags.events.split(",").map((e) => e.trim()).filter(Boolean) : undefined;
+    try {
+      const endpoint = await registerWebhookEndpoint(db, { merchantId: merchant.id, mode }, { url: required(flags, "url"), events });
+      return [`Webhook endpoint ${showEndpoint(endpoint)}`, `Signing secret: ${endpoint.secret}`].join("\n");
+    } catch (error) {
+      // The same checks as the API (URL, live-mode address, event names), worded for flags.
+      if (error instanceof AppError) throw new UsageError(error.message.replace(/field '(\w+)(\.\d+)?'/, "--$1"));
+      throw error;
+    }
+  },
+
+  async "webhook list"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const mode = flags.mode === undefined ? undefined : oneOf(flags, "mode", ["test", "live"]);
+    const rows = await listWebhookEndpoints(db, merchant.id, mode);
+    return rows.length === 0 ? "No webhook endpoints." : rows.map(showEndpoint).join("\n");
+  },
+
+  async "webhook remove"({ db }, flags) {
+    const endpoint = await endpointOf(db, flags);
+    await removeWebhookEndpoint(db, endpoint.id);
+    return `Removed webhook endpoint ${endpoint.id} (${endpoint.url}); its pending deliveries are stopped.`;
+  },
+
+  async "webhook rotate"({ db, config }, flags) {
+    const hours = config.webhooks.secretOverlapMs / 3_600_000;
+    if (flags.id !== undefined) {
+      const endpoint = await endpointOf(db, flags);
+      const rotated = (await rotateWebhookEndpointSecret(db, endpoint.id, config.webhooks.secretOverlapMs))!;
+      return `New signing secret for ${rotated.id}: ${rotated.secret}\nThe previous secret also signs for ${hours} hours.`;
+    }
+    // Without --id: the merchant's secret for payments' callbackUrl in that mode.
+    const merchant = await merchantOf(db, flags);
+    const mode = oneOf(flags, "mode", ["test", "live"]);
+    const rotated = await rotateCallbackSigningSecret(db, merchant.id, mode, config.webhooks.secretOverlapMs);
+    return `New callbackUrl signing secret (${mode}): ${rotated.secret}\nThe previous secret also signs for ${hours} hours.`;
+  },
+
+  async "webhook secret"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const mode = oneOf(flags, "mode", ["test", "live"]);
+    return `callbackUrl signing secret (${mode}): ${(await callbackSigningSecret(db, merchant.id, mode)).secret}`;
+  },
+
+  async "wallet list"({ db, config }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const wallets = await settlementWalletsByNetwork(db, merchant.id);
+    return config.networks.map((n) => `${n.shortName.padEnd(14)} ${wallets.get(n.id) ?? "(not configured)"}`).join("\n");
+  },
+};
+
+export const usage = `Usage: npm run cli -- <command> [flags]
+  merchant create --name NAME [--email EMAIL] [--currency USD] [--naira]   create a merchant and its test and live keys
+  merchant list
+  keys issue  --merchant ID --kind public|secret --mode test|live            issue another key (secret shown once)
+  keys rotate --merchant ID --kind public|secret --mode test|live            issue a new key and revoke the old ones
+  keys list   --merchant ID
+  wallet set  --merchant ID --network SHORT_NAME --address ADDRESS          set the settlement wallet on a network
+  wallet list --merchant ID
+  webhook add    --merchant ID --mode test|live --url URL [--events a,b]   add an endpoint (all events unless --events); prints its secret
+  webhook list   --merchant ID [--mode test|live]
+  webhook remove --id ENDPOINT_ID
+  webhook rotate --id ENDPOINT_ID                                       new secret; the old one also signs for WEBHOOK_SECRET_OVERLAP_HOURS
+  webhook rotate --merchant ID --mode test|live                         the same for the secret that signs payments' callbackUrl webhooks
+  webhook secret --merchant ID --mode test|live                         show the callbackUrl signing secret`;

@@ -1,0 +1,68 @@
+import { getAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { anvilAccounts, startAnvil, type AnvilInstance } from "../../chains/anvil.ts";
+import { deployTestTokens } from "../../chains/deployTestTokens.ts";
+import { deployForwarderFactory, deploySettlement } from "../../chains/settlement/index.ts";
+import type { FileNetwork } from "../../config/index.ts";
+
+/** Roles of anvil's well-known accounts in the sandbox. */
+export const sandboxAccounts = {
+  operator: anvilAccounts[0],
+  customer: anvilAccounts[1],
+  merchant: anvilAccounts[2],
+} as const;
+
+const LOCAL_CHAINS = [
+  { chainId: 31337, name: "Anvil Local", shortName: "anvil" },
+  { chainId: 31338, name: "Anvil Local 2", shortName: "anvil-2" },
+] as const;
+
+export type LocalChains = { anvils: AnvilInstance[]; networks: FileNetwork[]; stop: () => Promise<void> };
+
+/**
+ * Two fresh anvil chains (the second for cross-chain flows) with USDC, USDT (6
+ * decimals) and DAI (18) deployed and a million of each minted to the customer, and
+ * the settlement contract and forwarder factory run by the sandbox operator.
+ * Blocks every second, so confirmations grow as on a real chain.
+ */
+export async function startLocalChains(options: { blockTime?: number } = {}): Promise<LocalChains> {
+  const customer = privateKeyToAccount(sandboxAccounts.customer).address;
+  const anvils: AnvilInstance[] = [];
+  try {
+    const networks: FileNetwork[] = [];
+    for (const chain of LOCAL_CHAINS) {
+      const anvil = await startAnvil({ chainId: chain.chainId, blockTime: options.blockTime ?? 1 });
+      anvils.push(anvil);
+      const tokens = await deployTestTokens({
+        rpcUrl: anvil.rpcUrl,
+        chainId: chain.chainId,
+        deployerPrivateKey: sandboxAccounts.operator,
+        fund: [{ address: customer, amount: 1_000_000n }],
+      });
+      const operator = privateKeyToAccount(sandboxAccounts.operator).address;
+      const connection = { rpcUrl: anvil.rpcUrl, chainId: chain.chainId, deployerPrivateKey: sandboxAccounts.operator, operator, owner: operator };
+      const settlementContract = await deploySettlement(connection);
+      const forwarderFactory = await deployForwarderFactory(connection);
+      networks.push({
+        name: chain.name,
+        shortName: chain.shortName,
+        chainId: String(chain.chainId),
+        type: "evm",
+        color: "#4B5563",
+        explorerUrl: null,
+        isTestnet: true,
+        isLocal: true,
+        requiredConfirmations: 3,
+        tokens: tokens.map((t) => ({ symbol: t.symbol, name: t.name, address: getAddress(t.address), decimals: t.decimals })),
+        rpcUrl: anvil.rpcUrl,
+        wsUrl: anvil.wsUrl,
+        settlementContract,
+        forwarderFactory,
+      });
+    }
+    return { anvils, networks, stop: async () => void (await Promise.all(anvils.map((a) => a.stop()))) };
+  } catch (error) {
+    await Promise.all(anvils.map((a) => a.stop()));
+    throw error;
+  }
+}

@@ -1,0 +1,10 @@
+import { loadConfigOrExit } from "../config/index.ts";
+import { runMigrations } from "../db/migrate.ts";
+
+const config = loadConfigOrExit();
+if (!config.databaseUrl) {
+  console.error("DATABASE_URL: required to migrate");
+  process.exit(1);
+}
+await runMigrations(config.databaseUrl);
+console.log("migrations applied");

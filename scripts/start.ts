@@ -1,0 +1,173 @@
+/**
+ * `npm start`: the whole stack on one machine.
+ * - With no configuration, a complete local sandbox: two anvil chains with test
+ *   stablecoins, embedded PostgreSQL (unless DATABASE_URL is set), Redis (or a
+ *   private redis-server), a seeded sandbox merchant, then indexer, workers and API.
+ *   Writes `.data/dev-stack.json` for scripts and tutorials.
+ * - `--prod` (`npm run start:prod`): every role from the environment; no anvil,
+ *   DATABASE_URL required.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
+import { privateKeyToAccount } from "viem/accounts";
+import { freePort } from "../chains/freePort.ts";
+import { buildConfig, ConfigError, type Config } from "../config/index.ts";
+import { createDb } from "../db/client.ts";
+import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
+import { runMigrations } from "../db/migrate.ts";
+import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
+import { sandboxAccounts, startLocalChains } from "./lib/localChains.ts";
+import { onShutdown } from "./lib/onShutdown.ts";
+import { ensureRedis } from "./lib/redis.ts";
+import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const prod = process.argv.includes("--prod");
+const cleanups: Array<() => Promise<void> | void> = [];
+const children: Child[] = [];
+
+async function shutdown(): Promise<void> {
+  await stopChildren(children);
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
+
+function fail(message: string): never {
+  console.error(message);
+  void shutdown().finally(() => process.exit(1));
+  throw new Error(message);
+}
+
+function config(env: Record<string, string | undefined>): Config {
+  try {
+    return buildConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`Invalid configuration: ${error.message}`);
+    throw error;
+  }
+}
+
+function startRoles(env: Record<string, string | undefined>) {
+  const bun = process.execPath;
+  for (const role of ["indexer", "worker", "api"]) {
+    const child = spawnRole(role, bun, [join(root, "scripts/role.ts"), role], { ...env, STABLEPAY_SUPERVISED: "1" }, root);
+    children.push(child);
+    void child.exited.then((code) => {
+      if (!stopping) fail(`${role} exited unexpectedly (code ${code}); stopping the stack.`);
+    });
+  }
+}
+
+async function waitForApi(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(`${baseUrl}/api/health`)).ok) return;
+    } catch {}
+    await Bun.sleep(250);
+  }
+  fail(`API did not become healthy at ${baseUrl} within ${timeoutMs / 1000}s`);
+}
+
+let stopping = false;
+onShutdown(async () => {
+  stopping = true;
+  await shutdown();
+});
+
+if (prod) {
+  const env = { ...process.env, APP_ENV: process.env.APP_ENV ?? "production" };
+  const cfg = config(env);
+  if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
+  await runMigrations(cfg.databaseUrl);
+  startRoles(env);
+  await waitForApi(cfg.http.publicBaseUrl);
+  console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
+} else {
+  if (process.env.APP_ENV === "production") fail("npm start runs the local sandbox; use `npm run start:prod` for production.");
+  const base = config(process.env); // validate what the operator set before starting anything
+  const dataDir = resolve(root, base.dataDir);
+  const devStackFile = join(dataDir, "dev-stack.json");
+  mkdirSync(dataDir, { recursive: true });
+
+  let databaseUrl = base.databaseUrl;
+  if (!databaseUrl) {
+    const pg = await startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), port: await freePort() });
+    cleanups.push(pg.stop);
+    databaseUrl = pg.url;
+  }
+  const redis = await ensureRedis(base.redis.url, await freePort()).catch((error: Error) => fail(error.message));
+  cleanups.push(redis.stop);
+
+  console.log("Starting local chains and deploying test stablecoins…");
+  const chains = await startLocalChains();
+  cleanups.push(chains.stop);
+  const networksFile = join(dataDir, "networks.local.json");
+  writeFileSync(networksFile, JSON.stringify({ networks: chains.networks }, null, 2));
+
+  const env = {
+    ...process.env,
+    APP_ENV: "development",
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redis.url,
+    NETWORKS_FILE: networksFile,
+    OPERATOR_PRIVATE_KEY: process.env.OPERATOR_PRIVATE_KEY ?? sandboxAccounts.operator,
+  };
+  const cfg = config(env);
+  await runMigrations(databaseUrl);
+
+  const handle = createDb(databaseUrl, { max: 2 });
+  // Fresh chains every start: Ponder's sync cache and indexed rows of the old ones are stale.
+  await handle.db.execute(sql`drop schema if exists ponder_sync cascade`);
+  await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.schema)} cascade`);
+  await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.viewsSchema)} cascade`);
+  let previous: Partial<SandboxMerchant> | undefined;
+  try {
+    previous = JSON.parse(readFileSync(devStackFile, "utf8"));
+  } catch {}
+  const localNetworks = cfg.networks.filter((n) => n.isLocal);
+  const merchant = await seedSandbox(handle.db, localNetworks, previous);
+  await handle.close();
+
+  startRoles(env);
+  await waitForApi(cfg.http.publicBaseUrl);
+
+  const devStack = {
+    baseUrl: cfg.http.publicBaseUrl,
+    databaseUrl,
+    redisUrl: redis.url,
+    publicKey: merchant.publicKey,
+    apiKey: merchant.apiKey,
+    apiSecret: merchant.apiSecret,
+    chains: chains.networks.map((n) => ({
+      shortName: n.shortName,
+      chainId: Number(n.chainId),
+      rpcUrl: n.rpcUrl,
+      wsUrl: n.wsUrl,
+      tokens: n.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
+      settlementContract: n.settlementContract,
+      forwarderFactory: n.forwarderFactory,
+    })),
+    customerPrivateKey: sandboxAccounts.customer,
+    customerAddress: privateKeyToAccount(sandboxAccounts.customer).address,
+    merchantWallets: merchant.merchantWallets,
+    webhookSecret: merchant.webhookSecret,
+  };
+  writeFileSync(devStackFile, JSON.stringify(devStack, null, 2));
+  console.log(
+    [
+      "",
+      "Sandbox is running.",
+      `  API:         ${cfg.http.publicBaseUrl}/api/v1   (docs: ${cfg.http.publicBaseUrl}/docs)`,
+      `  Public key:  ${merchant.publicKey}`,
+      `  API key:     ${merchant.apiKey}`,
+      `  API secret:  ${merchant.apiSecret}`,
+      `  Webhook secret (callbackUrl): ${merchant.webhookSecret}`,
+      ...chains.networks.map((n) => `  Chain:       ${n.shortName} (${n.chainId}) ${n.rpcUrl}`),
+      `  Details:     ${devStackFile}`,
+      "Press Ctrl-C to stop.",
+      "",
+    ].join("\n"),
+  );
+}

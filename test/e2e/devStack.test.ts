@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import pg from "pg";
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { freePort } from "../../chains/freePort.ts";
+import { localChain } from "../../chains/localChain.ts";
+
+/**
+ * The headline flow of the foundation: `npm start` with no configuration gives a
+ * running sandbox whose dev-stack.json a script can use, the indexer follows the
+ * local chains, and Ctrl-C stops every process.
+ */
+const root = resolve(import.meta.dir, "../..");
+const dataDir = mkdtempSync(join(tmpdir(), "stablepay-devstack-"));
+// Embedded PostgreSQL runs as the `postgres` user when we are root: it must reach the folder.
+chmodSync(dataDir, 0o755);
+let stack: ChildProcess;
+let output = "";
+let port: number;
+
+const until = async <T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    await Bun.sleep(250);
+  }
+  throw new Error(`timed out waiting for ${what}\n--- stack output ---\n${output.slice(-4000)}`);
+};
+
+beforeAll(async () => {
+  port = await freePort();
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(port),
+    INDEXER_PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    QUEUE_PREFIX: `e2e_${Date.now()}`,
+    LOG_LEVEL: "warn",
+  };
+  delete env.DATABASE_URL; // the no-configuration path: embedded PostgreSQL
+  delete env.APP_ENV;
+  // Its own process group, so a failed test can still take down every child it started.
+  stack = spawn(process.execPath, ["scripts/start.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  stack.stdout!.on("data", (d) => (output += d));
+  stack.stderr!.on("data", (d) => (output += d));
+}, 120_000);
+
+afterAll(async () => {
+  if (stack.exitCode === null) {
+    process.kill(-stack.pid!, "SIGINT");
+    await Bun.sleep(5_000);
+    try {
+      process.kill(-stack.pid!, "SIGKILL");
+    } catch {}
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("npm start runs a sandbox that a script can drive, then stops cleanly on Ctrl-C", async () => {
+  const file = join(dataDir, "dev-stack.json");
+  const devStack = await until("dev-stack.json", async () => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined), 120_000);
+
+  expect(devStack.baseUrl).toBe(`http://127.0.0.1:${port}`);
+  expect(devStack.publicKey).toMatch(/^pk_test_[A-Za-z0-9]{32}$/);
+  expect(devStack.apiKey).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
+  expect(typeof devStack.apiSecret).toBe("string");
+  expect(devStack.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  expect(devStack.chains.map((c: { chainId: number }) => c.chainId)).toEqual([31337, 31338]);
+  for (const chain of devStack.chains) {
+    expect(chain.tokens.map((t: { symbol: string; decimals: number }) => [t.symbol, t.decimals])).toEqual([
+      ["USDC", 6],
+      ["USDT", 6],
+      ["DAI", 18],
+    ]);
+  }
+  const customer = privateKeyToAccount(devStack.customerPrivateKey);
+  expect(devStack.customerAddress).toBe(customer.address);
+
+  const headers = { "x-public-key": devStack.publicKey };
+  const api = (path: string, init: RequestInit = {}) => fetch(`${devStack.baseUrl}${path}`, init).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+  // Both local chains become payable once the indexer has caught up.
+  const payable = await until("payable networks", async () => {
+    const { body } = await api("/api/v1/networks/payable", { headers });
+    return body.networks?.length === 2 ? body.networks : undefined;
+  });
+  expect(payable.map((n: { shortName: string }) => n.shortName).sort()).toEqual(["anvil", "anvil-2"]);
+
+  const wallets = await api("/api/v1/merchants/wallets", { headers });
+  expect(wallets.body.wallets.every((w: { isConfigured: boolean }) => w.isConfigured)).toBe(true);
+  expect(wallets.body.wallets[0].walletAddress).toBe(devStack.merchantWallets.anvil);
+  // The callbackUrl signing secret in dev-stack.json is the one the API serves (and signs with).
+  const webhookSecret = await api("/api/v1/webhook-secret", { headers: { "x-api-key": devStack.apiKey, "x-api-secret": devStack.apiSecret } });
+  expect(webhookSecret.body.secret).toBe(devStack.webhookSecret);
+
+  // The funded customer really holds test USDC, and a transfer is indexed into the views schema.
+  const chain = devStack.chains[0];
+  const usdc = chain.tokens[0].address;
+  const viemChain = localChain(chain.chainId, chain.rpcUrl);
+  const publicClient = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
+  expect(await publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [customer.address] })).toBe(
+    parseUnits("1000000", 6),
+  );
+  const wallet = createWalletClient({ account: customer, chain: viemChain, transport: http(chain.rpcUrl) });
+  const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [devStack.merchantWallets.anvil, 12_345_678n] });
+  await publicClient.waitForTransactionReceipt({ hash });
+
+  const db = new pg.Client({ connectionString: devStack.databaseUrl });
+  await db.connect();
+  try {
+    const row = await until("indexed transfer", async () => {
+      const r = await db.query(`select amount::text as amount, "to", chain_id from onchain.token_transfer where tx_hash = $1`, [hash]);
+      return r.rows[0];
+    }, 30_000);
+    expect(row).toEqual({ amount: "12345678", to: devStack.merchantWallets.anvil.toLowerCase(), chain_id: 31337 });
+  } finally {
+    await db.end();
+  }
+
+  const health = await api("/api/v1/payments/health");
+  expect(health.body.chains.map((c: { network: string; rpcReachable: boolean }) => [c.network, c.rpcReachable])).toEqual([
+    ["anvil", true],
+    ["anvil-2", true],
+  ]);
+
+  // Ctrl-C: every child stops, the API and the chains go away.
+  const exited = new Promise<number | null>((r) => stack.once("exit", (code) => r(code)));
+  stack.kill("SIGINT");
+  expect(await exited).toBe(0);
+  await expect(fetch(`${devStack.baseUrl}/api/health`)).rejects.toThrow();
+  await expect(fetch(chain.rpcUrl, { method: "POST", body: "{}" })).rejects.toThrow();
+}, 240_000);

@@ -1,0 +1,112 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPublicClient, createWalletClient, http, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { anvilAccounts, startAnvil, type AnvilInstance } from "../../chains/anvil.ts";
+import { deployTestTokens, type DeployedToken } from "../../chains/deployTestTokens.ts";
+import { freePort } from "../../chains/freePort.ts";
+import { localChain } from "../../chains/localChain.ts";
+import { deployForwarderFactory, deploySettlement } from "../../chains/settlement/index.ts";
+import type { Config, FileNetworkInput } from "../../config/index.ts";
+import { spawnIndexer } from "../../indexer/run.ts";
+
+export const operatorKey = anvilAccounts[0] as Hex;
+export const customerKey = anvilAccounts[1] as Hex;
+export const merchantWallet = privateKeyToAccount(anvilAccounts[2] as Hex).address;
+export const customer = privateKeyToAccount(customerKey);
+
+export type PaymentChain = {
+  anvil: AnvilInstance;
+  tokens: DeployedToken[];
+  settlement: Address;
+  factory: Address;
+  network: FileNetworkInput;
+  /** A networks file holding `network`, for processes (the indexer) that read their own env. */
+  networksFile: string;
+  publicClient: ReturnType<typeof createPublicClient>;
+  customerWallet: ReturnType<typeof createWalletClient>;
+  rpc: <T = unknown>(method: string, params?: unknown[]) => Promise<T>;
+  mine: (blocks: number) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+/**
+ * A real anvil with the test stablecoins, the settlement contract and the forwarder
+ * factory deployed (operator = anvil account 0), a million of each token with the
+ * customer (account 1); the merchant's wallet is account 2.
+ */
+export async function startPaymentChain(options: { chainId?: number; shortName?: string; requiredConfirmations?: number } = {}): Promise<PaymentChain> {
+  const chainId = options.chainId ?? 31337;
+  const anvil = await startAnvil({ chainId });
+  const tokens = await deployTestTokens({ rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, fund: [{ address: customer.address, amount: 1_000_000n }] });
+  const operator = privateKeyToAccount(operatorKey).address;
+  const connection = { rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, operator, owner: operator };
+  const settlement = await deploySettlement(connection);
+  const factory = await deployForwarderFactory(connection);
+  const network: FileNetworkInput = {
+    name: "Anvil",
+    shortName: options.shortName ?? "anvil",
+    chainId: String(chainId),
+    type: "evm",
+    isTestnet: true,
+    isLocal: true,
+    requiredConfirmations: options.requiredConfirmations ?? 3,
+    tokens: tokens.map((t) => ({ symbol: t.symbol, name: t.name, address: t.address, decimals: t.decimals })),
+    rpcUrl: anvil.rpcUrl,
+    wsUrl: anvil.wsUrl,
+    settlementContract: settlement,
+    forwarderFactory: factory,
+  };
+  const dir = mkdtempSync(join(tmpdir(), "stablepay-chain-"));
+  const networksFile = join(dir, "networks.json");
+  writeFileSync(networksFile, JSON.stringify({ networks: [network] }));
+  const chain = localChain(chainId, anvil.rpcUrl);
+  const rpc = async <T,>(method: string, params: unknown[] = []) => {
+    const response = await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const json = (await response.json()) as { result?: T; error?: { message: string } };
+    if (json.error) throw new Error(`${method}: ${json.error.message}`);
+    return json.result as T;
+  };
+  return {
+    anvil,
+    tokens,
+    settlement,
+    factory,
+    network,
+    networksFile,
+    publicClient: createPublicClient({ chain, transport: http(anvil.rpcUrl) }),
+    customerWallet: createWalletClient({ account: customer, chain, transport: http(anvil.rpcUrl) }),
+    rpc,
+    mine: async (blocks) => void (await rpc("anvil_mine", [`0x${blocks.toString(16)}`])),
+    stop: () => anvil.stop(),
+  };
+}
+
+/** Runs the real Ponder indexer against `databaseUrl` and waits until it is ready. */
+export async function startTestIndexer(config: Config, databaseUrl: string, networksFile: string) {
+  const port = await freePort();
+  const child = spawnIndexer(config, databaseUrl, {
+    port,
+    logLevel: process.env.INDEXER_LOG_LEVEL ?? "error",
+    env: { APP_ENV: "test", NETWORKS_FILE: networksFile, OPERATOR_PRIVATE_KEY: operatorKey },
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const until = Date.now() + 90_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`indexer exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200) break;
+    } catch {}
+    await Bun.sleep(200);
+  }
+  if (Date.now() >= until) throw new Error("indexer did not become ready in 90 s");
+  return {
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { createApp } from "../../api/app.ts";
+import type { ApiDeps } from "../../api/deps.ts";
+import { createChainStatusService } from "../../chains/chainStatus.ts";
+import { buildConfig, type FileNetworkInput } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
+import { createDb } from "../../db/client.ts";
+import { issueCredential } from "../../db/credentials.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { createTestDatabase } from "./database.ts";
+import { createTestRedis } from "./redis.ts";
+import { createHeadCache } from "../../api/services/headCache.ts";
+import { openQueue, QUEUES } from "../../jobs/queues.ts";
+
+export type TestMerchant = {
+  id: string;
+  publicKey: string;
+  livePublicKey: string;
+  apiKey: string;
+  apiSecret: string;
+  testApiKey: string;
+  testApiSecret: string;
+};
+
+/**
+ * A real app on an isolated database and Redis prefix. `request` goes through
+ * `app.handle` with no server; `close` drops everything the test made.
+ */
+export async function createTestApi(options: { env?: Record<string, string>; networks?: FileNetworkInput[] } = {}) {
+  const database = await createTestDatabase();
+  const redis = createTestRedis();
+  const config = buildConfig(
+    { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, LOG_LEVEL: "silent", ...options.env },
+    { extraNetworks: options.networks },
+  );
+  const handle = createDb(database.url, { max: 5 });
+  const logger = createLogger({ level: "silent" });
+  const deps: ApiDeps = {
+    config,
+    db: handle.db,
+    redis: redis.redis,
+    logger,
+    chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
+    reconcileQueue: openQueue(config, QUEUES.reconcile),
+    transfersQueue: openQueue(config, QUEUES.transfers),
+    indexedHead: createHeadCache(handle.db, config.indexer.viewsSchema, 0),
+    startedAt: new Date(),
+  };
+  const app = createApp(deps);
+
+  async function request(
+    path: string,
+    init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+  ): Promise<{ status: number; headers: Headers; body: any }> {
+    const response = await app.handle(
+      new Request(`http://localhost${path}`, {
+        method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+        headers: { ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
+        body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
+      }),
+    );
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return { status: response.status, headers: response.headers, body };
+  }
+
+  async function seedMerchant(name = "Test merchant"): Promise<TestMerchant> {
+    const merchant = await createMerchant(handle.db, { name });
+    const [pkTest, pkLive, skLive, skTest] = await Promise.all([
+      issueCredential(handle.db, merchant.id, "public", "test"),
+      issueCredential(handle.db, merchant.id, "public", "live"),
+      issueCredential(handle.db, merchant.id, "secret", "live"),
+      issueCredential(handle.db, merchant.id, "secret", "test"),
+    ]);
+    return {
+      id: merchant.id,
+      publicKey: pkTest.key,
+      livePublicKey: pkLive.key,
+      apiKey: skLive.key,
+      apiSecret: skLive.secret!,
+      testApiKey: skTest.key,
+      testApiSecret: skTest.secret!,
+    };
+  }
+
+  return {
+    app,
+    deps,
+    config,
+    db: handle.db,
+    databaseUrl: database.url,
+    request,
+    seedMerchant,
+    close: async () => {
+      await Promise.all([deps.reconcileQueue.close(), deps.transfersQueue.close()]);
+      await handle.close();
+      await redis.cleanup();
+      await database.drop();
+    },
+  };
+}
+
+export type TestApi = Awaited<ReturnType<typeof createTestApi>>;

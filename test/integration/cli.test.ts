@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { createDb, type DbHandle } from "../../db/client.ts";
+import { findActiveCredential, listCredentials } from "../../db/credentials.ts";
+import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import { secretMatches } from "../../domain/credentials.ts";
+import { commands, UsageError } from "../../scripts/cli/commands.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+
+let database: TestDatabase;
+let handle: DbHandle;
+let config: Config;
+const run = (command: string, flags: Record<string, string | boolean> = {}) => commands[command]!({ db: handle.db, config }, flags);
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = createDb(database.url, { max: 2 });
+  config = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, RPC_URL_8453: "http://127.0.0.1:1" });
+});
+afterAll(async () => {
+  await handle.close();
+  await database.drop();
+});
+
+const merchantIdOf = (output: string) => /: ([0-9a-f-]{36})$/m.exec(output.split("\n")[0]!)![1]!;
+
+describe("operator CLI", () => {
+  test("merchant create issues test and live keys, each secret shown once and stored only hashed", async () => {
+    const output = await run("merchant create", { name: "Acme", email: "ops@acme.example" });
+    const id = merchantIdOf(output);
+    const keys = [...output.matchAll(/(?:Public key|API key) \((test|live)\): (\S+)/g)].map((m) => m[2]!);
+    const secrets = [...output.matchAll(/API secret \((test|live)\): (\S+)/g)].map((m) => m[2]!);
+    expect(keys.map((k) => k.slice(0, 8)).sort()).toEqual(["pk_live_", "pk_test_", "sk_live_", "sk_test_"]);
+    expect(secrets).toHaveLength(2);
+
+    const stored = await handle.client`select key_hash, secret_hash from api_credentials where merchant_id = ${id}`;
+    const dump = JSON.stringify(stored);
+    for (const plain of [...keys, ...secrets]) expect(dump).not.toContain(plain);
+
+    const apiKey = keys.find((k) => k.startsWith("sk_live_"))!;
+    const credential = await findActiveCredential(handle.db, apiKey);
+    expect(credential?.merchantId).toBe(id);
+    expect(secretMatches(secrets[output.indexOf("API secret (test)") < output.indexOf("API secret (live)") ? 1 : 0]!, credential!.secretHash!)).toBe(true);
+  });
+
+  test("keys rotate revokes the old key of that kind and mode only", async () => {
+    const id = merchantIdOf(await run("merchant create", { name: "Rotator" }));
+    const before = await listCredentials(handle.db, id);
+    const output = await run("keys rotate", { merchant: id, kind: "secret", mode: "live" });
+    const newKey = /API key \(live\): (\S+)/.exec(output)![1]!;
+    expect(output).toContain("API secret (live): ");
+    const after = await listCredentials(handle.db, id);
+    expect(after).toHaveLength(before.length + 1);
+    const revoked = after.filter((c) => c.revokedAt !== null);
+    expect(revoked.map((c) => [c.kind, c.mode])).toEqual([["secret", "live"]]);
+    expect((await findActiveCredential(handle.db, newKey))?.merchantId).toBe(id);
+  });
+
+  test("wallet set validates the address for the network and checksums it", async () => {
+    const id = merchantIdOf(await run("merchant create", { name: "Wallets" }));
+    const lower = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";
+    expect(await run("wallet set", { merchant: id, network: "base", address: lower })).toBe(
+      "Settlement wallet on Base: 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    );
+    await expect(run("wallet set", { merchant: id, network: "base", address: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293Bc" })).rejects.toThrow(
+      /EIP-55 checksum/,
+    );
+    await expect(run("wallet set", { merchant: id, network: "solana", address: lower })).rejects.toThrow(/not a valid Solana address/);
+    expect(await run("wallet set", { merchant: id, network: "solana", address: "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM" })).toContain(
+      "(note: this network has no RPC URL configured yet)",
+    );
+    await expect(run("wallet set", { merchant: id, network: "nope", address: lower })).rejects.toThrow(/unknown network "nope"/);
+    const wallets = await settlementWalletsByNetwork(handle.db, id);
+    expect([...wallets.values()].sort()).toEqual(["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"]);
+  });
+
+  test("bad flags are usage errors naming the flag", async () => {
+    await expect(run("merchant create", {})).rejects.toThrow(new UsageError("--name is required"));
+    await expect(run("keys issue", { merchant: "not-a-uuid", kind: "public", mode: "test" })).rejects.toThrow(/--merchant must be a merchant id/);
+    await expect(run("keys issue", { merchant: "00000000-0000-4000-8000-000000000000", kind: "public", mode: "test" })).rejects.toThrow(/no merchant/);
+    const id = merchantIdOf(await run("merchant create", { name: "Flags" }));
+    await expect(run("keys issue", { merchant: id, kind: "private", mode: "test" })).rejects.toThrow("--kind must be one of: public, secret");
+  });
+
+  test("the npm entry point prints usage and exits 2 on an unknown command", () => {
+    const result = spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), "frobnicate"], { encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toContain("Usage: npm run cli -- <command> [flags]");
+  });
+
+  test("the npm entry point runs a command against DATABASE_URL", () => {
+    const result = spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), "merchant", "create", "--name", "Via CLI"], {
+      encoding: "utf8",
+      env: { ...process.env, APP_ENV: "test", DATABASE_URL: database.url },
+    });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^Merchant Via CLI: [0-9a-f-]{36}\n/);
+  });
+});

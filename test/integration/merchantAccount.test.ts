@@ -1,0 +1,735 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { merchants, payments } from "../../db/schema.ts";
+import type { NewPayment } from "../../db/payments.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
+import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+/**
+ * The account-wide reads (payment list, statistics) and agent policies against a real
+ * app on an isolated database. List and stats rows are written straight to the database
+ * (exact states and times); agent rules are checked through real payment creation on anvil.
+ */
+
+let chain: PaymentChain;
+let api: TestApi;
+let row: ReturnType<typeof paymentRowFactory>;
+
+beforeAll(async () => {
+  chain = await startPaymentChain();
+  api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, RATES_STATIC: "EUR=0.92,NGN=1550" } });
+  row = paymentRowFactory(api.config);
+}, 60_000);
+
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+const pk = (m: TestMerchant, mode: "test" | "live" = "test") => ({ "x-public-key": mode === "test" ? m.publicKey : m.livePublicKey });
+const sk = (m: TestMerchant, mode: "test" | "live" = "live") =>
+  mode === "live" ? { "x-api-key": m.apiKey, "x-api-secret": m.apiSecret } : { "x-api-key": m.testApiKey, "x-api-secret": m.testApiSecret };
+const get = (path: string, headers: Record<string, string>) => api.request(path, { headers });
+
+const expectQueryError = (response: { status: number; body: any }, name: string) => {
+  expect(response.status).toBe(400);
+  expect(response.body).toMatchObject({ success: false, error: "invalid_request" });
+  expect(response.body.message).toContain(`'${name}'`);
+};
+
+const ids = (response: { body: any }) => (response.body.payments as Array<{ id: string }>).map((p) => p.id);
+const T = (iso: string) => new Date(iso);
+
+// ---------------------------------------------------------------------------------------
+
+describe("authentication of the account-wide reads (spec rules 2–5)", () => {
+  let m: TestMerchant;
+  let other: TestMerchant;
+  let testRows: NewPayment[];
+  let liveRows: NewPayment[];
+
+  beforeAll(async () => {
+    [m, other] = await Promise.all([api.seedMerchant("Auth matrix"), api.seedMerchant("Someone else")]);
+    testRows = await insertPaymentRows(api.db, [0, 1].map((i) => row(m.id, { network: "anvil", createdAt: T(`2025-02-01T00:00:0${i}Z`) })));
+    liveRows = await insertPaymentRows(api.db, [0, 1, 2].map((i) => row(m.id, { network: "base", createdAt: T(`2025-02-01T00:00:0${i}Z`), status: "completed" })));
+    await insertPaymentRows(api.db, [row(other.id, { network: "base" }), row(other.id, { network: "anvil" })]);
+  });
+
+  const liveIds = () => liveRows.map((r) => r.id!).reverse();
+  const testIds = () => testRows.map((r) => r.id!).reverse();
+
+  for (const path of ["/api/v1/payments/merchant/list", "/api/payments/merchant/list"]) {
+    test(`${path}: live API key + secret reads live data, no Deprecation header`, async () => {
+      const response = await get(path, sk(m, "live"));
+      expect(response.status).toBe(200);
+      expect(response.headers.get("Deprecation")).toBeNull();
+      expect(ids(response)).toEqual(liveIds());
+      expect(response.body.payments.every((p: any) => p.isTest === false)).toBe(true);
+    });
+  }
+
+  test("a test API key + secret also reads live data (rule 3)", async () => {
+    const response = await get("/api/v1/payments/merchant/list", sk(m, "test"));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Deprecation")).toBeNull();
+    expect(ids(response)).toEqual(liveIds());
+  });
+
+  test("a test public key alone works, reads test data and carries Deprecation: true (rule 4)", async () => {
+    const response = await get("/api/v1/payments/merchant/list", pk(m, "test"));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Deprecation")).toBe("true");
+    expect(ids(response)).toEqual(testIds());
+    expect(response.body.payments.every((p: any) => p.isTest === true)).toBe(true);
+  });
+
+  test("a live public key alone reads live data, with Deprecation: true", async () => {
+    const response = await get("/api/v1/payments/merchant/list", pk(m, "live"));
+    expect(response.headers.get("Deprecation")).toBe("true");
+    expect(ids(response)).toEqual(liveIds());
+  });
+
+  test("a public key sent with a key + secret wins (rule 2): its mode, and Deprecation", async () => {
+    const response = await get("/api/v1/payments/merchant/list", { ...pk(m, "test"), ...sk(m, "live") });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Deprecation")).toBe("true");
+    expect(ids(response)).toEqual(testIds());
+  });
+
+  const unauthorized: Array<[string, () => Record<string, string>]> = [
+    ["no credentials", () => ({})],
+    ["an API key without its secret", () => ({ "x-api-key": m.apiKey })],
+    ["a wrong secret", () => ({ "x-api-key": m.apiKey, "x-api-secret": "wrong" })],
+    ["another merchant's secret", () => ({ "x-api-key": m.apiKey, "x-api-secret": other.apiSecret })],
+    ["a public key as the API key", () => ({ "x-api-key": m.publicKey, "x-api-secret": m.apiSecret })],
+    ["an unknown public key", () => ({ "x-public-key": "pk_test_doesnotexist0000000000000000" })],
+    ["an API key as the public key", () => ({ "x-public-key": m.apiKey })],
+  ];
+  for (const path of ["/api/v1/payments/merchant/list", "/api/v1/payments/merchant/stats"]) {
+    for (const [name, headers] of unauthorized) {
+      test(`${path}: ${name} → 401 naming the headers`, async () => {
+        const response = await get(path, headers());
+        expect(response.status).toBe(401);
+        expect(response.body.success).toBe(false);
+        expect(response.body.error).toContain("API credentials required");
+        expect(response.body.error).toContain("x-api-key");
+        expect(response.body.error).toContain("x-api-secret");
+      });
+    }
+  }
+
+  test("stats: the same matrix (live by key + secret of either mode, own mode by public key with Deprecation)", async () => {
+    const live = await get("/api/v1/payments/merchant/stats", sk(m, "live"));
+    const liveByTestKey = await get("/api/v1/payments/merchant/stats", sk(m, "test"));
+    const byTestPk = await get("/api/v1/payments/merchant/stats", pk(m, "test"));
+    expect(live.status).toBe(200);
+    expect(live.headers.get("Deprecation")).toBeNull();
+    expect(live.body.stats).toMatchObject({ totalPayments: 3, completedPayments: 3, totalAmount: "3.00" });
+    expect(liveByTestKey.body).toEqual(live.body);
+    expect(liveByTestKey.headers.get("Deprecation")).toBeNull();
+    expect(byTestPk.headers.get("Deprecation")).toBe("true");
+    expect(byTestPk.body.stats).toMatchObject({ totalPayments: 2, pendingPayments: 2, completedPayments: 0, totalAmount: "0.00" });
+    expect((await get("/api/payments/merchant/stats", sk(m))).body).toEqual(live.body);
+  });
+
+  test("another merchant's keys never see these payments", async () => {
+    const response = await get("/api/v1/payments/merchant/list", sk(other));
+    expect(response.body.payments).toHaveLength(1);
+    expect(ids(response).some((id) => liveIds().includes(id))).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+
+describe("GET /payments/merchant/list: pagination", () => {
+  let m: TestMerchant;
+  /** The 250 payments in the order the list must give them: createdAt desc, then id desc. */
+  let expected: string[];
+
+  beforeAll(async () => {
+    m = await api.seedMerchant("Pager");
+    const base = Date.parse("2025-01-01T00:00:00Z");
+    // 250 payments, one second apart, except that 20 of them share their second in pairs:
+    // ties must be broken by id, the same way in both directions.
+    const rows = Array.from({ length: 250 }, (_, i) => {
+      const second = i >= 100 && i < 120 ? 100 + Math.floor((i - 100) / 2) : i;
+      return row(m.id, { network: "base", createdAt: new Date(base + second * 1000 + 123), amount: BigInt(i + 1) * 1_000_000n, orderId: `order-${i}` });
+    });
+    await insertPaymentRows(api.db, rows.sort(() => Math.random() - 0.5));
+    expected = rows
+      .slice()
+      .sort((a, b) => b.createdAt!.getTime() - a.createdAt!.getTime() || (a.id! < b.id! ? 1 : -1))
+      .map((r) => r.id!);
+  });
+
+  const list = (query: string) => get(`/api/v1/payments/merchant/list${query}`, sk(m));
+
+  test("default page: the 20 newest, hasMore and a cursor", async () => {
+    const response = await list("");
+    expect(response.status).toBe(200);
+    expect(response.body.success).toBe(true);
+    expect(ids(response)).toEqual(expected.slice(0, 20));
+    expect(response.body.hasMore).toBe(true);
+    expect(response.body.nextCursor).toBe(expected[19]);
+  });
+
+  test("each item is the payment record with decimal-string amounts", async () => {
+    const response = await list("?limit=1");
+    const p = response.body.payments[0];
+    expect(p).toEqual({
+      id: expected[0],
+      status: "pending",
+      amount: expect.any(String),
+      amountReceived: "0",
+      currency: "USDC",
+      token: "USDC",
+      network: "base",
+      orderId: expect.stringMatching(/^order-\d+$/),
+      fiatAmount: null,
+      fiatCurrency: null,
+      createdAt: expect.stringMatching(/^2025-01-01T00:0\d:\d\d\.123Z$/),
+      isTest: false,
+      agentId: null,
+    });
+    expect(p.amount).toBe(`${Number(p.orderId.slice(6)) + 1}`);
+  });
+
+  test("walking forward with startingAfter visits all 250 once, in order", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await list(`?limit=37${cursor ? `&startingAfter=${cursor}` : ""}`);
+      expect(response.status).toBe(200);
+      const page = ids(response);
+      seen.push(...page);
+      cursor = response.body.nextCursor;
+      expect(response.body.hasMore).toBe(cursor !== null);
+      if (cursor) expect(cursor).toBe(page[page.length - 1]!);
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(7); // 6 × 37 + 28
+    expect(seen).toEqual(expected);
+    expect(new Set(seen).size).toBe(250);
+  });
+
+  test("walking backward with endingBefore from the oldest visits all 250 once, each page newest first", async () => {
+    const oldest = expected[249]!;
+    const collected: string[][] = [];
+    let cursor: string | null = oldest;
+    while (cursor) {
+      const response = await list(`?limit=37&endingBefore=${cursor}`);
+      expect(response.status).toBe(200);
+      const page = ids(response);
+      // Each page is a contiguous run of the newest-first order.
+      const start = expected.indexOf(page[0]!);
+      expect(page).toEqual(expected.slice(start, start + page.length));
+      collected.unshift(page);
+      cursor = response.body.nextCursor;
+      expect(response.body.hasMore).toBe(cursor !== null);
+      if (cursor) expect(cursor).toBe(page[0]!);
+    }
+    const seen = [...collected.flat(), oldest];
+    expect(seen).toEqual(expected);
+    expect(new Set(seen).size).toBe(250);
+  });
+
+  test("limit 100 (the maximum) walks in three pages; forward then back returns the same page", async () => {
+    const first = await list("?limit=100");
+    const second = await list(`?limit=100&startingAfter=${first.body.nextCursor}`);
+    const third = await list(`?limit=100&startingAfter=${second.body.nextCursor}`);
+    expect([...ids(first), ...ids(second), ...ids(third)]).toEqual(expected);
+    expect(third.body).toMatchObject({ hasMore: false, nextCursor: null });
+    const back = await list(`?limit=100&endingBefore=${ids(second)[0]}`);
+    expect(ids(back)).toEqual(ids(first));
+    expect(back.body.hasMore).toBe(false);
+    const newest = await list(`?endingBefore=${expected[0]}`);
+    expect(newest.body).toMatchObject({ payments: [], hasMore: false, nextCursor: null });
+  });
+
+  test("tied createdAt: the pairs come in id order, also across a page boundary", async () => {
+    // Payments 100–119 share their second pairwise; pages of 3 split some of the pairs.
+    const all: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const response = await list(`?limit=3${cursor ? `&startingAfter=${cursor}` : ""}`);
+      all.push(...ids(response));
+      cursor = response.body.nextCursor;
+    } while (cursor);
+    expect(all).toEqual(expected);
+  });
+
+  test("bad values → 400 naming the parameter", async () => {
+    const other = await api.seedMerchant("Cursor owner");
+    const [foreign] = await insertPaymentRows(api.db, [row(other.id, { network: "base" })]);
+    const cases: Array<[string, string]> = [
+      ["?limit=0", "limit"],
+      ["?limit=101", "limit"],
+      ["?limit=abc", "limit"],
+      ["?limit=1.5", "limit"],
+      ["?limit=-1", "limit"],
+      ["?limit=1e2", "limit"],
+      ["?limit=1&limit=2", "limit"],
+      ["?startingAfter=not-a-uuid", "startingAfter"],
+      [`?startingAfter=${randomUUID()}`, "startingAfter"],
+      [`?startingAfter=${foreign!.id}`, "startingAfter"],
+      [`?endingBefore=${randomUUID()}`, "endingBefore"],
+      [`?startingAfter=${expected[0]}&endingBefore=${expected[5]}`, "endingBefore"],
+      ["?status=paid", "status"],
+      ["?status=pending,nope", "status"],
+      ["?network=nowhere", "network"],
+      ["?network=anvil", "network"], // a test network, asked for with a live key
+      ["?from=yesterday", "from"],
+      ["?from=2025-02-30", "from"],
+      ["?to=2025-01-01T25:00:00Z", "to"],
+      ["?from=2025-01-02&to=2025-01-01", "to"],
+      [`?orderId=${"x".repeat(201)}`, "orderId"],
+    ];
+    for (const [query, name] of cases) {
+      const response = await list(query);
+      if (response.status !== 400) throw new Error(`${query} → ${response.status}`);
+      expectQueryError(response, name);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+
+describe("GET /payments/merchant/list: filters", () => {
+  let m: TestMerchant;
+  const created: Record<string, NewPayment> = {};
+
+  beforeAll(async () => {
+    m = await api.seedMerchant("Filters");
+    const spec: Array<[string, Partial<NewPayment> & { network?: string }]> = [
+      ["a", { network: "base", status: "completed", createdAt: T("2025-03-01T08:00:00Z"), orderId: "A-1" }],
+      ["b", { network: "polygon", status: "pending", createdAt: T("2025-03-01T23:59:59.999Z"), orderId: "A-2" }],
+      ["c", { network: "base", status: "failed", createdAt: T("2025-03-02T00:00:00Z"), orderId: "A-1" }],
+      ["d", { network: "polygon", status: "completed", createdAt: T("2025-03-03T12:00:00Z"), agentId: "bot-1", tokenSymbol: "USDT", currency: "USDT" }],
+      ["e", { network: "base", status: "expired", createdAt: T("2025-03-04T00:00:00Z") }],
+    ];
+    for (const [name, over] of spec) created[name] = row(m.id, over);
+    await insertPaymentRows(api.db, Object.values(created));
+  });
+
+  const listed = async (query: string) => {
+    const response = await get(`/api/v1/payments/merchant/list${query}`, sk(m));
+    expect(response.status).toBe(200);
+    return ids(response).map((id) => Object.entries(created).find(([, r]) => r.id === id)![0]).join("");
+  };
+
+  test.each([
+    ["", "edcba"],
+    ["?status=completed", "da"],
+    ["?status=completed,failed", "dca"],
+    ["?status=confirming", ""],
+    ["?network=base", "eca"],
+    ["?network=polygon&status=completed", "d"],
+    ["?from=2025-03-02", "edc"],
+    ["?to=2025-03-01", "ba"], // a date alone is the whole (UTC) day, inclusive
+    ["?from=2025-03-01T23:59:59.999Z&to=2025-03-02T00:00:00Z", "cb"],
+    ["?from=2025-03-02&to=2025-03-03", "dc"],
+    ["?to=2025-03-01T08:00:00Z", "a"],
+    ["?orderId=A-1", "ca"],
+    ["?orderId=A-1&status=failed", "c"],
+    ["?orderId=nothing", ""],
+    ["?status=completed&limit=1", "d"],
+  ])("%s → %s", async (query, expected) => {
+    expect(await listed(query)).toBe(expected);
+  });
+
+  test("filters hold across pages", async () => {
+    const first = await get("/api/v1/payments/merchant/list?network=base&limit=2", sk(m));
+    expect(first.body).toMatchObject({ hasMore: true, nextCursor: created.c!.id });
+    expect(await listed(`?network=base&limit=2&startingAfter=${first.body.nextCursor}`)).toBe("a");
+  });
+
+  test("agentId and token are on the item", async () => {
+    const response = await get("/api/v1/payments/merchant/list?network=polygon&status=completed", sk(m));
+    expect(response.body.payments[0]).toMatchObject({ agentId: "bot-1", token: "USDT", currency: "USDT", network: "polygon" });
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+
+describe("GET /payments/merchant/stats", () => {
+  let m: TestMerchant;
+
+  beforeAll(async () => {
+    m = await api.seedMerchant("Stats");
+    const usdc = (units: bigint) => ({ amount: units, tokenDecimals: 6 });
+    const dai = (units: bigint) => ({ amount: units, tokenDecimals: 18, tokenSymbol: "DAI", currency: "DAI" });
+    await insertPaymentRows(api.db, [
+      // 2025-03-01
+      row(m.id, { network: "base", createdAt: T("2025-03-01T00:00:00Z"), status: "completed", ...usdc(10_000_000n) }),
+      row(m.id, { network: "base", createdAt: T("2025-03-01T10:00:00Z"), status: "completed", ...dai(2_500_000_000_000_000_000n) }),
+      row(m.id, { network: "base", createdAt: T("2025-03-01T11:00:00Z"), status: "pending", agentId: "bot", ...usdc(7_000_000n) }),
+      row(m.id, { network: "base", createdAt: T("2025-03-01T12:00:00Z"), status: "failed", ...usdc(3_000_000n) }),
+      row(m.id, { network: "base", createdAt: T("2025-03-01T23:59:59.999Z"), status: "completed", agentId: "bot", ...usdc(1_000_001n) }),
+      // 2025-03-02
+      row(m.id, { network: "base", createdAt: T("2025-03-02T00:00:00Z"), status: "confirming", ...usdc(4_000_000n) }),
+      row(m.id, { network: "base", createdAt: T("2025-03-02T01:00:00Z"), status: "expired", amountReceived: 1_000_000n, ...usdc(5_000_000n) }),
+      row(m.id, { network: "base", createdAt: T("2025-03-02T02:00:00Z"), status: "cancelled", ...usdc(6_000_000n) }),
+      // Priced at 92 EUR, paid in 100 USDC: counted at its token amount for a USD merchant.
+      row(m.id, {
+        network: "base",
+        createdAt: T("2025-03-02T03:00:00Z"),
+        status: "completed",
+        fiatAmount: "92",
+        fiatCurrency: "EUR",
+        exchangeRate: "0.92",
+        ...usdc(100_000_000n),
+      }),
+      // 2025-03-05
+      row(m.id, { network: "base", createdAt: T("2025-03-05T00:00:00Z"), status: "completed", ...usdc(1n) }),
+      // Test mode: never in live statistics.
+      row(m.id, { network: "anvil", createdAt: T("2025-03-01T00:00:00Z"), status: "completed", ...usdc(999_000_000n) }),
+    ]);
+  });
+
+  const stats = async (query = "", headers: Record<string, string> = sk(m)) => {
+    const response = await get(`/api/v1/payments/merchant/stats${query}`, headers);
+    expect(response.status).toBe(200);
+    expect(response.body.success).toBe(true);
+    return response.body.stats;
+  };
+
+  test("everything: exactly the spec's fields, amounts as decimal strings", async () => {
+    // Completed: 10 + 2.5 + 1.000001 + 100 + 0.000001 = 113.500002 over 5 → 22.7000004 → 22.700000
+    expect(await stats()).toStrictEqual({
+      totalPayments: 10,
+      completedPayments: 5,
+      pendingPayments: 2, // pending + confirming
+      failedPayments: 3, // failed + expired + cancelled
+      agentPayments: 2,
+      totalAmount: "113.500002",
+      averageAmount: "22.70",
+      isNairaMerchant: false,
+    });
+  });
+
+  test("one day (both ends inclusive; a date covers the whole UTC day)", async () => {
+    // 10 + 2.5 + 1.000001 = 13.500001 over 3 → 4.500000333… → 4.500000
+    expect(await stats("?startDate=2025-03-01&endDate=2025-03-01")).toStrictEqual({
+      totalPayments: 5,
+      completedPayments: 3,
+      pendingPayments: 1,
+      failedPayments: 1,
+      agentPayments: 2,
+      totalAmount: "13.500001",
+      averageAmount: "4.50",
+      isNairaMerchant: false,
+    });
+  });
+
+  test("a date range with a status filter; the average rounds half up at 6 decimals", async () => {
+    // 100 + 0.000001 over 2 = 50.0000005 → 50.000001
+    expect(await stats("?startDate=2025-03-02&endDate=2025-03-05&statusFilter=completed")).toStrictEqual({
+      totalPayments: 2,
+      completedPayments: 2,
+      pendingPayments: 0,
+      failedPayments: 0,
+      agentPayments: 0,
+      totalAmount: "100.000001",
+      averageAmount: "50.000001",
+      isNairaMerchant: false,
+    });
+  });
+
+  test.each([
+    ["?statusFilter=failed", { totalPayments: 1, failedPayments: 1, completedPayments: 0, totalAmount: "0.00", averageAmount: "0.00" }],
+    ["?statusFilter=expired", { totalPayments: 1, failedPayments: 1, totalAmount: "0.00" }],
+    ["?statusFilter=confirming", { totalPayments: 1, pendingPayments: 1 }],
+    ["?statusFilter=pending", { totalPayments: 1, pendingPayments: 1, agentPayments: 1 }],
+    ["?statusFilter=all", { totalPayments: 10 }],
+    ["?startDate=2025-03-02", { totalPayments: 5, completedPayments: 2, totalAmount: "100.000001" }],
+    ["?endDate=2025-03-01", { totalPayments: 5, totalAmount: "13.500001" }],
+    ["?startDate=2025-03-01T12:00:00Z&endDate=2025-03-02T00:00:00Z", { totalPayments: 3, completedPayments: 1, totalAmount: "1.000001", averageAmount: "1.000001" }],
+    ["?startDate=2025-04-01", { totalPayments: 0, completedPayments: 0, totalAmount: "0.00", averageAmount: "0.00" }],
+  ])("%s", async (query, expected) => {
+    expect(await stats(query)).toMatchObject(expected);
+  });
+
+  test("a public key alone reads its own mode's statistics", async () => {
+    expect(await stats("", pk(m, "test"))).toMatchObject({ totalPayments: 1, completedPayments: 1, totalAmount: "999.00", averageAmount: "999.00" });
+  });
+
+  test("bad values → 400 naming the parameter", async () => {
+    const cases: Array<[string, string]> = [
+      ["?startDate=yesterday", "startDate"],
+      ["?startDate=2025-02-30", "startDate"],
+      ["?endDate=2025-13-01", "endDate"],
+      ["?endDate=1741000000", "endDate"],
+      ["?startDate=2025-03-02&endDate=2025-03-01", "endDate"],
+      ["?statusFilter=paid", "statusFilter"],
+      ["?statusFilter=completed,failed", "statusFilter"],
+      ["?statusFilter=a&statusFilter=b", "statusFilter"],
+    ];
+    for (const [query, name] of cases) expectQueryError(await get(`/api/v1/payments/merchant/stats${query}`, sk(m)), name);
+  });
+
+  test("a Naira merchant: isNairaMerchant, totals in NGN (payments priced in NGN at their price, others at today's rate)", async () => {
+    const naira = await api.seedMerchant("Naira");
+    await api.db.update(merchants).set({ settlementCurrency: "NGN", isNairaMerchant: true }).where(eq(merchants.id, naira.id));
+    await insertPaymentRows(api.db, [
+      // Priced 15,500 NGN (paid 10 USDC at 1550): counts 15,500.
+      row(naira.id, { network: "base", status: "completed", amount: 10_000_000n, fiatAmount: "15500", fiatCurrency: "NGN", exchangeRate: "1550" }),
+      // 2.000001 USDC at today's 1550 NGN/USD = 3100.00155 NGN.
+      row(naira.id, { network: "base", status: "completed", amount: 2_000_001n }),
+      row(naira.id, { network: "base", status: "pending", amount: 50_000_000n }),
+    ]);
+    // 15500 + 3100.00155 = 18600.00155 over 2 → 9300.000775
+    expect(await stats("", sk(naira))).toStrictEqual({
+      totalPayments: 3,
+      completedPayments: 2,
+      pendingPayments: 1,
+      failedPayments: 0,
+      agentPayments: 0,
+      totalAmount: "18600.00155",
+      averageAmount: "9300.000775",
+      isNairaMerchant: true,
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+
+describe("agent policies", () => {
+  let m: TestMerchant;
+  let other: TestMerchant;
+
+  beforeAll(async () => {
+    [m, other] = await Promise.all([api.seedMerchant("Agents"), api.seedMerchant("Other agents")]);
+    const anvil = api.config.networks.find((n) => n.shortName === "anvil")!;
+    await setSettlementWallet(api.db, m.id, anvil.id, merchantWallet);
+  });
+
+  const path = (agentId: string) => `/api/v1/merchants/agent-policies/${encodeURIComponent(agentId)}`;
+  const put = (agentId: string, body: unknown, headers: Record<string, string> = pk(m)) => api.request(path(agentId), { method: "PUT", headers, body });
+  const read = (agentId: string, headers: Record<string, string> = pk(m)) => api.request(path(agentId), { headers });
+  const remove = (agentId: string, headers: Record<string, string> = pk(m)) => api.request(path(agentId), { method: "DELETE", headers });
+
+  const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    api.request("/api/v1/payments/create", {
+      headers: { ...pk(m), ...headers },
+      body: { amount: "10", currency: "USDC", network: "anvil", orderId: `order-${randomUUID()}`, ...body },
+    });
+
+  const expectRule = (response: { status: number; body: any }, rule: string) => {
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ success: false, error: "forbidden", code: `AGENT_${rule.toUpperCase()}` });
+    expect(response.body.message).toContain(`rule ${rule}`);
+  };
+
+  test("GET with no policy → 200, policy null and a message", async () => {
+    const response = await read("nobody");
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ success: true, policy: null, message: expect.stringContaining("No policy for agent nobody") });
+  });
+
+  test("DELETE for an unknown agent → 404", async () => {
+    const response = await remove("nobody");
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ success: false, error: "not_found" });
+  });
+
+  test("PUT creates (201), GET reads, PUT replaces the whole policy (200), DELETE removes", async () => {
+    const created = await put("bot-crud", {
+      maxPerPayment: "50.00",
+      dailyLimit: 200,
+      allowedNetworks: ["anvil", "anvil"],
+      allowedTokens: ["usdc", "USDT"],
+      expiresAt: "2099-01-31T23:59:59Z",
+      active: true,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      success: true,
+      message: "Policy for agent bot-crud created.",
+      policy: {
+        agentId: "bot-crud",
+        currency: "USD",
+        maxPerPayment: "50",
+        dailyLimit: "200",
+        allowedNetworks: ["anvil"],
+        allowedTokens: ["USDC", "USDT"],
+        expiresAt: "2099-01-31T23:59:59.000Z",
+        active: true,
+        isTest: true,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
+    });
+    const read1 = await read("bot-crud");
+    expect(read1.status).toBe(200);
+    expect(read1.body).toMatchObject({ success: true, policy: created.body.policy, message: expect.any(String) });
+
+    // PUT replaces: omitted fields go back to their defaults.
+    const replaced = await put("bot-crud", { dailyLimit: "0.000001" });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.policy).toMatchObject({ maxPerPayment: null, dailyLimit: "0.000001", allowedNetworks: null, allowedTokens: null, expiresAt: null, active: true });
+    expect(replaced.body.policy.createdAt).toBe(created.body.policy.createdAt);
+
+    const deleted = await remove("bot-crud");
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.success).toBe(true);
+    expect((await read("bot-crud")).body.policy).toBeNull();
+    expect((await remove("bot-crud")).status).toBe(404);
+  });
+
+  test("policies are per merchant and per mode", async () => {
+    expect((await put("bot-scoped", { maxPerPayment: "1" })).status).toBe(201);
+    expect((await read("bot-scoped", pk(m, "live"))).body.policy).toBeNull();
+    expect((await read("bot-scoped", pk(other))).body.policy).toBeNull();
+    expect((await remove("bot-scoped", pk(other))).status).toBe(404);
+    expect((await read("bot-scoped")).body.policy).not.toBeNull();
+  });
+
+  test("credentials: none → 401; an API key + secret works like the public key", async () => {
+    expect((await read("x", {})).status).toBe(401);
+    expect((await put("x", {}, {})).status).toBe(401);
+    expect((await remove("x", {})).status).toBe(401);
+    expect((await read("bot-scoped", sk(m, "test"))).body.policy).toMatchObject({ maxPerPayment: "1" });
+  });
+
+  test("PUT validation → 400 naming the field", async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ maxPerPayment: "abc" }, "maxPerPayment"],
+      [{ maxPerPayment: "-1" }, "maxPerPayment"],
+      [{ maxPerPayment: "1.0000000000000000001" }, "maxPerPayment"],
+      [{ dailyLimit: [] }, "dailyLimit"],
+      [{ allowedNetworks: "anvil" }, "allowedNetworks"],
+      [{ allowedNetworks: ["anvil", "nowhere"] }, "allowedNetworks.1"],
+      [{ allowedNetworks: ["base"] }, "allowedNetworks.0"], // a live network for a test key
+      [{ allowedTokens: ["WBTC"] }, "allowedTokens.0"],
+      [{ expiresAt: "tomorrow" }, "expiresAt"],
+      [{ expiresAt: 1700000000 }, "expiresAt"],
+      [{ active: "yes" }, "active"],
+      [{ maxPerPaymnet: "10" }, "maxPerPaymnet"],
+    ];
+    for (const [body, field] of cases) {
+      const response = await put("bot-validation", body);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe("invalid_request");
+      expect(response.body.message).toContain(`'${field}'`);
+    }
+    expect((await read("bot-validation")).body.policy).toBeNull();
+    const tooLong = await read("x".repeat(201));
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.message).toContain("'agentId'");
+  });
+
+  test("a payment by an agent with no policy is allowed and records the agent", async () => {
+    const response = await create({}, { "X-Agent-Id": "free-agent" });
+    expect(response.status).toBe(201);
+    expect(response.body.payment.agentId).toBe("free-agent");
+    const viaBody = await create({ agentId: "free-agent-2" });
+    expect(viaBody.body.payment.agentId).toBe("free-agent-2");
+    const plain = await create({});
+    expect(plain.body.payment.agentId).toBeNull();
+  });
+
+  test("X-Agent-Id and body agentId must agree", async () => {
+    const response = await create({ agentId: "a" }, { "X-Agent-Id": "b" });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toContain("'agentId'");
+    expect((await create({ agentId: "a" }, { "X-Agent-Id": "a" })).status).toBe(201);
+    expect((await create({}, { "X-Agent-Id": "has space" })).status).toBe(400);
+  });
+
+  test("maxPerPayment: over by one smallest unit → 403 naming the rule; at the limit → 201", async () => {
+    await put("bot-max", { maxPerPayment: "50" });
+    expectRule(await create({ amount: "50.000001" }, { "X-Agent-Id": "bot-max" }), "max_per_payment");
+    expectRule(await create({ amount: "50.000000000000000001", currency: "DAI" }, { "X-Agent-Id": "bot-max" }), "max_per_payment");
+    expect((await create({ amount: "50" }, { "X-Agent-Id": "bot-max" })).status).toBe(201);
+    expect((await create({ amount: "50", currency: "DAI" }, { "X-Agent-Id": "bot-max" })).status).toBe(201);
+  });
+
+  test("dailyLimit: the sum of today's payments (failed, cancelled and expired ones excluded)", async () => {
+    await put("bot-daily", { dailyLimit: "100" });
+    const agent = { "X-Agent-Id": "bot-daily" };
+    const first = await create({ amount: "60" }, agent);
+    expect(first.status).toBe(201);
+    expect((await create({ amount: "39.5", currency: "DAI" }, agent)).status).toBe(201);
+    expectRule(await create({ amount: "0.500001" }, agent), "daily_limit");
+    expect((await create({ amount: "0.5" }, agent)).status).toBe(201);
+    expectRule(await create({ amount: "0.000001" }, agent), "daily_limit");
+
+    // Failing the first frees its 60.
+    const failed = await api.request("/api/v1/payments/fail", { headers: pk(m), body: { paymentId: first.body.payment.id, status: "failed" } });
+    expect(failed.status).toBe(200);
+    expect((await create({ amount: "60" }, agent)).status).toBe(201);
+    expectRule(await create({ amount: "0.000001" }, agent), "daily_limit");
+
+    // Yesterday's payments do not count.
+    await api.db.execute(sql`update payments set created_at = created_at - interval '1 day' where agent_id = 'bot-daily'`);
+    expect((await create({ amount: "100" }, agent)).status).toBe(201);
+  });
+
+  test("concurrent payments of one agent cannot pass the daily limit together", async () => {
+    await put("bot-race", { dailyLimit: "30" });
+    const responses = await Promise.all(Array.from({ length: 6 }, () => create({ amount: "10" }, { "X-Agent-Id": "bot-race" })));
+    expect(responses.filter((r) => r.status === 201)).toHaveLength(3);
+    for (const r of responses.filter((r) => r.status !== 201)) expectRule(r, "daily_limit");
+  });
+
+  test("allowedNetworks and allowedTokens", async () => {
+    await put("bot-net", { allowedNetworks: ["sepolia"] });
+    expectRule(await create({}, { "X-Agent-Id": "bot-net" }), "network_not_allowed");
+    await put("bot-net", { allowedNetworks: ["sepolia", "anvil"] });
+    expect((await create({}, { "X-Agent-Id": "bot-net" })).status).toBe(201);
+    await put("bot-net", { allowedNetworks: [] });
+    expectRule(await create({}, { "X-Agent-Id": "bot-net" }), "network_not_allowed");
+
+    await put("bot-token", { allowedTokens: ["USDT"] });
+    expectRule(await create({ currency: "USDC" }, { "X-Agent-Id": "bot-token" }), "token_not_allowed");
+    expect((await create({ currency: "USDT" }, { "X-Agent-Id": "bot-token" })).status).toBe(201);
+  });
+
+  test("expired and inactive policies", async () => {
+    await put("bot-expired", { expiresAt: new Date(Date.now() - 1000).toISOString() });
+    expectRule(await create({}, { "X-Agent-Id": "bot-expired" }), "expired");
+    await put("bot-expired", { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    expect((await create({}, { "X-Agent-Id": "bot-expired" })).status).toBe(201);
+
+    await put("bot-off", { active: false });
+    expectRule(await create({}, { "X-Agent-Id": "bot-off" }), "inactive");
+    expectRule(await create({ agentId: "bot-off" }), "inactive");
+  });
+
+  test("a refused payment leaves no row and frees its Idempotency-Key", async () => {
+    await put("bot-retry", { maxPerPayment: "5" });
+    const before = await api.db.select({ n: sql<number>`count(*)::int` }).from(payments).where(eq(payments.merchantId, m.id));
+    const headers = { "X-Agent-Id": "bot-retry", "Idempotency-Key": `k-${randomUUID()}` };
+    expectRule(await create({ amount: "6" }, headers), "max_per_payment");
+    const after = await api.db.select({ n: sql<number>`count(*)::int` }).from(payments).where(eq(payments.merchantId, m.id));
+    expect(after[0]!.n).toBe(before[0]!.n);
+    await put("bot-retry", { maxPerPayment: "6" });
+    expect((await create({ amount: "6" }, headers)).status).toBe(201);
+  });
+
+  test("a fiat-priced payment is checked at its converted USD amount", async () => {
+    await put("bot-fiat", { maxPerPayment: "100" });
+    // 92 EUR at 0.92 = exactly 100 USDC: allowed; 92.01 EUR = 100.010870 USDC: over.
+    expect((await create({ amount: "92", currency: "EUR", token: "USDC" }, { "X-Agent-Id": "bot-fiat" })).status).toBe(201);
+    expectRule(await create({ amount: "92.01", currency: "EUR", token: "USDC" }, { "X-Agent-Id": "bot-fiat" }), "max_per_payment");
+  });
+
+  test("agent payments appear in the list and are counted in agentPayments", async () => {
+    const [{ n }] = (await api.db.execute(sql`select count(*)::int as n from payments where merchant_id = ${m.id} and agent_id is not null`)) as unknown as [{ n: number }];
+    const statsResponse = await get("/api/v1/payments/merchant/stats", pk(m));
+    expect(statsResponse.body.stats.agentPayments).toBe(n);
+    expect(n).toBeGreaterThan(10);
+    let withAgent = 0;
+    let cursor: string | null = null;
+    do {
+      const listed = await get(`/api/v1/payments/merchant/list?limit=100${cursor ? `&startingAfter=${cursor}` : ""}`, pk(m));
+      withAgent += listed.body.payments.filter((p: any) => p.agentId !== null).length;
+      cursor = listed.body.nextCursor;
+    } while (cursor);
+    expect(withAgent).toBe(n);
+  });
+});

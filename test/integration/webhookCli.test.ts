@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { createDb, type DbHandle } from "../../db/client.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { callbackSigningSecret, findWebhookEndpoint, listWebhookEndpoints } from "../../db/webhookEndpoints.ts";
+import { commands, UsageError } from "../../scripts/cli/commands.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+
+let database: TestDatabase;
+let handle: DbHandle;
+let config: Config;
+let merchantId: string;
+const run = (command: string, flags: Record<string, string | boolean> = {}) => commands[command]!({ db: handle.db, config }, flags);
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = createDb(database.url, { max: 2 });
+  config = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, WEBHOOK_SECRET_OVERLAP_HOURS: "12" });
+  merchantId = (await createMerchant(handle.db, { name: "Hooks" })).id;
+});
+afterAll(async () => {
+  await handle.close();
+  await database.drop();
+});
+
+describe("webhook CLI", () => {
+  test("add, list, rotate, remove", async () => {
+    const added = await run("webhook add", { merchant: merchantId, mode: "test", url: "http://127.0.0.1:8080/hooks", events: "payment.completed, payment.expired" });
+    const id = /^Webhook endpoint ([0-9a-f-]{36})/.exec(added)![1]!;
+    const secret = /Signing secret: (whsec_\S+)/.exec(added)![1]!;
+    const stored = (await findWebhookEndpoint(handle.db, id))!;
+    expect(stored).toMatchObject({ merchantId, mode: "test", url: "http://127.0.0.1:8080/hooks", events: ["payment.completed", "payment.expired"], secret });
+
+    await run("webhook add", { merchant: merchantId, mode: "live", url: "https://8.8.8.8/all" });
+    const list = await run("webhook list", { merchant: merchantId });
+    expect(list).toContain(`${id}  test  http://127.0.0.1:8080/hooks  events: payment.completed,payment.expired  enabled`);
+    expect(list).toContain("live  https://8.8.8.8/all  events: *  enabled");
+    expect(list).not.toContain("whsec_");
+    expect((await run("webhook list", { merchant: merchantId, mode: "live" })).split("\n")).toHaveLength(1);
+
+    const rotated = await run("webhook rotate", { id });
+    expect(rotated).toContain("The previous secret also signs for 12 hours.");
+    const after = (await findWebhookEndpoint(handle.db, id))!;
+    expect(after.secret).not.toBe(secret);
+    expect(after.previousSecret).toBe(secret);
+    expect(rotated).toContain(after.secret);
+
+    expect(await run("webhook remove", { id })).toContain(`Removed webhook endpoint ${id}`);
+    expect((await listWebhookEndpoints(handle.db, merchantId)).map((e) => e.id)).not.toContain(id);
+    await expect(run("webhook remove", { id })).rejects.toThrow(UsageError);
+  });
+
+  test("the callbackUrl secret: shown, created once, rotated", async () => {
+    const shown = await run("webhook secret", { merchant: merchantId, mode: "test" });
+    const secret = /: (whsec_\S+)$/.exec(shown)![1]!;
+    expect(await run("webhook secret", { merchant: merchantId, mode: "test" })).toBe(shown);
+    const rotated = await run("webhook rotate", { merchant: merchantId, mode: "test" });
+    const row = await callbackSigningSecret(handle.db, merchantId, "test");
+    expect(row.previousSecret).toBe(secret);
+    expect(rotated).toContain(row.secret);
+  });
+
+  test("mistakes are usage errors naming the flag; live mode refuses non-public addresses", async () => {
+    const fails = async (flags: Record<string, string>, text: string) => {
+      const error = await run("webhook add", { merchant: merchantId, mode: "test", url: "https://example.com", ...flags }).catch((e) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect(error.message).toContain(text);
+    };
+    await fails({ url: "ftp://example.com" }, "--url");
+    await fails({ events: "payment.nope" }, "--events");
+    await fails({ mode: "live", url: "http://127.0.0.1:9/x" }, "loopback");
+    await fails({ mode: "live", url: "http://192.168.1.1/x" }, "private");
+    await fails({ mode: "staging" }, "--mode must be one of");
+    await expect(run("webhook rotate", { id: "nope" })).rejects.toThrow("--id must be");
+  });
+});

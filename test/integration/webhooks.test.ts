@@ -1,0 +1,474 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Address, Hex } from "viem";
+import type { FileNetworkInput } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
+import { paymentEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema.ts";
+import { recordPaymentEvent } from "../../db/paymentEvents.ts";
+import { findPayment } from "../../db/payments.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
+import { verifyWebhook } from "../../domain/webhookSignature.ts";
+import { startWorkers } from "../../jobs/worker.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "../helpers/webhookReceiver.ts";
+
+/**
+ * Webhooks against a real app, Postgres, Redis and anvil (no indexer: credits come
+ * from `/payments/process`), workers started per test where deliveries must go out.
+ * Retries are 50 ms apart here (WEBHOOK_RETRY_SCHEDULE) so a failing receiver is quick.
+ */
+
+let chain: PaymentChain;
+let api: TestApi;
+let merchant: TestMerchant;
+let other: TestMerchant;
+let receiver: WebhookReceiver;
+const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+const RETRIES = 5;
+
+beforeAll(async () => {
+  chain = await startPaymentChain();
+  // A second network on the same anvil, marked live, so live-mode payments can be created.
+  const live: FileNetworkInput = { ...chain.network, name: "Anvil live", shortName: "anvil-live", chainId: "31999", isTestnet: false };
+  api = await createTestApi({
+    networks: [chain.network, live],
+    env: {
+      OPERATOR_PRIVATE_KEY: operatorKey,
+      WEBHOOK_RETRY_SCHEDULE: Array(RETRIES).fill("0.05").join(","),
+      WEBHOOK_REDRIVE_INTERVAL_MS: "200",
+      WEBHOOK_TIMEOUT_MS: "1500",
+      WEBHOOK_SECRET_OVERLAP_HOURS: "1",
+    },
+  });
+  [merchant, other] = await Promise.all([api.seedMerchant("Webhooks"), api.seedMerchant("Other")]);
+  for (const network of api.config.networks.filter((n) => n.isLocal)) {
+    await setSettlementWallet(api.db, merchant.id, network.id, merchantWallet);
+    await setSettlementWallet(api.db, other.id, network.id, merchantWallet);
+  }
+  receiver = startWebhookReceiver();
+}, 60_000);
+
+afterAll(async () => {
+  receiver?.stop();
+  await api?.close();
+  await chain?.stop();
+});
+
+// ---------------------------------------------------------------------------------------
+// helpers
+
+const secretAuth = (m: TestMerchant = merchant, mode: "test" | "live" = "test") =>
+  mode === "test" ? { "x-api-key": m.testApiKey, "x-api-secret": m.testApiSecret } : { "x-api-key": m.apiKey, "x-api-secret": m.apiSecret };
+
+async function addEndpoint(url: string, extra: Record<string, unknown> = {}, m: TestMerchant = merchant, mode: "test" | "live" = "test") {
+  const response = await api.request("/api/v1/webhook-endpoints", { headers: secretAuth(m, mode), body: { url, ...extra } });
+  expect(response.status).toBe(201);
+  return response.body.endpoint as { id: string; secret: string; url: string; events: string[] };
+}
+
+async function createPayment(extra: Record<string, unknown> = {}, key = merchant.publicKey) {
+  const response = await api.request("/api/v1/payments/create", {
+    headers: { "x-public-key": key },
+    body: { amount: "12.5", currency: "USDC", network: "anvil", orderId: `o-${randomUUID()}`, ...extra },
+  });
+  expect(response.status).toBe(201);
+  return response.body.payment as { id: string; transactions: Array<{ to: Address; data: Hex }> };
+}
+
+async function withWorkers<T>(fn: () => Promise<T>): Promise<T> {
+  const workers = await startWorkers({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl, dispatch: false, transfers: false });
+  try {
+    return await fn();
+  } finally {
+    await workers.close();
+  }
+}
+
+const deliveriesTo = (url: string) => api.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.url, url));
+const eventsOf = (paymentId: string) => api.db.select().from(paymentEvents).where(eq(paymentEvents.paymentId, paymentId)).orderBy(paymentEvents.sequence);
+
+// ---------------------------------------------------------------------------------------
+
+describe("webhook endpoints (API key + secret)", () => {
+  test("add, list, rotate and remove, per mode; the secret is shown on creation and rotation only", async () => {
+    const created = await addEndpoint("https://example.com/hooks", { events: ["payment.completed", "payment.expired", "payment.completed"], description: "orders" });
+    expect(created).toMatchObject({ url: "https://example.com/hooks", events: ["payment.completed", "payment.expired"], mode: "test", status: "enabled" });
+    expect(created.secret).toMatch(/^whsec_/);
+
+    const listed = await api.request("/api/v1/webhook-endpoints", { headers: secretAuth() });
+    expect(listed.status).toBe(200);
+    const mine = listed.body.endpoints.find((e: { id: string }) => e.id === created.id);
+    expect(mine).toMatchObject({ id: created.id, events: ["payment.completed", "payment.expired"], previousSecretExpiresAt: null });
+    expect(mine.secret).toBeUndefined();
+    // Live keys see live endpoints only; another merchant sees none of these.
+    expect((await api.request("/api/v1/webhook-endpoints", { headers: secretAuth(merchant, "live") })).body.endpoints).toEqual([]);
+    expect((await api.request("/api/v1/webhook-endpoints", { headers: secretAuth(other) })).body.endpoints).toEqual([]);
+
+    const rotated = await api.request(`/api/v1/webhook-endpoints/${created.id}/rotate-secret`, { method: "POST", headers: secretAuth() });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.endpoint.secret).toMatch(/^whsec_/);
+    expect(rotated.body.endpoint.secret).not.toBe(created.secret);
+    const overlapEnds = Date.parse(rotated.body.endpoint.previousSecretExpiresAt);
+    expect(Math.abs(overlapEnds - (Date.now() + 3_600_000))).toBeLessThan(60_000);
+
+    expect((await api.request(`/api/v1/webhook-endpoints/${created.id}`, { method: "DELETE", headers: secretAuth(other) })).status).toBe(404);
+    const removed = await api.request(`/api/v1/webhook-endpoints/${created.id}`, { method: "DELETE", headers: secretAuth() });
+    expect(removed.body).toEqual({ success: true, id: created.id, deleted: true });
+    expect((await api.request(`/api/v1/webhook-endpoints/${created.id}`, { method: "DELETE", headers: secretAuth() })).status).toBe(404);
+    expect((await api.request(`/api/webhook-endpoints/${created.id}/rotate-secret`, { method: "POST", headers: secretAuth() })).status).toBe(404);
+    const after = await api.request("/api/webhook-endpoints", { headers: secretAuth() });
+    expect(after.body.endpoints.map((e: { id: string }) => e.id)).not.toContain(created.id);
+  });
+
+  test("credentials: an API key + secret only; a public key (browser-safe) is refused", async () => {
+    const paths: Array<[string, string]> = [
+      ["GET", "/api/v1/webhook-endpoints"],
+      ["POST", "/api/v1/webhook-endpoints"],
+      ["DELETE", `/api/v1/webhook-endpoints/${randomUUID()}`],
+      ["POST", `/api/v1/webhook-endpoints/${randomUUID()}/rotate-secret`],
+      ["GET", "/api/v1/webhook-secret"],
+      ["GET", "/api/v1/events"],
+      ["GET", `/api/v1/events/${randomUUID()}`],
+      ["POST", `/api/v1/events/${randomUUID()}/redeliver`],
+    ];
+    for (const [method, path] of paths) {
+      const body = method === "POST" ? { url: "https://example.com" } : undefined;
+      const attempts: Array<Record<string, string>> = [{}, { "x-public-key": merchant.publicKey }, { "x-api-key": merchant.testApiKey, "x-api-secret": "wrong" }];
+      for (const headers of attempts) {
+        const response = await api.request(path, { method, headers, body });
+        expect([path, response.status]).toEqual([path, 401]);
+        expect(response.body.success).toBe(false);
+      }
+    }
+  });
+
+  test("bad input is a 400 naming the field; malformed ids 400, unknown 404", async () => {
+    const bad = async (body: unknown, field: string) => {
+      const response = await api.request("/api/v1/webhook-endpoints", { headers: secretAuth(), body });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe("invalid_request");
+      expect(response.body.message).toContain(`'${field}'`);
+    };
+    await bad({ url: "ftp://example.com/x" }, "url");
+    await bad({ url: "not a url" }, "url");
+    await bad({ url: "" }, "url");
+    await bad({ url: "https://example.com", events: ["payment.teleported"] }, "events.0");
+    await bad({ url: "https://example.com", events: [] }, "events");
+    await bad({ url: "https://example.com", events: "payment.completed" }, "events");
+    expect((await api.request("/api/v1/webhook-endpoints/nope", { method: "DELETE", headers: secretAuth() })).status).toBe(400);
+    expect((await api.request(`/api/v1/webhook-endpoints/${randomUUID()}`, { method: "DELETE", headers: secretAuth() })).status).toBe(404);
+  });
+});
+
+describe("SSRF: live mode sends only to public addresses", () => {
+  test("registration refuses loopback, private, link-local and CGNAT targets in live mode (400 naming the field); test mode allows them", async () => {
+    for (const url of [
+      "http://127.0.0.1:9/hook",
+      "http://localhost:9/hook",
+      "http://[::1]/hook",
+      "http://10.1.2.3/hook",
+      "http://192.168.0.10/hook",
+      "http://169.254.169.254/latest/meta-data",
+      "http://100.64.1.1/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://0.0.0.0/",
+      "http://2130706433/",
+    ]) {
+      const response = await api.request("/api/v1/webhook-endpoints", { headers: secretAuth(merchant, "live"), body: { url } });
+      expect([url, response.status]).toEqual([url, 400]);
+      expect(response.body.message).toContain("'url'");
+      expect(response.body.message).toMatch(/loopback|private|link-local|CGNAT|unspecified/);
+    }
+    // A public address literal needs no DNS and is accepted.
+    expect((await api.request("/api/v1/webhook-endpoints", { headers: secretAuth(merchant, "live"), body: { url: "https://8.8.8.8/hook" } })).status).toBe(201);
+    const local = await addEndpoint("http://127.0.0.1:9/hook"); // test mode: local development works
+    await api.request(`/api/v1/webhook-endpoints/${local.id}`, { method: "DELETE", headers: secretAuth() });
+
+    const livePayment = await api.request("/api/v1/payments/create", {
+      headers: { "x-public-key": merchant.livePublicKey },
+      body: { amount: "1", currency: "USDC", network: "anvil-live", callbackUrl: receiver.url("/live-callback") },
+    });
+    expect(livePayment.status).toBe(400);
+    expect(livePayment.body.message).toContain("'callbackUrl'");
+    expect(livePayment.body.message).toContain("loopback");
+    // The same callback in test mode is fine.
+    await createPayment({ callbackUrl: receiver.url("/test-callback") });
+  });
+
+  test("delivery re-checks the target: a live endpoint that resolves to loopback is marked failed, nothing sent", async () => {
+    // As if DNS had changed since registration: the row is written directly.
+    const endpoint = await insertWebhookEndpoint(api.db, { merchantId: other.id, mode: "live", url: receiver.url("/rebound"), events: ["*"] });
+    const payment = await createPayment({ network: "anvil-live" }, other.livePublicKey);
+    await withWorkers(async () => {
+      const [delivery] = await waitUntil("the delivery to be settled", async () => {
+        const rows = await deliveriesTo(endpoint.url);
+        return rows.length === 1 && rows[0]!.status !== "pending" ? rows : null;
+      });
+      expect(delivery).toMatchObject({ status: "failed", attempts: 1 });
+      expect(delivery!.lastError).toBe("not sent: 127.0.0.1 is a loopback address; live-mode webhooks go only to public addresses");
+      const attempts = await api.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id));
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toMatchObject({ attempt: 1, statusCode: null });
+    });
+    expect(receiver.at("/rebound")).toEqual([]);
+    expect((await eventsOf(payment.id)).map((e) => e.type)).toEqual(["payment.created"]);
+  });
+});
+
+describe("delivery", () => {
+  test("a receiver failing 3 times then succeeding gets the event delivered once, same webhook-id on every attempt, each attempt logged", async () => {
+    receiver.setRule((path, nth) => (path === "/flaky" && nth <= 3 ? 503 : 200));
+    const endpoint = await addEndpoint(receiver.url("/flaky"), { events: ["payment.created"] });
+    const payment = await createPayment();
+    await withWorkers(async () => {
+      await waitUntil("delivery", async () => (await deliveriesTo(endpoint.url))[0]?.status === "delivered");
+    });
+    const requests = receiver.at("/flaky");
+    expect(requests.map((r) => r.status)).toEqual([503, 503, 503, 200]);
+    const [event] = await eventsOf(payment.id);
+    expect(new Set(requests.map((r) => r.headers["webhook-id"]))).toEqual(new Set([event!.id]));
+    for (const r of requests) {
+      // Every attempt is signed afresh (its own timestamp) and verifies with the endpoint's secret.
+      const body = verifyWebhook(r.body, r.headers, endpoint.secret) as { id: string; type: string; data: { payment: { id: string; status: string; amount: string } } };
+      expect(body).toMatchObject({ id: event!.id, type: "payment.created", mode: "test", paymentId: payment.id });
+      expect(body.data.payment).toMatchObject({ id: payment.id, status: "pending", amount: "12.5" });
+      expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(r.headers["content-type"]).toBe("application/json");
+    }
+    const [delivery] = await deliveriesTo(endpoint.url);
+    expect(delivery).toMatchObject({ status: "delivered", attempts: 4, lastError: null });
+    const attempts = await api.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id)).orderBy(webhookAttempts.attempt);
+    expect(attempts.map((a) => [a.attempt, a.statusCode, a.responseExcerpt])).toEqual([
+      [1, 503, "nope 503"],
+      [2, 503, "nope 503"],
+      [3, 503, "nope 503"],
+      [4, 200, "ok"],
+    ]);
+    for (const a of attempts) expect(a.latencyMs).toBeGreaterThanOrEqual(0);
+
+    // The attempt log is readable through the API.
+    const read = await api.request(`/api/v1/events/${event!.id}`, { headers: secretAuth() });
+    expect(read.status).toBe(200);
+    const viaApi = read.body.deliveries.find((d: { url: string }) => d.url === endpoint.url);
+    expect(viaApi).toMatchObject({ status: "delivered", attempts: 4, target: "endpoint" });
+    expect(viaApi.attemptLog.map((a: { statusCode: number }) => a.statusCode)).toEqual([503, 503, 503, 200]);
+    await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+  });
+
+  test("a receiver that never succeeds gets every scheduled attempt, then the delivery fails", async () => {
+    receiver.setRule((path) => (path === "/down" ? 500 : 200));
+    const endpoint = await addEndpoint(receiver.url("/down"), { events: ["payment.created"] });
+    await createPayment();
+    await withWorkers(() => waitUntil("give up", async () => (await deliveriesTo(endpoint.url))[0]?.status === "failed"));
+    expect(receiver.at("/down")).toHaveLength(RETRIES + 1);
+    expect((await deliveriesTo(endpoint.url))[0]).toMatchObject({ status: "failed", attempts: RETRIES + 1, lastError: "HTTP 500" });
+    await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+  });
+
+  test("410 Gone disables the endpoint: no retry, and later events are not sent to it", async () => {
+    receiver.setRule((path) => (path === "/gone" ? 410 : 200));
+    const endpoint = await addEndpoint(receiver.url("/gone"));
+    await createPayment();
+    await withWorkers(() => waitUntil("410", async () => (await deliveriesTo(endpoint.url))[0]?.status === "disabled"));
+    expect(receiver.at("/gone")).toHaveLength(1);
+    const [row] = await api.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+    expect(row!.disabledAt).not.toBeNull();
+    const listed = await api.request("/api/v1/webhook-endpoints", { headers: secretAuth() });
+    expect(listed.body.endpoints.find((e: { id: string }) => e.id === endpoint.id)).toMatchObject({ status: "disabled", disabledReason: "the endpoint answered 410 Gone" });
+    await createPayment();
+    expect(await deliveriesTo(endpoint.url)).toHaveLength(1);
+  });
+
+  test("callbackUrl deliveries are signed with the merchant's per-mode secret; rotation sends both signatures", async () => {
+    const secret = await api.request("/api/v1/webhook-secret", { headers: secretAuth() });
+    expect(secret.status).toBe(200);
+    expect(secret.body).toMatchObject({ success: true, mode: "test", previousSecretExpiresAt: null });
+    const original = secret.body.secret as string;
+    expect(original).toMatch(/^whsec_/);
+    expect((await api.request("/api/v1/webhook-secret", { headers: secretAuth() })).body.secret).toBe(original);
+    expect((await api.request("/api/v1/webhook-secret", { headers: secretAuth(merchant, "live") })).body.secret).not.toBe(original);
+
+    const first = await createPayment({ callbackUrl: receiver.url("/callback-a") });
+    await withWorkers(() => waitUntil("callback", () => receiver.at("/callback-a").length === 1));
+    const [a] = receiver.at("/callback-a");
+    expect(verifyWebhook(a!.body, a!.headers, original)).toMatchObject({ type: "payment.created", paymentId: first.id });
+    expect(a!.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+
+    const rotated = await api.request("/api/v1/webhook-secret/rotate", { method: "POST", headers: secretAuth() });
+    expect(rotated.body.secret).not.toBe(original);
+    expect(rotated.body.previousSecretExpiresAt).not.toBeNull();
+    await createPayment({ callbackUrl: receiver.url("/callback-b") });
+    await withWorkers(() => waitUntil("callback after rotation", () => receiver.at("/callback-b").length === 1));
+    const [b] = receiver.at("/callback-b");
+    expect(b!.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    // Receivers with the old or the new secret both accept it during the overlap.
+    expect(verifyWebhook(b!.body, b!.headers, original)).toMatchObject({ type: "payment.created" });
+    expect(verifyWebhook(b!.body, b!.headers, rotated.body.secret)).toMatchObject({ type: "payment.created" });
+  });
+
+  test("Redis flushed while deliveries are pending: the re-drive enqueues every one and each is delivered once", async () => {
+    receiver.setRule((path) => (path === "/outage" ? 500 : 200));
+    const endpoint = await addEndpoint(receiver.url("/outage"), { events: ["payment.created"] });
+    const created = await Promise.all(Array.from({ length: 6 }, () => createPayment()));
+    // Every delivery fails once and waits for its retry (a delayed job in Redis)…
+    const workers = await startWorkers({ config: { ...api.config, webhooks: { ...api.config.webhooks, retryDelaysMs: Array(RETRIES).fill(60_000) } }, db: api.db, logger, databaseUrl: api.databaseUrl, dispatch: false, transfers: false });
+    try {
+      await waitUntil("first attempts", async () => (await deliveriesTo(endpoint.url)).every((d) => d.attempts === 1 && d.lockedUntil === null));
+    } finally {
+      await workers.close();
+    }
+    const pending = await deliveriesTo(endpoint.url);
+    expect(pending).toHaveLength(created.length);
+    expect(pending.every((d) => d.status === "pending")).toBe(true);
+
+    // …then Redis loses everything of ours, and the receiver recovers.
+    const keys = await api.deps.redis.keys(`${api.config.redis.prefix}:*`);
+    expect(keys.some((k) => k.includes(":webhook:"))).toBe(true);
+    await api.deps.redis.del(...keys);
+    receiver.setRule(() => 200);
+    // Due now (the retry time has passed as far as the rows are concerned).
+    await api.db.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(eq(webhookDeliveries.endpointId, endpoint.id));
+
+    await withWorkers(() => waitUntil("re-driven deliveries", async () => (await deliveriesTo(endpoint.url)).every((d) => d.status === "delivered")));
+    const ok = receiver.at("/outage").filter((r) => r.status === 200);
+    expect(ok).toHaveLength(created.length);
+    const eventIds = new Set(ok.map((r) => r.headers["webhook-id"]));
+    expect(eventIds.size).toBe(created.length);
+    for (const p of created) {
+      const [event] = await eventsOf(p.id);
+      expect(eventIds.has(event!.id)).toBe(true);
+    }
+    await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+  });
+});
+
+describe("events", () => {
+  async function payOnChain(payment: { id: string; transactions: Array<{ to: Address; data: Hex }> }) {
+    let hash: Hex = "0x";
+    for (const tx of payment.transactions) {
+      hash = await chain.customerWallet.sendTransaction({ to: tx.to, data: tx.data, account: customer, chain: null });
+      await chain.publicClient.waitForTransactionReceipt({ hash });
+    }
+    const processed = await api.request("/api/v1/payments/process", { headers: { "x-public-key": merchant.publicKey }, body: { paymentId: payment.id, txHash: hash } });
+    expect(processed.status).toBe(200);
+  }
+
+  test("each change writes its events with it; the feed lists a payment's events in order", async () => {
+    const paid = await createPayment();
+    await payOnChain(paid);
+    const closed = await createPayment();
+    const failed = await api.request("/api/v1/payments/fail", { headers: { "x-public-key": merchant.publicKey }, body: { paymentId: closed.id, status: "cancelled", reason: "customer left" } });
+    expect(failed.status).toBe(200);
+
+    expect((await eventsOf(paid.id)).map((e) => e.type)).toEqual(["payment.created", "payment.detected", "payment.confirmed"]);
+    expect((await eventsOf(closed.id)).map((e) => e.type)).toEqual(["payment.created", "payment.cancelled"]);
+
+    const feed = await api.request(`/api/v1/events?paymentId=${paid.id}`, { headers: secretAuth() });
+    expect(feed.status).toBe(200);
+    expect(feed.body.success).toBe(true);
+    expect(feed.body.hasMore).toBe(false);
+    const events = feed.body.events as Array<{ id: string; type: string; position: number; data: { payment: Record<string, unknown> } }>;
+    expect(events.map((e) => e.type)).toEqual(["payment.created", "payment.detected", "payment.confirmed"]);
+    expect(events.map((e) => e.position)).toEqual([...events.map((e) => e.position)].sort((a, b) => a - b));
+    expect(feed.body.nextCursor).toBe(events[2]!.id);
+    // Each event carries the payment as it was at that moment.
+    expect(events.map((e) => e.data.payment.status)).toEqual(["pending", "confirming", "confirming"]);
+    expect(events.map((e) => e.data.payment.amountReceived)).toEqual(["0", "12.5", "12.5"]);
+    const cancelled = await api.request(`/api/v1/events?paymentId=${closed.id}&type=payment.cancelled`, { headers: secretAuth() });
+    expect(cancelled.body.events).toHaveLength(1);
+    expect(cancelled.body.events[0].data.payment).toMatchObject({ status: "cancelled", closedReason: "customer left" });
+  });
+
+  test("paging with startingAfter walks the whole feed once, in order; other accounts and modes see nothing of it", async () => {
+    const all: Array<{ id: string; position: number }> = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page: { body: { events: Array<{ id: string; position: number }>; hasMore: boolean; nextCursor: string } } = await api.request(
+        `/api/v1/events?limit=2${cursor ? `&startingAfter=${cursor}` : ""}`,
+        { headers: secretAuth() },
+      );
+      expect(page.body.events.length).toBeLessThanOrEqual(2);
+      all.push(...page.body.events);
+      if (!page.body.hasMore) break;
+      cursor = page.body.nextCursor;
+    }
+    const everything = await api.db
+      .select({ id: paymentEvents.id })
+      .from(paymentEvents)
+      .where(and(eq(paymentEvents.merchantId, merchant.id), eq(paymentEvents.mode, "test")));
+    expect(all.map((e) => e.id).sort()).toEqual(everything.map((e) => e.id).sort());
+    expect(all.map((e) => e.position)).toEqual([...all.map((e) => e.position)].sort((a, b) => a - b));
+    expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+
+    // Caught up: asking after the last one gives nothing, and the cursor stays.
+    const last = all.at(-1)!.id;
+    expect((await api.request(`/api/v1/events?startingAfter=${last}`, { headers: secretAuth() })).body).toEqual({ success: true, events: [], hasMore: false, nextCursor: last });
+    expect((await api.request(`/api/v1/events?startingAfter=${last}`, { headers: secretAuth(other) })).status).toBe(400);
+    expect((await api.request("/api/v1/events", { headers: secretAuth(merchant, "live") })).body.events.every((e: { mode: string }) => e.mode === "live")).toBe(true);
+    for (const bad of ["limit=0", "limit=101", "limit=x", "paymentId=nope", "type=payment.nope", "startingAfter=nope"]) {
+      expect([bad, (await api.request(`/api/v1/events?${bad}`, { headers: secretAuth() })).status]).toEqual([bad, 400]);
+    }
+  });
+
+  test("a cursor never skips an event whose transaction took an earlier sequence but committed later", async () => {
+    const [x, y] = [await createPayment(), await createPayment()];
+    const [rowX, rowY] = [(await findPayment(api.db, x.id))!, (await findPayment(api.db, y.id))!];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let early!: { id: string; sequence: number };
+    let inserted!: () => void;
+    const insertedEarly = new Promise<void>((resolve) => (inserted = resolve));
+    // A slow transaction takes its sequence first…
+    const slow = api.db.transaction(async (tx) => {
+      early = await recordPaymentEvent(tx as never, rowX, "payment.detected");
+      inserted();
+      await held;
+    });
+    await insertedEarly;
+    // …a quick one takes a later sequence and commits first.
+    const late = await api.db.transaction((tx) => recordPaymentEvent(tx as never, rowY, "payment.detected"));
+    expect(late.sequence).toBeGreaterThan(early.sequence);
+
+    const page = async (after?: string) =>
+      (await api.request(`/api/v1/events?limit=100${after ? `&startingAfter=${after}` : ""}`, { headers: secretAuth() })).body as { events: Array<{ id: string }>; nextCursor: string };
+    let cursor: string | undefined;
+    for (let p = await page(); p.events.length > 0; p = await page(cursor)) cursor = p.nextCursor;
+    expect(cursor).toBe(late.id); // the reader is caught up, past the later sequence
+
+    release();
+    await slow;
+    const next = await page(cursor);
+    expect(next.events.map((e) => e.id)).toEqual([early.id]);
+  });
+
+  test("an idempotent replay of a creation writes no second event", async () => {
+    const key = `idem-${randomUUID()}`;
+    const body = { amount: "3", currency: "USDC", network: "anvil" };
+    const first = await api.request("/api/v1/payments/create", { headers: { "x-public-key": merchant.publicKey, "Idempotency-Key": key }, body });
+    const second = await api.request("/api/v1/payments/create", { headers: { "x-public-key": merchant.publicKey, "Idempotency-Key": key }, body });
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect((await eventsOf(first.body.payment.id)).map((e) => e.type)).toEqual(["payment.created"]);
+  });
+
+  test("redeliver sends the event again to every endpoint that takes it (same webhook-id); unknown ids 404", async () => {
+    receiver.setRule(() => 200);
+    const endpoint = await addEndpoint(receiver.url("/redeliver"));
+    const payment = await createPayment({ callbackUrl: receiver.url("/redeliver-callback") });
+    const [event] = await eventsOf(payment.id);
+    await withWorkers(async () => {
+      await waitUntil("first delivery", () => receiver.at("/redeliver").length === 1 && receiver.at("/redeliver-callback").length === 1);
+      const response = await api.request(`/api/v1/events/${event!.id}/redeliver`, { method: "POST", headers: secretAuth() });
+      expect(response.status).toBe(202);
+      expect(response.body).toEqual({ success: true, eventId: event!.id, deliveries: 2 });
+      await waitUntil("redelivery", () => receiver.at("/redeliver").length === 2 && receiver.at("/redeliver-callback").length === 2);
+    });
+    expect(receiver.at("/redeliver").map((r) => r.headers["webhook-id"])).toEqual([event!.id, event!.id]);
+    expect((await api.request(`/api/v1/events/${randomUUID()}/redeliver`, { method: "POST", headers: secretAuth() })).status).toBe(404);
+    expect((await api.request(`/api/v1/events/${event!.id}/redeliver`, { method: "POST", headers: secretAuth(other) })).status).toBe(404);
+    expect((await api.request("/api/v1/events/nope/redeliver", { method: "POST", headers: secretAuth() })).status).toBe(400);
+    await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+  });
+});

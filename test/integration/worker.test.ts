@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { QueueEvents } from "bullmq";
+import { sql } from "drizzle-orm";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
+import { createDb, type DbHandle } from "../../db/client.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { idempotencyKeys } from "../../db/schema.ts";
+import { redisConnection } from "../../jobs/connection.ts";
+import { openQueue, QUEUES } from "../../jobs/queues.ts";
+import { startWorkers } from "../../jobs/worker.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { createTestRedis } from "../helpers/redis.ts";
+
+let database: TestDatabase;
+let handle: DbHandle;
+let redis: ReturnType<typeof createTestRedis>;
+let config: Config;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = createDb(database.url, { max: 3 });
+  redis = createTestRedis();
+  config = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix });
+});
+afterAll(async () => {
+  await handle.close();
+  await redis.cleanup();
+  await database.drop();
+});
+
+test("workers declare their schedules once, however many replicas start", async () => {
+  const logger = createLogger({ level: "silent" });
+  const a = await startWorkers({ config, db: handle.db, logger });
+  const b = await startWorkers({ config, db: handle.db, logger });
+  const queue = openQueue(config, QUEUES.maintenance);
+  try {
+    const schedulers = await queue.getJobSchedulers();
+    expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
+      ["idempotency-cleanup", 3_600_000],
+      ["recheck", 30_000],
+    ]);
+  } finally {
+    await queue.close();
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test("idempotency cleanup deletes only keys past 24 hours and is harmless when run twice", async () => {
+  const merchant = await createMerchant(handle.db, { name: "Cleanup" });
+  const row = (key: string, hoursAgo: number) => ({
+    merchantId: merchant.id,
+    mode: "test" as const,
+    scope: "payments.create",
+    key,
+    requestHash: "h",
+    createdAt: sql`now() - make_interval(hours => ${hoursAgo})` as unknown as Date,
+  });
+  await handle.db.insert(idempotencyKeys).values([row("old", 25), row("fresh", 1), row("edge", 23)]);
+
+  const workers = await startWorkers({ config, db: handle.db, logger: createLogger({ level: "silent" }) });
+  const queue = openQueue(config, QUEUES.maintenance);
+  const events = new QueueEvents(QUEUES.maintenance, { connection: redisConnection(config.redis.url), prefix: config.redis.prefix });
+  await events.waitUntilReady();
+  try {
+    const first = await queue.add("idempotency-cleanup", { olderThanHours: 24 });
+    expect(await first.waitUntilFinished(events, 10_000)).toEqual({ deleted: 1 });
+    const second = await queue.add("idempotency-cleanup", { olderThanHours: 24 });
+    expect(await second.waitUntilFinished(events, 10_000)).toEqual({ deleted: 0 });
+    const left = await handle.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys);
+    expect(left.map((r) => r.key).sort()).toEqual(["edge", "fresh"]);
+  } finally {
+    await events.close();
+    await queue.close();
+    await workers.close();
+  }
+});
+
+test("a job with no processor fails at once instead of retrying", async () => {
+  const workers = await startWorkers({ config, db: handle.db, logger: createLogger({ level: "silent" }) });
+  const queue = openQueue(config, QUEUES.maintenance);
+  const events = new QueueEvents(QUEUES.maintenance, { connection: redisConnection(config.redis.url), prefix: config.redis.prefix });
+  await events.waitUntilReady();
+  try {
+    const job = await queue.add("no-such-job", {}, { attempts: 5 });
+    await expect(job.waitUntilFinished(events, 10_000)).rejects.toThrow("no processor for job no-such-job");
+    const failed = await queue.getJob(job.id!);
+    expect(failed?.attemptsMade).toBe(1);
+  } finally {
+    await events.close();
+    await queue.close();
+    await workers.close();
+  }
+});

@@ -1,0 +1,381 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "uuid";
+import { getAddress } from "viem";
+import { catalogue } from "../../config/catalogue.ts";
+import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, type Config } from "../../config/index.ts";
+import { anvilNetwork } from "../helpers/fixtures.ts";
+
+/** The namespace network ids are derived in. Changing it would change every network id merchants stored. */
+const NETWORK_ID_NAMESPACE = "2f1f6d2e-6a57-4a8e-9a0e-4d2b8f3c1a10";
+const BASE_ID = "42403a80-d97e-58a7-a969-c6fcf512772e";
+
+const tmp = mkdtempSync(join(tmpdir(), "stablepay-config-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function configError(env: Record<string, string | undefined>, options?: Parameters<typeof buildConfig>[1]): ConfigError {
+  try {
+    buildConfig(env, options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`buildConfig accepted ${JSON.stringify(env)}`);
+}
+
+const byShortName = (config: Config, shortName: string) => {
+  const network = config.networks.find((n) => n.shortName === shortName);
+  if (!network) throw new Error(`no network ${shortName}`);
+  return network;
+};
+
+const enabledShortNames = (config: Config) => config.networks.filter((n) => n.enabled).map((n) => n.shortName);
+
+describe("buildConfig defaults", () => {
+  test("an empty environment gives the documented defaults", () => {
+    const config = buildConfig({});
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config).toMatchObject({
+      appEnv: "development",
+      http: { host: "127.0.0.1", port: 3000, publicBaseUrl: "http://127.0.0.1:3000" },
+      databasePoolSize: 10,
+      dataDir: ".data",
+      redis: { url: "redis://127.0.0.1:6379", prefix: "stablepay" },
+      indexer: { schema: "stablepay_indexer", viewsSchema: "onchain", maxLagBlocks: 5, port: 42069 },
+      rpcTimeoutMs: 2000,
+      logLevel: "info",
+    });
+  });
+
+  test("the whole catalogue is present and nothing is enabled without an RPC URL", () => {
+    const config = buildConfig({});
+    expect(config.networks.map((n) => n.shortName)).toEqual([
+      "ethereum", "base", "polygon", "arbitrum", "optimism", "bsc", "solana", "sepolia", "base-sepolia", "solana-devnet",
+    ]);
+    expect(enabledShortNames(config)).toEqual([]);
+    expect(config.networks.every((n) => n.rpcUrl === null && n.wsUrl === null)).toBe(true);
+  });
+
+  test("values given are parsed and coerced", () => {
+    const config = buildConfig({
+      APP_ENV: "test",
+      HOST: "0.0.0.0",
+      PORT: "8080",
+      DATABASE_URL: "postgresql://app@db:5432/pay",
+      DATABASE_POOL_SIZE: "25",
+      REDIS_URL: "rediss://cache:6380",
+      QUEUE_PREFIX: "pay:eu-1",
+      INDEXER_SCHEMA: "idx",
+      INDEXER_VIEWS_SCHEMA: "views",
+      INDEXER_MAX_LAG_BLOCKS: "0",
+      RPC_TIMEOUT_MS: "500",
+      LOG_LEVEL: "debug",
+      DATA_DIR: "/var/lib/stablepay",
+      INDEXER_PORT: "42070",
+    });
+    expect(config).toMatchObject({
+      appEnv: "test",
+      // 0.0.0.0 is a bind address, not one a client can reach.
+      http: { host: "0.0.0.0", port: 8080, publicBaseUrl: "http://127.0.0.1:8080" },
+      databaseUrl: "postgresql://app@db:5432/pay",
+      databasePoolSize: 25,
+      dataDir: "/var/lib/stablepay",
+      redis: { url: "rediss://cache:6380", prefix: "pay:eu-1" },
+      indexer: { schema: "idx", viewsSchema: "views", maxLagBlocks: 0, port: 42070 },
+      rpcTimeoutMs: 500,
+      logLevel: "debug",
+    });
+  });
+
+  test("PUBLIC_BASE_URL loses its trailing slashes and prefixes network logos", () => {
+    const config = buildConfig({ PUBLIC_BASE_URL: "https://pay.example.com//" });
+    expect(config.http.publicBaseUrl).toBe("https://pay.example.com");
+    expect(byShortName(config, "base").logo).toBe("https://pay.example.com/api/static/networks/base.svg");
+  });
+});
+
+describe("buildConfig rejects invalid variables with a ConfigError naming the variable", () => {
+  const cases: Array<[string, Record<string, string>, string]> = [
+    ["PORT not a number", { PORT: "abc" }, "PORT"],
+    ["PORT out of range", { PORT: "65536" }, "PORT"],
+    ["REDIS_URL not redis", { REDIS_URL: "http://x" }, "REDIS_URL"],
+    ["DATABASE_URL not postgres", { DATABASE_URL: "mysql://user:pw@db:3306/pay" }, "DATABASE_URL"],
+    ["APP_ENV unknown", { APP_ENV: "prod" }, "APP_ENV"],
+    ["NETWORKS_DISABLED unknown network", { NETWORKS_DISABLED: "nope" }, "NETWORKS_DISABLED"],
+    ["RPC_URL_<chainId> not a URL", { RPC_URL_8453: "not-a-url" }, "RPC_URL_8453"],
+    ["RPC_URL_<SHORT_NAME> not a URL", { RPC_URL_BASE_SEPOLIA: "not-a-url" }, "RPC_URL_BASE_SEPOLIA"],
+    ["WS_URL with http", { WS_URL_1: "http://x" }, "WS_URL_1"],
+    ["Solana RPC over websocket", { RPC_URL_SOLANA: "wss://solana.example" }, "RPC_URL_SOLANA"],
+    ["LOG_LEVEL unknown", { LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+    ["INDEXER_SCHEMA not an identifier", { INDEXER_SCHEMA: "Drop Table" }, "INDEXER_SCHEMA"],
+    ["INDEXER_MAX_LAG_BLOCKS negative", { INDEXER_MAX_LAG_BLOCKS: "-1" }, "INDEXER_MAX_LAG_BLOCKS"],
+    ["INDEXER_PORT not a port", { INDEXER_PORT: "http" }, "INDEXER_PORT"],
+  ];
+  for (const [what, env, variable] of cases) {
+    test(what, () => {
+      const error = configError(env);
+      expect(error.name).toBe("ConfigError");
+      expect(error.message.startsWith(`${variable}:`)).toBe(true);
+    });
+  }
+
+  test("exact messages for the URL checks", () => {
+    expect(configError({ REDIS_URL: "http://x" }).message).toBe("REDIS_URL: must be a URL (redis: or rediss:)");
+    expect(configError({ DATABASE_URL: "mysql://user:pw@db:3306/pay" }).message).toBe(
+      "DATABASE_URL: must be a URL (postgres: or postgresql:)",
+    );
+    expect(configError({ RPC_URL_8453: "not-a-url" }).message).toBe("RPC_URL_8453: not a URL");
+    expect(configError({ WS_URL_1: "http://x" }).message).toBe("WS_URL_1: must use ws: or wss:");
+    expect(configError({ NETWORKS_DISABLED: "base,nope" }).message).toBe('NETWORKS_DISABLED: unknown network "nope"');
+  });
+
+  test("production without DATABASE_URL fails naming DATABASE_URL", () => {
+    expect(configError({ APP_ENV: "production" }).message).toBe("DATABASE_URL: required when APP_ENV=production");
+  });
+
+  test("production with DATABASE_URL is accepted", () => {
+    expect(buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay" }).appEnv).toBe("production");
+  });
+});
+
+describe("network enablement", () => {
+  test("RPC_URL_<chainId> enables exactly that network", () => {
+    const config = buildConfig({ RPC_URL_8453: "https://base.example" });
+    expect(enabledShortNames(config)).toEqual(["base"]);
+    expect(byShortName(config, "base").rpcUrl).toBe("https://base.example");
+  });
+
+  test("RPC_URL_<SHORT_NAME> enables it too, dashes written as underscores", () => {
+    const config = buildConfig({ RPC_URL_BASE_SEPOLIA: "https://sepolia.base.example", RPC_URL_SOLANA: "https://solana.example" });
+    expect(enabledShortNames(config)).toEqual(["solana", "base-sepolia"]);
+  });
+
+  test("RPC_URL_<chainId> wins over RPC_URL_<SHORT_NAME>", () => {
+    const config = buildConfig({ RPC_URL_8453: "https://by-id.example", RPC_URL_BASE: "https://by-name.example" });
+    expect(byShortName(config, "base").rpcUrl).toBe("https://by-id.example");
+  });
+
+  test("an EVM RPC may be a websocket URL; a WS_URL alone does not enable a network", () => {
+    const config = buildConfig({ RPC_URL_1: "wss://eth.example", WS_URL_137: "wss://polygon.example" });
+    expect(enabledShortNames(config)).toEqual(["ethereum"]);
+    expect(byShortName(config, "polygon").wsUrl).toBe("wss://polygon.example");
+  });
+
+  test("a blank RPC URL does not enable a network", () => {
+    expect(enabledShortNames(buildConfig({ RPC_URL_8453: "   " }))).toEqual([]);
+  });
+
+  test("NETWORKS_DISABLED disables a network that has an RPC URL", () => {
+    const config = buildConfig({
+      RPC_URL_8453: "https://base.example",
+      RPC_URL_137: "https://polygon.example",
+      RPC_URL_42161: "https://arb.example",
+      NETWORKS_DISABLED: " base , polygon ",
+    });
+    expect(enabledShortNames(config)).toEqual(["arbitrum"]);
+    expect(byShortName(config, "base").rpcUrl).toBe("https://base.example");
+  });
+
+  test("networksForMode splits mainnets (live) from testnets (test)", () => {
+    const config = buildConfig({});
+    expect(networksForMode(config, "live").map((n) => n.shortName)).toEqual([
+      "ethereum", "base", "polygon", "arbitrum", "optimism", "bsc", "solana",
+    ]);
+    expect(networksForMode(config, "test").map((n) => n.shortName)).toEqual(["sepolia", "base-sepolia", "solana-devnet"]);
+  });
+});
+
+describe("network ids", () => {
+  test("base has the stable id, uuid v5 of evm:8453", () => {
+    const base = byShortName(buildConfig({}), "base");
+    expect(base.id).toBe(BASE_ID);
+    expect(networkIdOf("evm", "8453")).toBe(BASE_ID);
+    expect(uuidv5("evm:8453", NETWORK_ID_NAMESPACE)).toBe(BASE_ID);
+    expect(uuidValidate(base.id)).toBe(true);
+    expect(uuidVersion(base.id)).toBe(5);
+  });
+
+  test("every id is uuid v5 of <type>:<chainId>, distinct, and the same on every build", () => {
+    const first = buildConfig({});
+    const second = buildConfig({ RPC_URL_8453: "https://base.example", PUBLIC_BASE_URL: "https://elsewhere.example" });
+    for (const n of first.networks) expect(n.id).toBe(uuidv5(`${n.type}:${n.chainId}`, NETWORK_ID_NAMESPACE));
+    expect(new Set(first.networks.map((n) => n.id)).size).toBe(first.networks.length);
+    expect(second.networks.map((n) => n.id)).toEqual(first.networks.map((n) => n.id));
+  });
+});
+
+describe("catalogue tokens", () => {
+  test("BNB Smart Chain tokens have 18 decimals, every other token 6", () => {
+    const config = buildConfig({});
+    const decimals = config.networks.flatMap((n) => n.tokens.map((t) => `${n.shortName}:${t.symbol}:${t.decimals}`));
+    expect(decimals).toEqual([
+      "ethereum:USDC:6", "ethereum:USDT:6",
+      "base:USDC:6", "base:USDT:6",
+      "polygon:USDC:6", "polygon:USDT:6",
+      "arbitrum:USDC:6", "arbitrum:USDT:6",
+      "optimism:USDC:6", "optimism:USDT:6",
+      "bsc:USDC:18", "bsc:USDT:18",
+      "solana:USDC:6", "solana:USDT:6",
+      "sepolia:USDC:6",
+      "base-sepolia:USDC:6",
+      "solana-devnet:USDC:6",
+    ]);
+  });
+
+  test("every EVM token address in the catalogue source is EIP-55 checksummed", () => {
+    const evmTokens = catalogue.filter((n) => n.type === "evm").flatMap((n) => n.tokens);
+    expect(evmTokens.length).toBe(14);
+    for (const token of evmTokens) expect(token.address).toBe(getAddress(token.address));
+  });
+
+  test("token addresses survive normalisation unchanged", () => {
+    const config = buildConfig({});
+    for (const def of catalogue) {
+      const built = byShortName(config, def.shortName);
+      expect(built.tokens.map((t) => t.address)).toEqual(def.tokens.map((t) => t.address));
+    }
+  });
+});
+
+describe("extra networks and networks files", () => {
+  test("an extra local network is added, enabled by its own rpcUrl, with the same derived fields", () => {
+    const config = buildConfig({}, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] });
+    const anvil = byShortName(config, "anvil");
+    expect(anvil).toEqual({
+      id: networkIdOf("evm", "31337"),
+      name: "Anvil",
+      shortName: "anvil",
+      chainId: "31337",
+      type: "evm",
+      color: "#6B7280",
+      explorerUrl: null,
+      isTestnet: true,
+      isLocal: true,
+      requiredConfirmations: 3,
+      tokens: [{ symbol: "USDC", name: "USD Coin", address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6 }],
+      rpcUrl: "http://127.0.0.1:8545",
+      wsUrl: null,
+      settlementContract: null,
+      forwarderFactory: null,
+      logo: "http://127.0.0.1:3000/api/static/networks/anvil.svg",
+      enabled: true,
+    });
+    expect(anvil.id).toBe("78450c6c-d05d-5e6e-a7ba-384210d29214");
+    expect(networksForMode(config, "test").map((n) => n.shortName)).toEqual(["sepolia", "base-sepolia", "solana-devnet", "anvil"]);
+  });
+
+  test("an extra network's token address is checksummed on load", () => {
+    const config = buildConfig({}, {
+      extraNetworks: [anvilNetwork("http://127.0.0.1:8545", {
+        tokens: [{ symbol: "USDC", name: "USD Coin", address: "0x5fbdb2315678afecb367f032d93f642f64180aa3", decimals: 6 }],
+      })],
+    });
+    expect(byShortName(config, "anvil").tokens[0]!.address).toBe("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+  });
+
+  test("RPC_URL_<chainId> overrides the extra network's own rpcUrl", () => {
+    const config = buildConfig({ RPC_URL_31337: "http://127.0.0.1:9999" }, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] });
+    expect(byShortName(config, "anvil").rpcUrl).toBe("http://127.0.0.1:9999");
+  });
+
+  test("a local network is refused with APP_ENV=production", () => {
+    const error = configError(
+      { APP_ENV: "production", DATABASE_URL: "postgres://db/pay" },
+      { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] },
+    );
+    expect(error.message).toBe('NETWORKS_FILE: local network "anvil" is not allowed when APP_ENV=production');
+  });
+
+  test("an extra network with a bad token address fails naming the network", () => {
+    const error = configError({}, {
+      extraNetworks: [anvilNetwork("http://127.0.0.1:8545", {
+        tokens: [{ symbol: "USDC", name: "USD Coin", address: "0x5FbDB2315678afecb367f032d93F642f64180aA3", decimals: 6 }],
+      })],
+    });
+    expect(error.message).toBe("network anvil: token USDC has an invalid address 0x5FbDB2315678afecb367f032d93F642f64180aA3");
+  });
+
+  test("an extra network reusing a catalogue chain id fails", () => {
+    const error = configError({}, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545", { shortName: "my-base", chainId: "8453" })] });
+    expect(error.message).toBe("NETWORKS_FILE: chain 8453 is defined twice");
+  });
+
+  test("a networks file is read, validated and its defaults applied", () => {
+    const path = join(tmp, "networks.json");
+    writeFileSync(path, JSON.stringify({
+      networks: [{
+        name: "Devnet", shortName: "devnet", chainId: 1337, type: "evm", isTestnet: true, requiredConfirmations: 1,
+        tokens: [{ symbol: "USDT", name: "Tether USD", address: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512", decimals: 6 }],
+        rpcUrl: "http://127.0.0.1:8546",
+      }],
+    }));
+    const devnet = byShortName(buildConfig({ NETWORKS_FILE: path }), "devnet");
+    expect(devnet.chainId).toBe("1337");
+    expect(devnet.color).toBe("#6B7280");
+    expect(devnet.explorerUrl).toBeNull();
+    expect(devnet.isLocal).toBe(false);
+    expect(devnet.enabled).toBe(true);
+    expect(devnet.tokens).toEqual([{ symbol: "USDT", name: "Tether USD", address: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", decimals: 6 }]);
+  });
+
+  test("a networks file with a bad token address fails naming the network", () => {
+    const path = join(tmp, "bad-token.json");
+    writeFileSync(path, JSON.stringify({
+      networks: [{
+        name: "Devnet", shortName: "devnet", chainId: "1337", type: "evm", isTestnet: true, requiredConfirmations: 1,
+        tokens: [{ symbol: "USDC", name: "USD Coin", address: "0x1234", decimals: 6 }],
+      }],
+    }));
+    const error = configError({ NETWORKS_FILE: path });
+    expect(error.message).toBe("network devnet: token USDC has an invalid address 0x1234");
+  });
+
+  test("a networks file failing its schema names the file and the field", () => {
+    const path = join(tmp, "bad-schema.json");
+    writeFileSync(path, JSON.stringify({ networks: [{ name: "Devnet", shortName: "Dev Net", chainId: "1337", type: "evm", isTestnet: true, requiredConfirmations: 1, tokens: [] }] }));
+    expect(configError({ NETWORKS_FILE: path }).message).toBe(
+      `NETWORKS_FILE: ${path}: networks.0.shortName: lowercase letters, digits and dashes`,
+    );
+  });
+
+  test("a missing networks file fails naming NETWORKS_FILE", () => {
+    const path = join(tmp, "missing.json");
+    expect(configError({ NETWORKS_FILE: path }).message.startsWith(`NETWORKS_FILE: cannot read ${path}:`)).toBe(true);
+  });
+});
+
+describe("redactConfig", () => {
+  test("hides credentials, paths and queries of URLs; keeps protocol and host", () => {
+    const config = buildConfig({
+      DATABASE_URL: "postgres://app:db-password@db.internal:5432/payments?sslmode=require",
+      REDIS_URL: "redis://:redis-password@cache.internal:6379/0",
+      RPC_URL_8453: "https://base-mainnet.g.alchemy.com/v2/SECRET_API_KEY",
+      WS_URL_8453: "wss://user:ws-password@base.example",
+      RPC_URL_137: "https://polygon.example/?apikey=SECRET_QUERY_KEY",
+      RPC_URL_1: "https://eth.example",
+    });
+    const redacted = redactConfig(config);
+    expect(redacted.databaseUrl).toBe("postgres://db.internal:5432/…");
+    expect(redacted.redis).toEqual({ url: "redis://cache.internal:6379/…", prefix: "stablepay" });
+    expect(redacted.networks.find((n) => n.shortName === "base")).toEqual({
+      shortName: "base", enabled: true, rpcUrl: "https://base-mainnet.g.alchemy.com/…", wsUrl: "wss://base.example",
+    });
+    expect(redacted.networks.find((n) => n.shortName === "polygon")?.rpcUrl).toBe("https://polygon.example/…");
+    expect(redacted.networks.find((n) => n.shortName === "ethereum")?.rpcUrl).toBe("https://eth.example");
+    expect(redacted.networks.find((n) => n.shortName === "solana")).toEqual({ shortName: "solana", enabled: false, rpcUrl: null, wsUrl: null });
+
+    const logged = JSON.stringify(redacted);
+    for (const secret of ["db-password", "redis-password", "SECRET_API_KEY", "ws-password", "SECRET_QUERY_KEY", "app:"]) {
+      expect(logged).not.toContain(secret);
+    }
+  });
+
+  test("leaves a config without a database URL as null and does not touch the original", () => {
+    const config = buildConfig({ RPC_URL_8453: "https://base.example/v2/KEY" });
+    const redacted = redactConfig(config);
+    expect(redacted.databaseUrl).toBeNull();
+    expect(config.networks.find((n) => n.shortName === "base")?.rpcUrl).toBe("https://base.example/v2/KEY");
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test";
+import { parseIsoDate, rangeEndExclusive, startOfUtcDay } from "../../domain/dateRange.ts";
+
+describe("parseIsoDate", () => {
+  test.each([
+    ["2024-05-31", "2024-05-31T00:00:00.000Z", true],
+    ["2024-02-29", "2024-02-29T00:00:00.000Z", true],
+    ["2024-05-31T12:30:00Z", "2024-05-31T12:30:00.000Z", false],
+    ["2024-05-31T12:30Z", "2024-05-31T12:30:00.000Z", false],
+    ["2024-05-31T12:30:00.250+02:00", "2024-05-31T10:30:00.250Z", false],
+    ["2024-05-31T12:30:00", "2024-05-31T12:30:00.000Z", false],
+  ])("%s", (text, iso, dateOnly) => {
+    expect(parseIsoDate(text)).toEqual({ at: new Date(iso), dateOnly });
+  });
+
+  test.each(["", "yesterday", "2024-13-01", "2023-02-29", "2024-05-32", "2024-5-1", "2024-05-31T25:00:00Z", "2024-05-31 12:00", "1717000000"])(
+    "rejects %p",
+    (text) => expect(parseIsoDate(text)).toBeNull(),
+  );
+
+  test("a date as a range end covers the whole UTC day", () => {
+    expect(rangeEndExclusive(parseIsoDate("2024-05-31")!)).toEqual(new Date("2024-06-01T00:00:00.000Z"));
+    expect(rangeEndExclusive(parseIsoDate("2024-05-31T10:00:00Z")!)).toEqual(new Date("2024-05-31T10:00:00.001Z"));
+    expect(startOfUtcDay(new Date("2024-05-31T23:59:59.999Z"))).toEqual(new Date("2024-05-31T00:00:00.000Z"));
+  });
+});
