@@ -65,6 +65,11 @@ export function startDispatcher(deps: { config: Config; db: Db; logger: Logger; 
         const below = cursor.block > REORG_WINDOW ? cursor.block - REORG_WINDOW : -1n;
         if ((await windowDigest(db, config.indexer.viewsSchema, network.chainId, below, cursor.block)) !== cursor.windowDigest) from = below;
       }
+      // Evidence still inside the confirmation window is looked at again on every new
+      // block: its payment's answer changes with the head alone, and a `confirming`
+      // status may not be committed yet (its reconcile job can still be running).
+      const unconfirmedFloor = head - BigInt(Math.max(1, network.requiredConfirmations));
+      if (unconfirmedFloor < from) from = unconfirmedFloor;
       const ids = [
         ...(await paymentsWithNewEvidence(db, config.indexer.viewsSchema, network.chainId, from)),
         ...(await confirmingPayments(db, network.chainId)),

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import type { Queue } from "bullmq";
+import { sql } from "drizzle-orm";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
+import { createDb, type DbHandle } from "../../db/client.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { startDispatcher } from "../../jobs/dispatch.ts";
+import { openQueue, QUEUES } from "../../jobs/queues.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
+import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
+import { createTestRedis } from "../helpers/redis.ts";
+
+/**
+ * Dispatch against a hand-written indexer schema (Ponder's table shapes), so each
+ * case sets exactly the indexed state it needs and reads the prompts it produced.
+ */
+let database: TestDatabase;
+let handle: DbHandle;
+let redis: ReturnType<typeof createTestRedis>;
+let config: Config;
+let queue: Queue;
+let merchantId: string;
+const schema = "dispatch_views";
+const chain = { name: "anvil", chainId: 31337 };
+const depositAddress = "0x1111111111111111111111111111111111111111";
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = createDb(database.url, { max: 3 });
+  redis = createTestRedis();
+  config = buildConfig(
+    { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, INDEXER_VIEWS_SCHEMA: schema },
+    { extraNetworks: [anvilNetwork("http://127.0.0.1:1", { requiredConfirmations: 3 })] },
+  );
+  queue = openQueue(config, QUEUES.reconcile);
+  merchantId = (await createMerchant(handle.db, { name: "Dispatch" })).id;
+  await createPonderCheckpointTable(handle.db, schema);
+  await handle.db.execute(sql.raw(`
+    create table ${schema}.token_transfer (
+      id text primary key, chain_id integer not null, block_number numeric(78,0) not null, block_hash text not null, tx_hash text not null,
+      log_index integer not null, token text not null, "from" text not null, "to" text not null, amount numeric(78,0) not null, timestamp numeric(78,0) not null)`));
+});
+
+afterAll(async () => {
+  await queue.close();
+  await handle.close();
+  await redis.cleanup();
+  await database.drop();
+});
+
+beforeEach(async () => {
+  await queue.obliterate({ force: true });
+  await handle.db.execute(sql.raw(`truncate ${schema}.token_transfer; delete from dispatch_cursors; delete from payments`));
+});
+
+const dispatcher = () => startDispatcher({ config, db: handle.db, logger: createLogger({ level: "silent" }), queue, databaseUrl: database.url, intervalMs: 3_600_000 });
+
+async function promptedIds(): Promise<Set<string>> {
+  const jobs = await queue.getJobs(["waiting", "delayed", "prioritized"]);
+  return new Set(jobs.flatMap((j) => (j.data as { paymentIds: string[] }).paymentIds));
+}
+
+async function indexTransfer(block: number, to: string, amount = 1_000_000n) {
+  await handle.db.execute(sql`
+    insert into ${sql.identifier(schema)}.token_transfer values
+      (${`31337:0x${block.toString(16)}:0`}, 31337, ${block}, ${`0xb${block}`}, ${`0xt${block}`}, 0, '0xtoken', '0xfrom', ${to.toLowerCase()}, ${amount.toString()}, 0)`);
+}
+
+test("a transfer to a payment's address prompts its reconcile once per indexed block", async () => {
+  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: depositAddress })]);
+  const other = paymentRowFactory(config)(merchantId, { receiveAddress: "0x2222222222222222222222222222222222222222" });
+  await insertPaymentRows(handle.db, [other]);
+  await indexTransfer(10, depositAddress);
+  await setIndexedBlock(handle.db, schema, chain, 10);
+  const d = dispatcher();
+  try {
+    await d.wake();
+    expect(await promptedIds()).toEqual(new Set([row!.id]));
+    // Waking again at the same head prompts nothing new.
+    await queue.obliterate({ force: true });
+    await d.wake();
+    expect((await promptedIds()).size).toBe(0);
+  } finally {
+    await d.stop();
+  }
+});
+
+test("evidence still short of its confirmations is re-prompted on each new block, even before its reconcile has run", async () => {
+  // The race this guards: the reconcile prompted at block 10 has not committed
+  // `confirming` yet when block 11 is indexed, so the status alone would not re-prompt it.
+  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: depositAddress })]);
+  await indexTransfer(10, depositAddress);
+  await setIndexedBlock(handle.db, schema, chain, 10);
+  const d = dispatcher();
+  try {
+    await d.wake();
+    for (const head of [11, 12]) {
+      await queue.obliterate({ force: true });
+      await setIndexedBlock(handle.db, schema, chain, head);
+      await d.wake();
+      expect(await promptedIds()).toEqual(new Set([row!.id]));
+    }
+    // Block 12 gave the transfer its third confirmation; block 13 changes nothing for it.
+    await queue.obliterate({ force: true });
+    await setIndexedBlock(handle.db, schema, chain, 13);
+    await d.wake();
+    expect((await promptedIds()).size).toBe(0);
+  } finally {
+    await d.stop();
+  }
+});
+
+test("payments already confirming are re-prompted on each new block", async () => {
+  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { status: "confirming" })]);
+  await setIndexedBlock(handle.db, schema, chain, 50);
+  const d = dispatcher();
+  try {
+    await d.wake();
+    expect(await promptedIds()).toEqual(new Set([row!.id]));
+  } finally {
+    await d.stop();
+  }
+});
+
+test("a reorg that rewrites indexed blocks below the cursor prompts the payments there again", async () => {
+  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: depositAddress })]);
+  await indexTransfer(20, depositAddress);
+  await setIndexedBlock(handle.db, schema, chain, 40);
+  const d = dispatcher();
+  try {
+    await d.wake();
+    await queue.obliterate({ force: true });
+    // The reorg removes the transfer at block 20; the indexer then moves on to 41.
+    await handle.db.execute(sql.raw(`delete from ${schema}.token_transfer`));
+    await indexTransfer(30, depositAddress);
+    await setIndexedBlock(handle.db, schema, chain, 41);
+    await d.wake();
+    expect(await promptedIds()).toEqual(new Set([row!.id]));
+  } finally {
+    await d.stop();
+  }
+});
