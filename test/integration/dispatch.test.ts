@@ -77,7 +77,7 @@ test("a transfer to a payment's address prompts its reconcile once per indexed b
   const d = dispatcher();
   try {
     await d.wake();
-    expect(await promptedIds()).toEqual(new Set([row!.id]));
+    expect(await promptedIds()).toEqual(new Set([row!.id!]));
     // Waking again at the same head prompts nothing new.
     await queue.obliterate({ force: true });
     await d.wake();
@@ -100,7 +100,7 @@ test("evidence still short of its confirmations is re-prompted on each new block
       await queue.obliterate({ force: true });
       await setIndexedBlock(handle.db, schema, chain, head);
       await d.wake();
-      expect(await promptedIds()).toEqual(new Set([row!.id]));
+      expect(await promptedIds()).toEqual(new Set([row!.id!]));
     }
     // Block 12 gave the transfer its third confirmation; block 13 changes nothing for it.
     await queue.obliterate({ force: true });
@@ -118,7 +118,7 @@ test("payments already confirming are re-prompted on each new block", async () =
   const d = dispatcher();
   try {
     await d.wake();
-    expect(await promptedIds()).toEqual(new Set([row!.id]));
+    expect(await promptedIds()).toEqual(new Set([row!.id!]));
   } finally {
     await d.stop();
   }
@@ -137,7 +137,7 @@ test("a reorg that rewrites indexed blocks below the cursor prompts the payments
     await indexTransfer(30, depositAddress);
     await setIndexedBlock(handle.db, schema, chain, 41);
     await d.wake();
-    expect(await promptedIds()).toEqual(new Set([row!.id]));
+    expect(await promptedIds()).toEqual(new Set([row!.id!]));
   } finally {
     await d.stop();
   }
