@@ -7,6 +7,7 @@ import { eventEnvelope } from "../db/paymentEvents.ts";
 import { paymentEvents, webhookEndpoints } from "../db/schema.ts";
 import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
 import { callbackSigningSecret, disableWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
+import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
 import { checkWebhookUrl } from "./checkWebhookUrl.ts";
 
@@ -84,8 +85,10 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
     }
 
     const attemptNumber = delivery.attempts + 1;
-    const retryOrFail = (): DeliveryOutcome =>
-      attemptNumber > retryDelaysMs.length ? { status: "failed" } : { status: "pending", retryInMs: retryDelaysMs[attemptNumber - 1]! };
+    const retryOrFail = (): DeliveryOutcome => {
+      const retryInMs = retryDelay(retryDelaysMs, attemptNumber);
+      return retryInMs === null ? { status: "failed" } : { status: "pending", retryInMs };
+    };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
 

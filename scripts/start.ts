@@ -18,7 +18,7 @@ import { createDb } from "../db/client.ts";
 import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
-import { sandboxAccounts, startLocalChains } from "./lib/localChains.ts";
+import { SANDBOX_RATES, sandboxAccounts, startLocalChains } from "./lib/localChains.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
@@ -113,6 +113,7 @@ if (prod) {
     REDIS_URL: redis.url,
     NETWORKS_FILE: networksFile,
     OPERATOR_PRIVATE_KEY: process.env.OPERATOR_PRIVATE_KEY ?? sandboxAccounts.operator,
+    RATES_STATIC: process.env.RATES_STATIC ?? SANDBOX_RATES,
   };
   const cfg = config(env);
   await runMigrations(databaseUrl);

@@ -12,6 +12,13 @@ export const sandboxAccounts = {
   merchant: anvilAccounts[2],
 } as const;
 
+/**
+ * Illustrative fiat rates (units per US dollar) so fiat-priced payments work in the
+ * sandbox out of the box. Not market rates: production sets RATES_STATIC or uses the
+ * HTTP provider. An operator's own RATES_STATIC wins.
+ */
+export const SANDBOX_RATES = "EUR=0.92,GBP=0.79,NGN=1550,KES=129,GHS=15.5,ZAR=18.2,INR=84,BRL=5.6,MXN=20,CAD=1.4";
+
 const LOCAL_CHAINS = [
   { chainId: 31337, name: "Anvil Local", shortName: "anvil" },
   { chainId: 31338, name: "Anvil Local 2", shortName: "anvil-2" },

@@ -122,6 +122,18 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
     await db.end();
   }
 
+  // Fiat pricing works out of the box: the sandbox ships a sample rate table.
+  const rates = await api("/api/v1/currency/rates");
+  expect(rates.body).toMatchObject({ success: true, base: "USD", source: "static" });
+  expect(rates.body.rates.NGN).toBe("1550");
+  const naira = await api("/api/v1/payments/create", {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ amount: "15500", currency: "NGN", token: "USDC", network: "anvil", orderId: "sandbox-naira" }),
+  });
+  expect(naira.status).toBe(201);
+  expect(naira.body.payment).toMatchObject({ amount: "10", currency: "USDC", fiatAmount: "15500", fiatCurrency: "NGN", exchangeRate: "1550" });
+
   const health = await api("/api/v1/payments/health");
   expect(health.body.chains.map((c: { network: string; rpcReachable: boolean }) => [c.network, c.rpcReachable])).toEqual([
     ["anvil", true],
