@@ -60,6 +60,8 @@ export const envSchema = z.object({
   /** How often the relay looks for deliveries that are due but have no job (Redis flushed, worker killed). */
   WEBHOOK_REDRIVE_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(15_000),
   /** After a secret rotation the previous secret keeps signing (a second signature) this long. */
+  /** Encrypts stored webhook signing secrets: 32 bytes, base64 or hex. Required in production. */
+  SECRETS_KEY: z.string().min(1).optional(),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(30 * 24).default(24),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(16),
   /** Where fiat exchange rates come from: a configured table, or an HTTP source. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { normalizeDecimal } from "../domain/decimal.ts";
+import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKey, type SecretBox } from "../domain/secretBox.ts";
 import { envSchema, type Env } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
@@ -28,6 +29,8 @@ export type Config = {
   payments: { defaultExpiresIn: number; maxExpiresIn: number };
   webhooks: WebhooksConfig;
   rates: RatesConfig;
+  /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
+  secrets: SecretBox;
 };
 
 /** Exchange rates: units of each currency per one US dollar (see `rates/`). */
@@ -62,6 +65,9 @@ export function buildConfig(
   const production = e.APP_ENV === "production";
   if (production && !e.DATABASE_URL) throw new ConfigError("DATABASE_URL: required when APP_ENV=production");
 
+  if (production && !e.SECRETS_KEY) throw new ConfigError("SECRETS_KEY: required when APP_ENV=production (32 random bytes: `openssl rand -base64 32`)");
+  const secretsKey = e.SECRETS_KEY ? parseSecretsKey(e.SECRETS_KEY) : DEVELOPMENT_SECRETS_KEY;
+  if (!secretsKey) throw new ConfigError("SECRETS_KEY: must be 32 bytes as base64 or 64 hex digits (`openssl rand -base64 32`)");
   if (e.FEE_BPS > 0 && !e.FEE_RECIPIENT) throw new ConfigError("FEE_RECIPIENT: required when FEE_BPS is above 0");
   if (e.PAYMENT_EXPIRES_IN > e.PAYMENT_MAX_EXPIRES_IN) throw new ConfigError("PAYMENT_EXPIRES_IN: must not exceed PAYMENT_MAX_EXPIRES_IN");
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(/\/+$/, "");
@@ -108,6 +114,7 @@ export function buildConfig(
       cacheTtlMs: e.RATES_CACHE_TTL_SECONDS * 1000,
       maxAgeMs: e.RATES_MAX_AGE_SECONDS * 1000,
     },
+    secrets: createSecretBox(secretsKey),
   };
 }
 
@@ -160,6 +167,7 @@ export function redactConfig(config: Config) {
     ...config,
     databaseUrl: hideUrl(config.databaseUrl),
     operatorPrivateKey: config.operatorPrivateKey ? "[redacted]" : null,
+    secrets: { keyId: config.secrets.keyId },
     redis: { ...config.redis, url: hideUrl(config.redis.url) },
     networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), wsUrl: hideUrl(n.wsUrl) })),
   };

@@ -1,10 +1,22 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { SecretBox } from "../domain/secretBox.ts";
 import { generateWebhookSecret } from "../domain/webhookSignature.ts";
 import type { Db } from "./client.ts";
 import { webhookDeliveries, webhookEndpoints, webhookSigningSecrets } from "./schema.ts";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 type Mode = "test" | "live";
+
+type SecretColumns = { secret: string; previousSecret: string | null };
+
+/**
+ * Secrets are stored sealed (see domain/secretBox.ts) and every row this module hands
+ * out has them opened; `sealed` makes a new one for storage.
+ */
+export function openSecrets<T extends SecretColumns>(box: SecretBox, row: T): T {
+  return { ...row, secret: box.open(row.secret), previousSecret: row.previousSecret === null ? null : box.open(row.previousSecret) };
+}
+const sealed = (box: SecretBox) => box.seal(generateWebhookSecret());
 
 /** The secrets that sign now: the current one, and the previous one while its overlap lasts. */
 export function signingSecrets(row: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null }, now = new Date()): string[] {
@@ -13,27 +25,32 @@ export function signingSecrets(row: { secret: string; previousSecret: string | n
 
 export async function insertWebhookEndpoint(
   db: Db,
+  box: SecretBox,
   values: { merchantId: string; mode: Mode; url: string; events: string[]; description?: string | null },
 ): Promise<WebhookEndpointRow> {
   const [row] = await db
     .insert(webhookEndpoints)
-    .values({ ...values, description: values.description ?? null, secret: generateWebhookSecret() })
+    .values({ ...values, description: values.description ?? null, secret: sealed(box) })
     .returning();
-  return row!;
+  return openSecrets(box, row!);
 }
 
 /** The merchant's endpoints of one mode (or both), oldest first; removed ones are left out. */
-export async function listWebhookEndpoints(db: Db, merchantId: string, mode?: Mode): Promise<WebhookEndpointRow[]> {
-  return db
+export async function listWebhookEndpoints(db: Db, box: SecretBox, merchantId: string, mode?: Mode): Promise<WebhookEndpointRow[]> {
+  const rows = await db
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.merchantId, merchantId), mode ? eq(webhookEndpoints.mode, mode) : undefined, isNull(webhookEndpoints.deletedAt)))
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return rows.map((row) => openSecrets(box, row));
 }
 
-export async function findWebhookEndpoint(db: Db, id: string): Promise<WebhookEndpointRow | undefined> {
-  const [row] = await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt)));
-  return row;
+export async function findWebhookEndpoint(db: Db, box: SecretBox, id: string, options: { removed?: boolean } = {}): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), options.removed ? undefined : isNull(webhookEndpoints.deletedAt)));
+  return row && openSecrets(box, row);
 }
 
 /** Stops pending deliveries to an endpoint that will take no more (removed, or answered 410). */
@@ -71,44 +88,44 @@ export async function disableWebhookEndpoint(db: Db, id: string, reason: string)
 }
 
 /** A new secret; the old one keeps signing (a second signature) for `overlapMs`. */
-export async function rotateWebhookEndpointSecret(db: Db, id: string, overlapMs: number): Promise<WebhookEndpointRow | undefined> {
+export async function rotateWebhookEndpointSecret(db: Db, box: SecretBox, id: string, overlapMs: number): Promise<WebhookEndpointRow | undefined> {
   const [row] = await db
     .update(webhookEndpoints)
     .set({
       previousSecret: sql`${webhookEndpoints.secret}`,
       previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapMs / 1000}::double precision)`,
-      secret: generateWebhookSecret(),
+      secret: sealed(box),
       updatedAt: sql`now()`,
     })
     .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.deletedAt)))
     .returning();
-  return row;
+  return row && openSecrets(box, row);
 }
 
 export type SigningSecretRow = typeof webhookSigningSecrets.$inferSelect;
 
 /** The merchant's secret for `callbackUrl` deliveries in this mode, created on first use. */
-export async function callbackSigningSecret(db: Db, merchantId: string, mode: Mode): Promise<SigningSecretRow> {
+export async function callbackSigningSecret(db: Db, box: SecretBox, merchantId: string, mode: Mode): Promise<SigningSecretRow> {
   const where = and(eq(webhookSigningSecrets.merchantId, merchantId), eq(webhookSigningSecrets.mode, mode));
   const [existing] = await db.select().from(webhookSigningSecrets).where(where);
-  if (existing) return existing;
-  await db.insert(webhookSigningSecrets).values({ merchantId, mode, secret: generateWebhookSecret() }).onConflictDoNothing();
+  if (existing) return openSecrets(box, existing);
+  await db.insert(webhookSigningSecrets).values({ merchantId, mode, secret: sealed(box) }).onConflictDoNothing();
   const [row] = await db.select().from(webhookSigningSecrets).where(where);
-  return row!;
+  return openSecrets(box, row!);
 }
 
 /** Rotates the `callbackUrl` secret with the same overlap as an endpoint's. */
-export async function rotateCallbackSigningSecret(db: Db, merchantId: string, mode: Mode, overlapMs: number): Promise<SigningSecretRow> {
-  await callbackSigningSecret(db, merchantId, mode);
+export async function rotateCallbackSigningSecret(db: Db, box: SecretBox, merchantId: string, mode: Mode, overlapMs: number): Promise<SigningSecretRow> {
+  await callbackSigningSecret(db, box, merchantId, mode);
   const [row] = await db
     .update(webhookSigningSecrets)
     .set({
       previousSecret: sql`${webhookSigningSecrets.secret}`,
       previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapMs / 1000}::double precision)`,
-      secret: generateWebhookSecret(),
+      secret: sealed(box),
       updatedAt: sql`now()`,
     })
     .where(and(eq(webhookSigningSecrets.merchantId, merchantId), eq(webhookSigningSecrets.mode, mode)))
     .returning();
-  return row!;
+  return openSecrets(box, row!);
 }

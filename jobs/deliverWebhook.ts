@@ -4,9 +4,9 @@ import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { eventEnvelope } from "../db/paymentEvents.ts";
-import { paymentEvents, webhookEndpoints } from "../db/schema.ts";
+import { paymentEvents } from "../db/schema.ts";
 import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
-import { callbackSigningSecret, disableWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
+import { callbackSigningSecret, disableWebhookEndpoint, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
 import { checkWebhookUrl } from "./checkWebhookUrl.ts";
@@ -70,7 +70,7 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
     const [event] = await db.select().from(paymentEvents).where(eq(paymentEvents.id, delivery.eventId));
     let secrets: string[];
     if (delivery.endpointId) {
-      const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, delivery.endpointId));
+      const endpoint = await findWebhookEndpoint(db, config.secrets, delivery.endpointId, { removed: true });
       if (!event || !endpoint || endpoint.deletedAt || endpoint.disabledAt) {
         await finish(null, { status: "disabled" });
         return { status: "disabled" };
@@ -81,7 +81,7 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
         await finish(null, { status: "disabled" });
         return { status: "disabled" };
       }
-      secrets = signingSecrets(await callbackSigningSecret(db, delivery.merchantId, delivery.mode));
+      secrets = signingSecrets(await callbackSigningSecret(db, config.secrets, delivery.merchantId, delivery.mode));
     }
 
     const attemptNumber = delivery.attempts + 1;

@@ -128,7 +128,7 @@ if (prod) {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));
   } catch {}
   const localNetworks = cfg.networks.filter((n) => n.isLocal);
-  const merchant = await seedSandbox(handle.db, localNetworks, previous);
+  const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, previous);
   await handle.close();
 
   startRoles(env);

@@ -17,7 +17,7 @@ export const webhookEndpointRoutes = ({ config, db }: ApiDeps) => {
   /** The endpoint if it is this account's; 400 for a malformed id, 404 for an unknown one. */
   async function ownEndpoint(auth: AuthContext, id: string) {
     if (!uuidPattern.test(id)) throw new ValidationError("id", "Invalid path parameter 'id': expected a uuid");
-    const endpoint = await findWebhookEndpoint(db, id);
+    const endpoint = await findWebhookEndpoint(db, config.secrets, id);
     if (!endpoint || endpoint.merchantId !== auth.merchantId || endpoint.mode !== auth.mode) throw new NotFoundError(`No webhook endpoint with id ${id}.`);
     return endpoint;
   }
@@ -27,7 +27,7 @@ export const webhookEndpointRoutes = ({ config, db }: ApiDeps) => {
     .post(
       "",
       async ({ auth, body, set }) => {
-        const endpoint = await registerWebhookEndpoint(db, auth, body);
+        const endpoint = await registerWebhookEndpoint(db, config.secrets, auth, body);
         set.status = 201;
         return { success: true, endpoint: presentWebhookEndpoint(endpoint, { withSecret: true }) };
       },
@@ -48,7 +48,7 @@ export const webhookEndpointRoutes = ({ config, db }: ApiDeps) => {
       "",
       async ({ auth }) => ({
         success: true,
-        endpoints: (await listWebhookEndpoints(db, auth.merchantId, auth.mode)).map((e) => presentWebhookEndpoint(e)),
+        endpoints: (await listWebhookEndpoints(db, config.secrets, auth.merchantId, auth.mode)).map((e) => presentWebhookEndpoint(e)),
       }),
       { auth: "secret", detail: { summary: "The webhook endpoints of this key's mode" } },
     )
@@ -65,7 +65,7 @@ export const webhookEndpointRoutes = ({ config, db }: ApiDeps) => {
       "/:id/rotate-secret",
       async ({ auth, params }) => {
         const endpoint = await ownEndpoint(auth, params.id);
-        const rotated = (await rotateWebhookEndpointSecret(db, endpoint.id, config.webhooks.secretOverlapMs))!;
+        const rotated = (await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs))!;
         return { success: true, endpoint: presentWebhookEndpoint(rotated, { withSecret: true }) };
       },
       {
@@ -83,7 +83,7 @@ export const webhookSecretRoutes = ({ config, db }: ApiDeps) =>
     .get(
       "",
       async ({ auth }) => {
-        const row = await callbackSigningSecret(db, auth.merchantId, auth.mode);
+        const row = await callbackSigningSecret(db, config.secrets, auth.merchantId, auth.mode);
         return { success: true, mode: auth.mode, secret: row.secret, previousSecretExpiresAt: overlapEnd(row) };
       },
       { auth: "secret", detail: { summary: "The secret that signs webhooks sent to payments' callbackUrl (created on first use)" } },
@@ -91,7 +91,7 @@ export const webhookSecretRoutes = ({ config, db }: ApiDeps) =>
     .post(
       "/rotate",
       async ({ auth }) => {
-        const row = await rotateCallbackSigningSecret(db, auth.merchantId, auth.mode, config.webhooks.secretOverlapMs);
+        const row = await rotateCallbackSigningSecret(db, config.secrets, auth.merchantId, auth.mode, config.webhooks.secretOverlapMs);
         return { success: true, mode: auth.mode, secret: row.secret, previousSecretExpiresAt: overlapEnd(row) };
       },
       { auth: "secret", detail: { summary: "Rotate the callbackUrl signing secret (the old one keeps signing during the overlap)" } },

@@ -2,6 +2,7 @@ import type { Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { insertWebhookEndpoint, type WebhookEndpointRow } from "../../db/webhookEndpoints.ts";
 import { ValidationError } from "../../domain/errors.ts";
+import type { SecretBox } from "../../domain/secretBox.ts";
 import { isPaymentEventType, paymentEventTypes } from "../../domain/paymentEvents.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 
@@ -28,6 +29,7 @@ export function parseEventFilter(field: string, value: unknown): string[] {
  */
 export async function registerWebhookEndpoint(
   db: Db,
+  box: SecretBox,
   auth: { merchantId: string; mode: Mode },
   input: { url: unknown; events?: unknown; description?: unknown },
 ): Promise<WebhookEndpointRow> {
@@ -38,7 +40,7 @@ export async function registerWebhookEndpoint(
   if (input.description !== undefined && input.description !== null && (typeof input.description !== "string" || input.description.length > 500)) {
     throw new ValidationError("description", "Invalid field 'description': a string of at most 500 characters");
   }
-  return insertWebhookEndpoint(db, {
+  return insertWebhookEndpoint(db, box, {
     merchantId: auth.merchantId,
     mode: auth.mode,
     url,

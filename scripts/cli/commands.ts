@@ -53,10 +53,10 @@ const showCredential = (c: { kind: CredentialKind; mode: Mode; key: string; secr
 const showEndpoint = (e: WebhookEndpointRow) =>
   `${e.id}  ${e.mode}  ${e.url}  events: ${e.events.join(",")}${e.disabledAt ? `  disabled ${e.disabledAt.toISOString()} (${e.disabledReason ?? ""})` : "  enabled"}`;
 
-async function endpointOf(db: Db, flags: Flags) {
+async function endpointOf({ db, config }: { db: Db; config: Config }, flags: Flags) {
   const id = required(flags, "id");
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be a webhook endpoint id (uuid)");
-  const endpoint = await findWebhookEndpoint(db, id);
+  const endpoint = await findWebhookEndpoint(db, config.secrets, id);
   if (!endpoint) throw new UsageError(`no webhook endpoint with id ${id}`);
   return endpoint;
 }
@@ -121,12 +121,12 @@ export const commands: Record<string, (ctx: { db: Db; config: Config }, flags: F
     return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;
   },
 
-  async "webhook add"({ db }, flags) {
+  async "webhook add"({ db, config }, flags) {
     const merchant = await merchantOf(db, flags);
     const mode = oneOf(flags, "mode", ["test", "live"]);
     const events = typeof flags.events === "string" ? flags.events.split(",").map((e) => e.trim()).filter(Boolean) : undefined;
     try {
-      const endpoint = await registerWebhookEndpoint(db, { merchantId: merchant.id, mode }, { url: required(flags, "url"), events });
+      const endpoint = await registerWebhookEndpoint(db, config.secrets, { merchantId: merchant.id, mode }, { url: required(flags, "url"), events });
       return [`Webhook endpoint ${showEndpoint(endpoint)}`, `Signing secret: ${endpoint.secret}`].join("\n");
     } catch (error) {
       // The same checks as the API (URL, live-mode address, event names), worded for flags.
@@ -135,15 +135,15 @@ export const commands: Record<string, (ctx: { db: Db; config: Config }, flags: F
     }
   },
 
-  async "webhook list"({ db }, flags) {
+  async "webhook list"({ db, config }, flags) {
     const merchant = await merchantOf(db, flags);
     const mode = flags.mode === undefined ? undefined : oneOf(flags, "mode", ["test", "live"]);
-    const rows = await listWebhookEndpoints(db, merchant.id, mode);
+    const rows = await listWebhookEndpoints(db, config.secrets, merchant.id, mode);
     return rows.length === 0 ? "No webhook endpoints." : rows.map(showEndpoint).join("\n");
   },
 
-  async "webhook remove"({ db }, flags) {
-    const endpoint = await endpointOf(db, flags);
+  async "webhook remove"({ db, config }, flags) {
+    const endpoint = await endpointOf({ db, config }, flags);
     await removeWebhookEndpoint(db, endpoint.id);
     return `Removed webhook endpoint ${endpoint.id} (${endpoint.url}); its pending deliveries are stopped.`;
   },
@@ -151,21 +151,21 @@ export const commands: Record<string, (ctx: { db: Db; config: Config }, flags: F
   async "webhook rotate"({ db, config }, flags) {
     const hours = config.webhooks.secretOverlapMs / 3_600_000;
     if (flags.id !== undefined) {
-      const endpoint = await endpointOf(db, flags);
-      const rotated = (await rotateWebhookEndpointSecret(db, endpoint.id, config.webhooks.secretOverlapMs))!;
+      const endpoint = await endpointOf({ db, config }, flags);
+      const rotated = (await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs))!;
       return `New signing secret for ${rotated.id}: ${rotated.secret}\nThe previous secret also signs for ${hours} hours.`;
     }
     // Without --id: the merchant's secret for payments' callbackUrl in that mode.
     const merchant = await merchantOf(db, flags);
     const mode = oneOf(flags, "mode", ["test", "live"]);
-    const rotated = await rotateCallbackSigningSecret(db, merchant.id, mode, config.webhooks.secretOverlapMs);
+    const rotated = await rotateCallbackSigningSecret(db, config.secrets, merchant.id, mode, config.webhooks.secretOverlapMs);
     return `New callbackUrl signing secret (${mode}): ${rotated.secret}\nThe previous secret also signs for ${hours} hours.`;
   },
 
-  async "webhook secret"({ db }, flags) {
+  async "webhook secret"({ db, config }, flags) {
     const merchant = await merchantOf(db, flags);
     const mode = oneOf(flags, "mode", ["test", "live"]);
-    return `callbackUrl signing secret (${mode}): ${(await callbackSigningSecret(db, merchant.id, mode)).secret}`;
+    return `callbackUrl signing secret (${mode}): ${(await callbackSigningSecret(db, config.secrets, merchant.id, mode)).secret}`;
   },
 
   async "wallet list"({ db, config }, flags) {

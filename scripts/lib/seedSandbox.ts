@@ -5,6 +5,7 @@ import { findActiveCredential, issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { callbackSigningSecret } from "../../db/webhookEndpoints.ts";
+import type { SecretBox } from "../../domain/secretBox.ts";
 import { sandboxAccounts } from "./localChains.ts";
 
 export type SandboxMerchant = {
@@ -22,7 +23,7 @@ export type SandboxMerchant = {
  * Keys from an earlier run are reused while they are still valid in this database
  * (secrets are stored hashed, so they can only be known from that earlier run).
  */
-export async function seedSandbox(db: Db, localNetworks: Network[], previous?: Partial<SandboxMerchant>): Promise<SandboxMerchant> {
+export async function seedSandbox(db: Db, secrets: SecretBox, localNetworks: Network[], previous?: Partial<SandboxMerchant>): Promise<SandboxMerchant> {
   let merchantId: string | undefined;
   let keys: { publicKey: string; apiKey: string; apiSecret: string } | undefined;
   if (previous?.publicKey && previous.apiKey && previous.apiSecret) {
@@ -47,6 +48,6 @@ export async function seedSandbox(db: Db, localNetworks: Network[], previous?: P
     await setSettlementWallet(db, merchantId, network.id, wallet);
     merchantWallets[network.shortName] = wallet;
   }
-  const { secret: webhookSecret } = await callbackSigningSecret(db, merchantId, "test");
+  const { secret: webhookSecret } = await callbackSigningSecret(db, secrets, merchantId, "test");
   return { merchantId, ...keys, merchantWallets, webhookSecret };
 }

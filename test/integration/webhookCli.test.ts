@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
@@ -28,7 +29,7 @@ describe("webhook CLI", () => {
     const added = await run("webhook add", { merchant: merchantId, mode: "test", url: "http://127.0.0.1:8080/hooks", events: "payment.completed, payment.expired" });
     const id = /^Webhook endpoint ([0-9a-f-]{36})/.exec(added)![1]!;
     const secret = /Signing secret: (whsec_\S+)/.exec(added)![1]!;
-    const stored = (await findWebhookEndpoint(handle.db, id))!;
+    const stored = (await findWebhookEndpoint(handle.db, config.secrets, id))!;
     expect(stored).toMatchObject({ merchantId, mode: "test", url: "http://127.0.0.1:8080/hooks", events: ["payment.completed", "payment.expired"], secret });
 
     await run("webhook add", { merchant: merchantId, mode: "live", url: "https://8.8.8.8/all" });
@@ -40,13 +41,13 @@ describe("webhook CLI", () => {
 
     const rotated = await run("webhook rotate", { id });
     expect(rotated).toContain("The previous secret also signs for 12 hours.");
-    const after = (await findWebhookEndpoint(handle.db, id))!;
+    const after = (await findWebhookEndpoint(handle.db, config.secrets, id))!;
     expect(after.secret).not.toBe(secret);
     expect(after.previousSecret).toBe(secret);
     expect(rotated).toContain(after.secret);
 
     expect(await run("webhook remove", { id })).toContain(`Removed webhook endpoint ${id}`);
-    expect((await listWebhookEndpoints(handle.db, merchantId)).map((e) => e.id)).not.toContain(id);
+    expect((await listWebhookEndpoints(handle.db, config.secrets, merchantId)).map((e) => e.id)).not.toContain(id);
     await expect(run("webhook remove", { id })).rejects.toThrow(UsageError);
   });
 
@@ -55,9 +56,29 @@ describe("webhook CLI", () => {
     const secret = /: (whsec_\S+)$/.exec(shown)![1]!;
     expect(await run("webhook secret", { merchant: merchantId, mode: "test" })).toBe(shown);
     const rotated = await run("webhook rotate", { merchant: merchantId, mode: "test" });
-    const row = await callbackSigningSecret(handle.db, merchantId, "test");
+    const row = await callbackSigningSecret(handle.db, config.secrets, merchantId, "test");
     expect(row.previousSecret).toBe(secret);
     expect(rotated).toContain(row.secret);
+  });
+
+  test("signing secrets are stored sealed with SECRETS_KEY, never as they are", async () => {
+    const added = await run("webhook add", { merchant: merchantId, mode: "test", url: "http://127.0.0.1:8080/sealed" });
+    const id = /^Webhook endpoint ([0-9a-f-]{36})/.exec(added)![1]!;
+    const secret = /Signing secret: (whsec_\S+)/.exec(added)![1]!;
+    await run("webhook rotate", { id });
+    await run("webhook secret", { merchant: merchantId, mode: "live" });
+    const stored = await handle.db.execute<{ secret: string; previous_secret: string | null }>(sql`
+      select secret, previous_secret from webhook_endpoints union all select secret, previous_secret from webhook_signing_secrets`);
+    const values = [...stored].flatMap((r) => [r.secret, r.previous_secret]).filter((v): v is string => v !== null);
+    expect(values.length).toBeGreaterThan(3);
+    for (const value of values) {
+      expect(value).toStartWith(`enc:v1:${config.secrets.keyId}:`);
+      expect(value).not.toContain("whsec_");
+    }
+    // Another key cannot open them: a clear error, never a wrong secret.
+    const otherKey = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") });
+    await expect(findWebhookEndpoint(handle.db, otherKey.secrets, id)).rejects.toThrow(/another SECRETS_KEY/);
+    expect((await findWebhookEndpoint(handle.db, config.secrets, id))!.previousSecret).toBe(secret);
   });
 
   test("mistakes are usage errors naming the flag; live mode refuses non-public addresses", async () => {

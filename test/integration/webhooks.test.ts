@@ -200,7 +200,7 @@ describe("SSRF: live mode sends only to public addresses", () => {
 
   test("delivery re-checks the target: a live endpoint that resolves to loopback is marked failed, nothing sent", async () => {
     // As if DNS had changed since registration: the row is written directly.
-    const endpoint = await insertWebhookEndpoint(api.db, { merchantId: other.id, mode: "live", url: receiver.url("/rebound"), events: ["*"] });
+    const endpoint = await insertWebhookEndpoint(api.db, api.config.secrets, { merchantId: other.id, mode: "live", url: receiver.url("/rebound"), events: ["*"] });
     const payment = await createPayment({ network: "anvil-live" }, other.livePublicKey);
     await withWorkers(async () => {
       const [delivery] = await waitUntil("the delivery to be settled", async () => {

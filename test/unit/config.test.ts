@@ -10,6 +10,7 @@ import { anvilNetwork } from "../helpers/fixtures.ts";
 
 /** The namespace network ids are derived in. Changing it would change every network id merchants stored. */
 const NETWORK_ID_NAMESPACE = "2f1f6d2e-6a57-4a8e-9a0e-4d2b8f3c1a10";
+const PRODUCTION_KEY = Buffer.alloc(32, 9).toString("base64");
 const BASE_ID = "42403a80-d97e-58a7-a969-c6fcf512772e";
 
 const tmp = mkdtempSync(join(tmpdir(), "stablepay-config-"));
@@ -135,8 +136,27 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     expect(configError({ APP_ENV: "production" }).message).toBe("DATABASE_URL: required when APP_ENV=production");
   });
 
-  test("production with DATABASE_URL is accepted", () => {
-    expect(buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay" }).appEnv).toBe("production");
+  test("production without SECRETS_KEY fails naming SECRETS_KEY", () => {
+    expect(configError({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay" }).message).toStartWith("SECRETS_KEY: required when APP_ENV=production");
+  });
+
+  test("a SECRETS_KEY that is not 32 bytes fails naming SECRETS_KEY", () => {
+    for (const SECRETS_KEY of ["abc", Buffer.alloc(16).toString("base64"), "g".repeat(64)]) {
+      expect(configError({ SECRETS_KEY }).message).toStartWith("SECRETS_KEY: must be 32 bytes");
+    }
+  });
+
+  test("production with DATABASE_URL and SECRETS_KEY is accepted", () => {
+    const config = buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY });
+    expect(config.appEnv).toBe("production");
+    expect(config.secrets.open(config.secrets.seal("whsec_x"))).toBe("whsec_x");
+  });
+
+  test("outside production an unset SECRETS_KEY falls back to the public development key", () => {
+    const development = buildConfig({});
+    const production = buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY });
+    expect(development.secrets.keyId).not.toBe(production.secrets.keyId);
+    expect(buildConfig({ APP_ENV: "test" }).secrets.keyId).toBe(development.secrets.keyId);
   });
 });
 
@@ -282,7 +302,7 @@ describe("extra networks and networks files", () => {
 
   test("a local network is refused with APP_ENV=production", () => {
     const error = configError(
-      { APP_ENV: "production", DATABASE_URL: "postgres://db/pay" },
+      { APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY },
       { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] },
     );
     expect(error.message).toBe('NETWORKS_FILE: local network "anvil" is not allowed when APP_ENV=production');
@@ -366,6 +386,7 @@ describe("redactConfig", () => {
     expect(redacted.networks.find((n) => n.shortName === "ethereum")?.rpcUrl).toBe("https://eth.example");
     expect(redacted.networks.find((n) => n.shortName === "solana")).toEqual({ shortName: "solana", enabled: false, rpcUrl: null, wsUrl: null });
 
+    expect(redacted.secrets).toEqual({ keyId: config.secrets.keyId });
     const logged = JSON.stringify(redacted);
     for (const secret of ["db-password", "redis-password", "SECRET_API_KEY", "ws-password", "SECRET_QUERY_KEY", "app:"]) {
       expect(logged).not.toContain(secret);
