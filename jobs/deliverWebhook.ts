@@ -10,6 +10,7 @@ import { callbackSigningSecret, disableWebhookEndpoint, findWebhookEndpoint, sig
 import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
 import { checkWebhookUrl } from "./checkWebhookUrl.ts";
+import { postWebhook } from "./postWebhook.ts";
 
 export type WebhookJobData = { deliveryId: string };
 
@@ -22,29 +23,6 @@ export class RetryDeliveryError extends Error {
   ) {
     super(message);
   }
-}
-
-/** The most of a response body that is kept in the attempt log. */
-const EXCERPT_BYTES = 1024;
-
-/** Reads at most `EXCERPT_BYTES` of a response and drops the rest unread. */
-async function readExcerpt(response: Response): Promise<string | null> {
-  if (!response.body) return null;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  const bytes = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES);
-  return bytes.length === 0 ? null : new TextDecoder("utf-8", { fatal: false }).decode(bytes);
 }
 
 /**
@@ -92,6 +70,8 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
 
+    // Live mode: the addresses approved here are the only ones the request may connect to.
+    let pinned: string[] | undefined;
     if (delivery.mode === "live") {
       const check = await checkWebhookUrl(delivery.url);
       if (!check.ok) {
@@ -102,6 +82,7 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
         if (outcome.status === "pending") throw new RetryDeliveryError(check.reason, outcome.retryInMs);
         return { status: outcome.status };
       }
+      pinned = check.addresses;
     }
 
     const body = JSON.stringify(eventEnvelope(event));
@@ -110,18 +91,16 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
     let excerpt: string | null = null;
     let error: string | null = null;
     try {
-      const response = await fetch(delivery.url, {
-        method: "POST",
+      const response = await postWebhook(delivery.url, {
         headers: { "content-type": "application/json", "user-agent": "stablepay-webhooks/1", ...headers },
         body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
+        addresses: pinned,
       });
-      statusCode = response.status;
-      excerpt = await readExcerpt(response).catch(() => null);
+      statusCode = response.statusCode;
+      excerpt = response.excerpt;
     } catch (e) {
-      const name = (e as Error).name;
-      error = name === "TimeoutError" || name === "AbortError" ? `no response within ${timeoutMs} ms` : `request failed: ${(e as Error).message}`;
+      error = (e as Error).message;
     }
 
     const attempt = { statusCode, latencyMs: elapsed(), responseExcerpt: excerpt, error };
