@@ -1,21 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  type Address,
-  BaseError,
-  ContractFunctionRevertedError,
-  type PublicClient,
-  createPublicClient,
-  createWalletClient,
-  http,
-  keccak256,
-  parseEventLogs,
-} from "viem";
-import { type PrivateKeyAccount, generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts, startAnvil } from "../../chains/anvil.ts";
-import { type DeployedToken, deployTestTokens } from "../../chains/deployTestTokens.ts";
-import { localChain } from "../../chains/localChain.ts";
+import { type Address, type PublicClient, keccak256, parseEventLogs } from "viem";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { type AnvilInstance, anvilAccounts } from "../../chains/anvil.ts";
+import type { DeployedToken } from "../../chains/deployTestTokens.ts";
 import { computeDepositAddress, deployForwarderFactory, paymentIdToBytes32 } from "../../chains/settlement/index.ts";
 import { depositForwarderAbi, depositForwarderBytecode, forwarderFactoryAbi, testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { type TokenChain, freshAddress, revertName, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;
 const deployerKey = anvilAccounts[0];
@@ -25,35 +15,11 @@ const owner = privateKeyToAccount(anvilAccounts[5]);
 const stranger = privateKeyToAccount(anvilAccounts[8]);
 
 let anvil: AnvilInstance;
-let tokens: DeployedToken[];
 let publicClient: PublicClient;
+let token: TokenChain["token"];
+let walletFor: TokenChain["walletFor"];
+let balanceOf: TokenChain["balanceOf"];
 let factory: Address;
-
-function token(symbol: DeployedToken["symbol"]): DeployedToken {
-  const found = tokens.find((t) => t.symbol === symbol);
-  if (!found) throw new Error(`${symbol} not deployed`);
-  return found;
-}
-
-function walletFor(account: PrivateKeyAccount) {
-  return createWalletClient({ account, chain: localChain(chainId, anvil.rpcUrl), transport: http(), pollingInterval: 50 });
-}
-
-/** A fresh address with no history, so its balances are exactly what a test sent it. */
-function freshAddress(): Address {
-  return privateKeyToAccount(generatePrivateKey()).address;
-}
-
-function balanceOf(tokenAddress: Address, holder: Address): Promise<bigint> {
-  return publicClient.readContract({ address: tokenAddress, abi: testStablecoinAbi, functionName: "balanceOf", args: [holder] });
-}
-
-/** The custom error name a reverted call carries, e.g. "NotOperator". */
-function revertName(error: unknown): string | undefined {
-  if (!(error instanceof BaseError)) return undefined;
-  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
-  return reverted instanceof ContractFunctionRevertedError ? reverted.data?.errorName : undefined;
-}
 
 /** A customer's plain ERC-20 transfer to the deposit address, as a wallet scanning the QR code sends it. */
 async function deposit(t: DeployedToken, to: Address, amount: bigint): Promise<void> {
@@ -87,14 +53,11 @@ async function sweepRevert(sweep: Sweep, account: PrivateKeyAccount = operator):
 }
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId });
-  publicClient = createPublicClient({ chain: localChain(chainId, anvil.rpcUrl), transport: http(), pollingInterval: 50 });
-  tokens = await deployTestTokens({
-    rpcUrl: anvil.rpcUrl,
+  ({ anvil, publicClient, token, walletFor, balanceOf } = await startTokenChain({
     chainId,
     deployerPrivateKey: deployerKey,
     fund: [{ address: customer.address, amount: 1_000_000n }],
-  });
+  }));
   factory = await deployForwarderFactory({
     rpcUrl: anvil.rpcUrl,
     chainId,

@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   type Address,
-  BaseError,
-  ContractFunctionRevertedError,
   type Hex,
   type PublicClient,
   concat,
-  createPublicClient,
-  createWalletClient,
   hashTypedData,
-  http,
   numberToHex,
   parseEventLogs,
   parseSignature,
@@ -17,10 +12,9 @@ import {
   serializeSignature,
   zeroAddress,
 } from "viem";
-import { type PrivateKeyAccount, generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts, startAnvil } from "../../chains/anvil.ts";
-import { type DeployedToken, deployTestTokens } from "../../chains/deployTestTokens.ts";
-import { localChain } from "../../chains/localChain.ts";
+import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { type AnvilInstance, anvilAccounts } from "../../chains/anvil.ts";
+import type { DeployedToken } from "../../chains/deployTestTokens.ts";
 import {
   InvalidPaymentIdError,
   type PaymentIntent,
@@ -35,6 +29,7 @@ import {
   signPaymentIntent,
 } from "../../chains/settlement/index.ts";
 import { paymentSettlementAbi, testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { type TokenChain, freshAddress, permitTypes, revertOf, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;
 const deployerKey = anvilAccounts[0];
@@ -47,48 +42,12 @@ const strangerKey = anvilAccounts[8];
 /** secp256k1's group order: `n - s` is the malleated twin of a signature's `s`. */
 const secp256k1n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
-/** EIP-2612's typed-data struct. */
-const permitTypes = {
-  Permit: [
-    { name: "owner", type: "address" },
-    { name: "spender", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "nonce", type: "uint256" },
-    { name: "deadline", type: "uint256" },
-  ],
-} as const;
-
 let anvil: AnvilInstance;
-let tokens: DeployedToken[];
 let publicClient: PublicClient;
+let token: TokenChain["token"];
+let walletFor: TokenChain["walletFor"];
+let balanceOf: TokenChain["balanceOf"];
 let settlement: Address;
-
-function token(symbol: DeployedToken["symbol"]): DeployedToken {
-  const found = tokens.find((t) => t.symbol === symbol);
-  if (!found) throw new Error(`${symbol} not deployed`);
-  return found;
-}
-
-function walletFor(account: PrivateKeyAccount) {
-  return createWalletClient({ account, chain: localChain(chainId, anvil.rpcUrl), transport: http(), pollingInterval: 50 });
-}
-
-/** A fresh address with no history, so its balances are exactly what a test sent it. */
-function freshAddress(): Address {
-  return privateKeyToAccount(generatePrivateKey()).address;
-}
-
-function balanceOf(tokenAddress: Address, holder: Address): Promise<bigint> {
-  return publicClient.readContract({ address: tokenAddress, abi: testStablecoinAbi, functionName: "balanceOf", args: [holder] });
-}
-
-/** The custom error a reverted call carries, e.g. { name: "InvalidAmount", args: [] }. */
-function revertOf(error: unknown): { name: string | undefined; args: readonly unknown[] | undefined } | undefined {
-  if (!(error instanceof BaseError)) return undefined;
-  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
-  if (!(reverted instanceof ContractFunctionRevertedError)) return undefined;
-  return { name: reverted.data?.errorName, args: reverted.data?.args };
-}
 
 async function intentFor(t: DeployedToken, overrides: Partial<PaymentIntent> = {}): Promise<PaymentIntent> {
   const now = (await publicClient.getBlock()).timestamp;
@@ -126,17 +85,14 @@ async function approveAndPay(payer: PrivateKeyAccount, intent: PaymentIntent, si
 }
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId });
-  publicClient = createPublicClient({ chain: localChain(chainId, anvil.rpcUrl), transport: http(), pollingInterval: 50 });
-  tokens = await deployTestTokens({
-    rpcUrl: anvil.rpcUrl,
+  ({ anvil, publicClient, token, walletFor, balanceOf } = await startTokenChain({
     chainId,
     deployerPrivateKey: deployerKey,
     fund: [
       { address: alice.address, amount: 1_000_000n },
       { address: bob.address, amount: 1_000n },
     ],
-  });
+  }));
   settlement = await deploySettlement({
     rpcUrl: anvil.rpcUrl,
     chainId,

@@ -1,22 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  type Address,
-  BaseError,
-  ContractFunctionRevertedError,
-  type PublicClient,
-  createPublicClient,
-  createWalletClient,
-  domainSeparator,
-  getContractAddress,
-  http,
-  parseEventLogs,
-  parseSignature,
-} from "viem";
-import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts, startAnvil } from "../../chains/anvil.ts";
+import { type PublicClient, createPublicClient, domainSeparator, getContractAddress, http, parseEventLogs, parseSignature } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { anvilAccounts, startAnvil } from "../../chains/anvil.ts";
 import { type DeployedToken, deployTestTokens } from "../../chains/deployTestTokens.ts";
-import { localChain } from "../../chains/localChain.ts";
 import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { type TokenChain, permitTypes, revertName, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;
 const deployer = privateKeyToAccount(anvilAccounts[0]);
@@ -24,58 +12,26 @@ const alice = privateKeyToAccount(anvilAccounts[1]);
 const bob = privateKeyToAccount(anvilAccounts[2]);
 const carol = privateKeyToAccount(anvilAccounts[3]);
 
-/** EIP-2612's typed-data struct. */
-const permitTypes = {
-  Permit: [
-    { name: "owner", type: "address" },
-    { name: "spender", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "nonce", type: "uint256" },
-    { name: "deadline", type: "uint256" },
-  ],
-} as const;
-
-let anvil: AnvilInstance;
 let tokens: DeployedToken[];
 let publicClient: PublicClient;
-
-function token(symbol: DeployedToken["symbol"]): DeployedToken {
-  const found = tokens.find((t) => t.symbol === symbol);
-  if (!found) throw new Error(`${symbol} not deployed`);
-  return found;
-}
-
-function walletFor(account: PrivateKeyAccount) {
-  return createWalletClient({ account, chain: localChain(chainId, anvil.rpcUrl), transport: http(), pollingInterval: 50 });
-}
-
-function balanceOf(tokenAddress: Address, owner: Address): Promise<bigint> {
-  return publicClient.readContract({ address: tokenAddress, abi: testStablecoinAbi, functionName: "balanceOf", args: [owner] });
-}
-
-/** The custom error name a reverted call carries, e.g. "NotOwner". */
-function revertName(error: unknown): string | undefined {
-  if (!(error instanceof BaseError)) return undefined;
-  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
-  return reverted instanceof ContractFunctionRevertedError ? reverted.data?.errorName : undefined;
-}
+let token: TokenChain["token"];
+let walletFor: TokenChain["walletFor"];
+let balanceOf: TokenChain["balanceOf"];
+let stop: TokenChain["stop"] | undefined;
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId });
-  publicClient = createPublicClient({ chain: localChain(chainId, anvil.rpcUrl), transport: http(), pollingInterval: 50 });
-  tokens = await deployTestTokens({
-    rpcUrl: anvil.rpcUrl,
+  ({ tokens, publicClient, token, walletFor, balanceOf, stop } = await startTokenChain({
     chainId,
     deployerPrivateKey: anvilAccounts[0],
     fund: [
       { address: alice.address, amount: 1_000_000n },
       { address: bob.address, amount: 250n },
     ],
-  });
+  }));
 });
 
 afterAll(async () => {
-  await anvil?.stop();
+  await stop?.();
 });
 
 describe("deployTestTokens", () => {
