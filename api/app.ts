@@ -1,3 +1,4 @@
+import { cors } from "@elysiajs/cors";
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { ApiDeps } from "./deps.ts";
@@ -37,6 +38,19 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
 /** Builds the whole HTTP app. Tests call `app.handle(new Request("http://localhost/…"))`. */
 export function createApp(deps: ApiDeps) {
   return new Elysia()
+    .use(
+      // Checkout pages call the credential-free and public-key routes from the customer's
+      // browser, on the merchant's origin. API key + secret stay on servers: their headers
+      // are not allowed cross-origin, and no cookies are involved.
+      cors({
+        origin: deps.config.http.corsOrigins === "*" ? "*" : deps.config.http.corsOrigins,
+        methods: ["GET", "POST"],
+        allowedHeaders: ["Content-Type", "X-Public-Key", "Idempotency-Key", "X-Agent-Id"],
+        exposeHeaders: ["Idempotent-Replayed", "Deprecation"],
+        credentials: false,
+        maxAge: 600,
+      }),
+    )
     .use(errorsPlugin(deps.logger))
     .use(textGuardPlugin())
     .use(

@@ -3,7 +3,7 @@ import { t } from "elysia";
 /** Route schemas shared by several resources. */
 export const paymentIdParams = t.Object({ paymentId: t.String({ format: "uuid", description: "Payment id (uuid)" }) });
 /** Status reads accept any id: the spec answers 500 for an id that does not exist, malformed or not. */
-export const anyPaymentIdParams = t.Object({ paymentId: t.String({ maxLength: 100 }) });
+export const anyPaymentIdParams = t.Object({ paymentId: t.String({ description: "Payment id" }) });
 
 export const createPaymentBody = t.Object(
   {

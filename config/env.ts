@@ -20,6 +20,15 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: port.default(3000),
   PUBLIC_BASE_URL: url(["http:", "https:"]).optional(),
+  /**
+   * Browser origins allowed to call the API (checkout pages): `*` for any, or a comma-separated
+   * list of origins such as `https://shop.example.com`.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default("*")
+    .transform((v) => v.split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean))
+    .refine((list) => list.length > 0 && list.every((o) => o === "*" || /^https?:\/\/[^/\s]+$/.test(o)), "must be * or a comma-separated list of origins (scheme://host[:port])"),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: url(["redis:", "rediss:"]).default("redis://127.0.0.1:6379"),
@@ -43,6 +52,8 @@ export const envSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
     .optional(),
+  /** A sweep or refund transaction not mined after this many seconds is re-sent with higher fees (same nonce). */
+  TRANSFER_REPLACE_AFTER: z.coerce.number().min(1).max(24 * 3600).default(180),
   /** Service fee in basis points of each payment, paid atomically by the settlement contract. */
   FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
   FEE_RECIPIENT: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an EVM address").optional(),

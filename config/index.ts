@@ -13,7 +13,8 @@ export type { FileNetwork, FileNetworkInput } from "./networksFile.ts";
 
 export type Config = {
   appEnv: Env["APP_ENV"];
-  http: { host: string; port: number; publicBaseUrl: string };
+  /** `corsOrigins`: browser origins allowed to call the API; `"*"` is any. */
+  http: { host: string; port: number; publicBaseUrl: string; corsOrigins: string[] | "*" };
   /** Absent only outside production, where the dev stack starts embedded Postgres. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
@@ -26,6 +27,8 @@ export type Config = {
   /** The operator key signs intents and pays sweep gas; null disables payment creation on EVM. */
   operatorPrivateKey: `0x${string}` | null;
   fees: { bps: number; recipient: string | null };
+  /** Sweeps and refunds: a transaction still unmined after `replaceAfterMs` is re-sent with higher fees. */
+  transfers: { replaceAfterMs: number };
   payments: { defaultExpiresIn: number; maxExpiresIn: number };
   webhooks: WebhooksConfig;
   rates: RatesConfig;
@@ -87,7 +90,7 @@ export function buildConfig(
 
   return {
     appEnv: e.APP_ENV,
-    http: { host: e.HOST, port: e.PORT, publicBaseUrl },
+    http: { host: e.HOST, port: e.PORT, publicBaseUrl, corsOrigins: e.CORS_ORIGINS.includes("*") ? "*" : e.CORS_ORIGINS },
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.DATA_DIR,
@@ -98,6 +101,7 @@ export function buildConfig(
     networks,
     operatorPrivateKey: (e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
+    transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
     payments: { defaultExpiresIn: e.PAYMENT_EXPIRES_IN, maxExpiresIn: e.PAYMENT_MAX_EXPIRES_IN },
     webhooks: {
       retryDelaysMs: e.WEBHOOK_RETRY_SCHEDULE.split(",").map((v) => Math.round(Number(v.trim()) * 1000)),

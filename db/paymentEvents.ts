@@ -75,42 +75,94 @@ export type NewPaymentEvent = {
  * The NOTIFY wakes the relay once the transaction commits.
  */
 export async function recordPaymentEvents(tx: Db, events: readonly NewPaymentEvent[]): Promise<RecordedEvent[]> {
-  if (events.length === 0) return [];
-  // One snapshot per payment (a change often gives several events), one statement for all
-  // rows: the reconcile job writes thousands of events a second.
-  const snapshots = new Map<PaymentRow, ReturnType<typeof paymentSnapshot>>();
-  const rows = events.map(({ payment, type, extra }) => {
-    let snapshot = snapshots.get(payment);
-    if (!snapshot) snapshots.set(payment, (snapshot = paymentSnapshot(payment)));
-    return { id: randomUUID(), merchant_id: payment.merchantId, mode: payment.mode, payment_id: payment.id, type, payload: { payment: snapshot, ...extra } };
-  });
-  // jsonb_to_recordset yields the rows in array order, so `sequence` follows the order of `events`.
-  const inserted = await queryRows<{ id: string; sequence: string; merchant_id: string; mode: "test" | "live"; payment_id: string; type: PaymentEventType }>(
-    tx,
-    sql`insert into payment_events (id, merchant_id, mode, payment_id, type, payload)
-        select id, merchant_id, mode, payment_id, type, payload
-        from jsonb_to_recordset(${JSON.stringify(rows, bigintAsString)}::text::jsonb) as r(id uuid, merchant_id uuid, mode text, payment_id uuid, type text, payload jsonb)
-        returning id, sequence::text, merchant_id, mode, payment_id, type`,
-  );
-  const recorded = inserted
-    .map((r) => ({ id: r.id, sequence: Number(r.sequence), merchantId: r.merchant_id, mode: r.mode, paymentId: r.payment_id, type: r.type }))
-    .sort((a, b) => a.sequence - b.sequence);
+  return insertPaymentEvents(tx, events, true);
+}
 
-  const merchantIds = [...new Set(recorded.map((e) => e.merchantId))];
-  const endpoints = await tx
+/** `recordPaymentEvents` for a caller that needs nothing back (the reconcile job): no rows are returned. */
+export async function writePaymentEvents(tx: Db, events: readonly NewPaymentEvent[]): Promise<void> {
+  await insertPaymentEvents(tx, events, false);
+}
+
+async function insertPaymentEvents(tx: Db, events: readonly NewPaymentEvent[], returning: boolean): Promise<RecordedEvent[]> {
+  if (events.length === 0) return [];
+  // The endpoints are read first (the payloads are built meanwhile): event ids are made
+  // here, so every delivery is known before anything is written, and events and
+  // deliveries go in one statement.
+  const merchantIds = [...new Set(events.map((e) => e.payment.merchantId))];
+  const targets = tx
     .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, mode: webhookEndpoints.mode, url: webhookEndpoints.url, events: webhookEndpoints.events })
     .from(webhookEndpoints)
-    .where(and(inArray(webhookEndpoints.merchantId, merchantIds), isNull(webhookEndpoints.disabledAt), isNull(webhookEndpoints.deletedAt)));
-  const callbackOf = new Map(events.map(({ payment }) => [payment.id, payment.callbackUrl]));
-  const deliveries = recorded.flatMap((event) => deliveriesFor(event, callbackOf.get(event.paymentId) ?? null, endpoints));
-  if (deliveries.length > 0) {
-    await tx.execute(sql`insert into webhook_deliveries (event_id, endpoint_id, merchant_id, mode, url)
-      select event_id, endpoint_id, merchant_id, mode, url
-      from jsonb_to_recordset(${JSON.stringify(deliveries.map((d) => ({ event_id: d.eventId, endpoint_id: d.endpointId, merchant_id: d.merchantId, mode: d.mode, url: d.url })))}::text::jsonb)
-        as r(event_id uuid, endpoint_id uuid, merchant_id uuid, mode text, url text)`);
-    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
-  }
-  return recorded;
+    .where(and(inArray(webhookEndpoints.merchantId, merchantIds), isNull(webhookEndpoints.disabledAt), isNull(webhookEndpoints.deletedAt)))
+    .execute();
+
+  // The reconcile job writes thousands of events a second, several per payment, so what
+  // events share is sent once: per subject (a payment, and its payload: the snapshot,
+  // plus `extra` for an event that has one), then per event its id, type and subject.
+  const subjects: Array<{ payment: PaymentRow; payload: string }> = [];
+  const shared = new Map<PaymentRow, number>();
+  const subjectOf = ({ payment, extra }: NewPaymentEvent): number => {
+    const known = extra ? undefined : shared.get(payment);
+    if (known !== undefined) return known;
+    // A snapshot holds no bigint (amounts are formatted), so only `extra` needs the replacer.
+    const payload = extra ? JSON.stringify({ payment: paymentSnapshot(payment), ...extra }, bigintAsString) : JSON.stringify({ payment: paymentSnapshot(payment) });
+    const index = subjects.push({ payment, payload });
+    if (!extra) shared.set(payment, index);
+    return index;
+  };
+  const rows = events.map((event) => ({
+    id: randomUUID(),
+    merchantId: event.payment.merchantId,
+    mode: event.payment.mode,
+    paymentId: event.payment.id,
+    type: event.type,
+    subject: subjectOf(event),
+  }));
+
+  // Deliveries as (event, target) pairs, each 1-based into `rows` and into the distinct targets.
+  const endpoints = await targets;
+  const targetIndex = new Map<string, number>();
+  const targetList: Array<{ endpointId: string | null; url: string }> = [];
+  const deliveries = rows.flatMap((event, i) =>
+    deliveriesFor(event, events[i]!.payment.callbackUrl, endpoints).map(({ endpointId, url }) => {
+      const key = `${endpointId ?? ""} ${url}`;
+      let target = targetIndex.get(key);
+      if (target === undefined) targetIndex.set(key, (target = targetList.push({ endpointId, url })));
+      return { event: i + 1, target };
+    }),
+  );
+  const column = <T, U>(list: readonly T[], f: (item: T) => U) => sql.param(list.map(f));
+
+  // `order by n` gives the rows `sequence` in the order of `events`. Deliveries' foreign keys
+  // are checked at the end of the statement, when their events exist.
+  const inserted = queryRows<{ id: string; sequence: string }>(
+    tx,
+    sql`with payloads as materialized (select ${`[${subjects.map((s) => s.payload).join(",")}]`}::text::jsonb as list),
+      events as materialized (
+        select e.id, e.type, e.n, s.payment_id, s.merchant_id, s.mode, (select list from payloads) -> (e.subject - 1)::int as payload
+        from unnest(${column(rows, (r) => r.id)}::uuid[], ${column(rows, (r) => r.type)}::text[], ${column(rows, (r) => r.subject)}::int[])
+            with ordinality as e(id, type, subject, n)
+          join unnest(${column(subjects, (s) => s.payment.id)}::uuid[], ${column(subjects, (s) => s.payment.merchantId)}::uuid[], ${column(subjects, (s) => s.payment.mode)}::text[])
+            with ordinality as s(payment_id, merchant_id, mode, n) on s.n = e.subject),
+      inserted as (
+        insert into payment_events (id, merchant_id, mode, payment_id, type, payload)
+        select id, merchant_id, mode, payment_id, type, payload from events order by n
+        ${returning ? sql`returning id, sequence` : sql``}),
+      delivered as (
+        insert into webhook_deliveries (event_id, endpoint_id, merchant_id, mode, url)
+        select e.id, t.endpoint_id, e.merchant_id, e.mode, t.url
+        from unnest(${column(deliveries, (d) => d.event)}::int[], ${column(deliveries, (d) => d.target)}::int[]) as d(event, target)
+          join events e on e.n = d.event
+          join unnest(${column(targetList, (t) => t.endpointId)}::uuid[], ${column(targetList, (t) => t.url)}::text[]) with ordinality as t(endpoint_id, url, n) on t.n = d.target)
+      ${returning ? sql`select id, sequence::text from inserted` : sql`select`}`,
+  );
+  // Sent behind the insert, not after its answer (the connection pipelines them).
+  const notified = deliveries.length > 0 ? tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`) : undefined;
+  const [written] = await Promise.all([inserted, notified]);
+  if (!returning) return [];
+  const sequences = new Map(written.map((r) => [r.id, Number(r.sequence)]));
+  return rows
+    .map((r) => ({ id: r.id, sequence: sequences.get(r.id)!, merchantId: r.merchantId, mode: r.mode, paymentId: r.paymentId, type: r.type }))
+    .sort((a, b) => a.sequence - b.sequence);
 }
 
 /** One event, as `recordPaymentEvents` (sweeps and refunds record `payment.forwarded` / `payment.refunded` with it). */

@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
-import type { Db } from "./client.ts";
+import { queryRows, type Db } from "./client.ts";
 import { recordPaymentEvents } from "./paymentEvents.ts";
 import { payments } from "./schema.ts";
 
@@ -22,6 +22,25 @@ export async function findPayment(db: Db, id: string): Promise<PaymentRow | unde
 export async function findMerchantPayment(db: Db, merchantId: string, mode: "test" | "live", id: string): Promise<PaymentRow | undefined> {
   const row = await findPayment(db, id);
   return row && row.merchantId === merchantId && row.mode === mode ? row : undefined;
+}
+
+const paymentColumns = Object.entries(getTableColumns(payments)).map(([key, column]) => ({ key, name: column.name, column }));
+
+/**
+ * The payments with these ids, locked (`for update`) in id order, so that concurrent
+ * lockers queue instead of deadlocking. Rows are mapped with the columns' own decoders,
+ * as drizzle's `select()` would, without its generic per-value bookkeeping: on a batch
+ * of hundreds of rows that costs more than the query.
+ */
+export async function lockPayments(db: Db, ids: readonly string[]): Promise<PaymentRow[]> {
+  const rows = await queryRows<Record<string, unknown>>(db, sql`
+    select ${sql.join(paymentColumns.map((c) => sql.identifier(c.name)), sql`, `)} from payments
+    where id = any(${sql.param([...new Set(ids)])}::uuid[]) order by id for update`);
+  return rows.map((r) => {
+    const row: Record<string, unknown> = {};
+    for (const { key, name, column } of paymentColumns) row[key] = r[name] == null ? null : column.mapFromDriverValue(r[name]);
+    return row as PaymentRow;
+  });
 }
 
 export async function insertPayment(db: Db, values: NewPayment): Promise<PaymentRow> {

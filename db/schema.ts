@@ -208,9 +208,13 @@ export const transfersOut = pgTable(
     reason: text("reason"),
     /** The operator nonce the transaction was signed with, fixed before broadcast. */
     nonce: integer("nonce"),
+    /** The operator address that signed it (nonces are handed out per address). */
+    fromAddress: text("from_address"),
     /** The signed transaction, kept so a restart re-sends the very same one (same hash, never a second transfer). */
     rawTx: text("raw_tx"),
     txHash: text("tx_hash"),
+    /** Earlier transactions of this row (same nonce, lower fees) that `txHash` replaced; any one may be the one mined. */
+    replacedTxHashes: text("replaced_tx_hashes").array().notNull().default(sql`'{}'::text[]`),
     blockNumber: amount("block_number"),
     error: text("error"),
     createdAt: createdAt(),
@@ -220,6 +224,8 @@ export const transfersOut = pgTable(
     index("transfers_out_payment_idx").on(t.paymentId),
     // At most one sweep or refund in flight per payment: the database enforces "exactly once".
     uniqueIndex("transfers_out_one_open_idx").on(t.paymentId).where(sql`status in ('requested', 'broadcast')`),
+    // The next nonce of an operator on a chain is read from here, under the chain's lock.
+    index("transfers_out_nonce_idx").on(t.chainId, t.fromAddress, t.nonce).where(sql`nonce is not null`),
   ],
 );
 
@@ -285,8 +291,10 @@ export const paymentEvents = pgTable(
   },
   (t) => [
     uniqueIndex("payment_events_sequence_idx").on(t.sequence),
-    uniqueIndex("payment_events_feed_position_idx").on(t.feedPosition),
-    index("payment_events_merchant_feed_idx").on(t.merchantId, t.mode, t.feedPosition),
+    // Only positioned events: an event is inserted without a position (reads of the feed and of the
+    // last position all ask for positioned ones), so inserts skip these two indexes.
+    uniqueIndex("payment_events_feed_position_idx").on(t.feedPosition).where(sql`feed_position is not null`),
+    index("payment_events_merchant_feed_idx").on(t.merchantId, t.mode, t.feedPosition).where(sql`feed_position is not null`),
     index("payment_events_payment_idx").on(t.paymentId, t.sequence),
     index("payment_events_unpositioned_idx").on(t.sequence).where(sql`feed_position is null`),
   ],

@@ -48,6 +48,67 @@ export async function updateTransferOut(db: Db, id: string, values: Partial<type
   await db.update(transfersOut).set({ ...values, updatedAt: sql`now()` }).where(eq(transfersOut.id, id));
 }
 
+/**
+ * Closes an in-flight row as failed, only from the status the caller saw: a concurrent
+ * run that confirmed it meanwhile is never overwritten.
+ */
+export async function failTransferOut(
+  db: Db,
+  id: string,
+  from: "requested" | "broadcast",
+  values: { error: string; blockNumber?: bigint },
+): Promise<void> {
+  await db
+    .update(transfersOut)
+    .set({ ...values, status: "failed", updatedAt: sql`now()` })
+    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, from)));
+}
+
+/**
+ * Records a replacement of a row's transaction (same nonce, higher fees) before it is
+ * sent, if the row still has `previousHash` in flight: of two concurrent replacers only
+ * one wins, so every transaction that may be mined stays on the row.
+ */
+export async function replaceTransferOutTx(db: Db, id: string, previousHash: string, next: { rawTx: string; txHash: string }): Promise<TransferOutRow | undefined> {
+  const [row] = await db
+    .update(transfersOut)
+    .set({ rawTx: next.rawTx, txHash: next.txHash, replacedTxHashes: sql`array_append(${transfersOut.replacedTxHashes}, ${previousHash})`, updatedAt: sql`now()` })
+    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "broadcast"), eq(transfersOut.txHash, previousHash)))
+    .returning();
+  return row;
+}
+
+/** The highest nonce this operator address was recorded signing with on a chain (null: none). */
+export async function lastRecordedNonce(db: Db, chainId: string, fromAddress: string): Promise<number | null> {
+  const [row] = await queryRows<{ nonce: number | null }>(
+    db,
+    sql`select max(nonce) as nonce from transfers_out where chain_id = ${chainId} and from_address = ${fromAddress} and nonce is not null`,
+  );
+  return row?.nonce ?? null;
+}
+
+/** How many of a payment's sweeps or refunds were mined and reverted within the last `withinHours`. */
+export async function recentlyReverted(db: Db, paymentId: string, kind: TransferOutKind, withinHours: number): Promise<number> {
+  // A failed row with a block number is one the chain mined and reverted (other failures never reached a block).
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from transfers_out
+        where payment_id = ${paymentId} and kind = ${kind} and status = 'failed' and block_number is not null
+          and updated_at > now() - make_interval(hours => ${withinHours})`,
+  );
+  return row?.n ?? 0;
+}
+
+/** Per chain: sweeps and refunds not yet final, and how long the oldest has been waiting (seconds). */
+export async function transfersInFlight(db: Db): Promise<Map<string, { inFlight: number; oldestSeconds: number }>> {
+  const rows = await queryRows<{ chain_id: string; n: number; oldest: number }>(
+    db,
+    sql`select chain_id, count(*)::int as n, floor(extract(epoch from now() - min(updated_at)))::int as oldest
+        from transfers_out where status in ('requested', 'broadcast') group by chain_id`,
+  );
+  return new Map(rows.map((r) => [r.chain_id, { inFlight: r.n, oldestSeconds: r.oldest }]));
+}
+
 /** Rows a crash may have left half done, for the periodic re-drive. */
 export async function unfinishedTransfersOut(db: Db): Promise<TransferOutRow[]> {
   return db.select().from(transfersOut).where(inArray(transfersOut.status, ["requested", "broadcast"]));
@@ -79,12 +140,13 @@ export async function reserveTransferOut(
  * transition, records the payment's `forwarded` or `refunded` event (the outbox then
  * delivers it). Running it twice records one event.
  */
-export async function confirmTransferOut(db: Db, id: string, blockNumber: bigint): Promise<void> {
+export async function confirmTransferOut(db: Db, id: string, mined: { blockNumber: bigint; txHash: string }): Promise<void> {
   await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
+    // The mined transaction is the one recorded (it may be one a replacement was meant to supersede).
     const [row] = await tx
       .update(transfersOut)
-      .set({ status: "confirmed", blockNumber, error: null, updatedAt: sql`now()` })
+      .set({ status: "confirmed", blockNumber: mined.blockNumber, txHash: mined.txHash, error: null, updatedAt: sql`now()` })
       .where(and(eq(transfersOut.id, id), inArray(transfersOut.status, ["requested", "broadcast"])))
       .returning();
     if (!row) return;

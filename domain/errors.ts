@@ -86,7 +86,8 @@ export class PaymentLookupError extends AppError {
   readonly status = 500;
   readonly error = "payment_not_found";
   constructor(paymentId: string) {
-    super(`No payment with id ${paymentId}.`);
+    // Any string reaches here (the spec answers 500 for every id that does not exist): echo a bounded part.
+    super(`No payment with id ${paymentId.length > 100 ? `${paymentId.slice(0, 100)}…` : paymentId}.`);
   }
 }
 

@@ -1,15 +1,16 @@
 import pg from "pg";
-import { erc20Abi, getAddress, keccak256, type Address, type Hex } from "viem";
+import { getAddress, keccak256, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
+import { depositBalance } from "../chains/depositBalance.ts";
 import { evmClient } from "../chains/evmClient.ts";
 import { operatorAccount, operatorWallet } from "../chains/operator.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../chains/settlement/index.ts";
 import type { Config } from "../config/index.ts";
+import type { Network } from "../config/types.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { findPayment } from "../db/payments.ts";
-import { confirmTransferOut, findTransferOut, updateTransferOut, type TransferOutRow } from "../db/transfersOut.ts";
+import { confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../db/transfersOut.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
-
 
 export class OperatorBalanceLowError extends ServiceUnavailableError {
   constructor(network: string, balance: bigint, needed: bigint) {
@@ -18,9 +19,10 @@ export class OperatorBalanceLowError extends ServiceUnavailableError {
 }
 
 /**
- * One operator transaction at a time per chain, across every worker process: a
- * session advisory lock on its own connection (released if the process dies), so
- * nonces are never handed out twice and a row is never worked on concurrently.
+ * One operator signer at a time per chain, across every worker process: a session
+ * advisory lock on its own connection (released if the process dies), so nonces are
+ * never handed out twice. It covers signing, recording and broadcasting only; waiting
+ * for receipts happens outside it, so many sweeps can go out in one block.
  */
 async function withChainLock<T>(databaseUrl: string, chainId: string, work: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -35,90 +37,206 @@ async function withChainLock<T>(databaseUrl: string, chainId: string, work: () =
 
 export type TransferOutDeps = { config: Config; db: Db; logger: Logger; databaseUrl: string };
 
+const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.status === "failed";
+
 /**
  * Drives one sweep/refund row to a final state, exactly once on chain:
- * - `requested`: check gas and the deposit balance, sign with the next nonce, store the
- *   signed transaction and its hash (committed) — only then broadcast it;
+ * - `requested` (under the chain's lock): check gas and the deposit balance, sign with
+ *   the next nonce, store the signed transaction and its hash (committed) — only then
+ *   broadcast it;
  * - `broadcast`: look for the receipt; if the chain has never seen the transaction,
- *   re-send the very same signed bytes (same hash: it can be mined only once);
- * - a receipt closes the row as `confirmed` (or `failed` if it reverted).
+ *   re-send the very same signed bytes (same hash: it can be mined only once); if it
+ *   cannot be sent or waits unmined too long, replace it under the same nonce;
+ * - a receipt of one of the row's transactions closes it as `confirmed` (or `failed` if
+ *   it reverted); the nonce taken by any other transaction closes it as `failed`.
  * Safe to call twice, concurrently, or after a crash at any point.
  */
 export async function executeTransferOut(deps: TransferOutDeps, rowId: string): Promise<TransferOutRow> {
   const first = await findTransferOut(deps.db, rowId);
   if (!first) throw new Error(`no transfer ${rowId}`);
-  return withChainLock(deps.databaseUrl, first.chainId, async () => {
-    const row = (await findTransferOut(deps.db, rowId))!;
-    if (row.status === "confirmed" || row.status === "failed") return row;
-    const network = deps.config.networks.find((n) => n.chainId === row.chainId && n.type === "evm" && n.enabled);
-    if (!network?.forwarderFactory) throw new ServiceUnavailableError(`chain ${row.chainId} is not available for sweeps`);
-    const client = evmClient(network, 20_000);
+  if (isFinal(first)) return first;
+  const network = deps.config.networks.find((n) => n.chainId === first.chainId && n.type === "evm" && n.enabled);
+  if (!network?.forwarderFactory) throw new ServiceUnavailableError(`chain ${first.chainId} is not available for sweeps`);
+  const client = evmClient(network, 20_000);
 
-    if (row.status === "requested") {
-      const payment = (await findPayment(deps.db, row.paymentId))!;
-      const account = operatorAccount(deps.config)!;
-      const [gasPrice, operatorBalance, depositBalance] = await Promise.all([
-        client.getGasPrice(),
-        client.getBalance({ address: account.address }),
-        client.readContract({ address: getAddress(payment.tokenAddress), abi: erc20Abi, functionName: "balanceOf", args: [payment.receiveAddress as Address] }),
-      ]);
-      const needed = SWEEP_GAS * gasPrice;
-      if (operatorBalance < needed) throw new OperatorBalanceLowError(network.name, operatorBalance, needed);
-      if (depositBalance < row.amount) {
-        await updateTransferOut(deps.db, row.id, { status: "failed", error: `deposit address holds ${depositBalance}, less than ${row.amount}` });
-        return (await findTransferOut(deps.db, row.id))!;
-      }
-      const wallet = operatorWallet(deps.config, network);
-      const request = await wallet.prepareTransactionRequest({
-        account,
-        chain: wallet.chain,
-        to: network.forwarderFactory as Address,
-        data: encodeDeployAndSweep({
-          paymentId: payment.id,
-          merchantWallet: getAddress(payment.merchantWallet),
-          token: getAddress(payment.tokenAddress),
-          to: getAddress(row.toAddress),
-          amount: row.amount,
-        }),
-        gas: SWEEP_GAS,
-      });
-      const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as Parameters<typeof wallet.signTransaction>[0]);
-      const hash = keccak256(raw);
-      // Recorded before broadcast: a crash from here on finds the hash and the bytes.
-      await updateTransferOut(deps.db, row.id, { status: "broadcast", nonce: Number(request.nonce), rawTx: raw, txHash: hash });
-      await client.sendRawTransaction({ serializedTransaction: raw }).catch((error: Error) => {
-        deps.logger.warn({ err: error, transfer: row.id }, "broadcast failed; checking the chain");
-      });
-    }
-
-    const current = (await findTransferOut(deps.db, row.id))!;
-    const hash = current.txHash as Hex;
-    let receipt = await client.getTransactionReceipt({ hash }).catch(() => null);
-    if (!receipt) {
-      const known = await client.getTransaction({ hash }).catch(() => null);
-      if (!known) {
-        const resent = await client.sendRawTransaction({ serializedTransaction: current.rawTx as Hex }).then(
-          () => true,
-          async (error: Error) => {
-            // The nonce went to another transaction: this one can never be mined.
-            const nonce = await client.getTransactionCount({ address: operatorAccount(deps.config)!.address, blockTag: "latest" });
-            if (current.nonce !== null && nonce > current.nonce) return false;
-            throw new ServiceUnavailableError(`re-broadcast failed: ${error.message.split("\n")[0]}`);
-          },
-        );
-        if (!resent) {
-          const again = await client.getTransactionReceipt({ hash }).catch(() => null);
-          if (!again) {
-            await updateTransferOut(deps.db, current.id, { status: "failed", error: "nonce used by another transaction; not mined" });
-            return (await findTransferOut(deps.db, current.id))!;
-          }
-          receipt = again;
-        }
-      }
-      receipt ??= await client.waitForTransactionReceipt({ hash, timeout: 120_000, pollingInterval: 250 });
-    }
-    if (receipt.status === "success") await confirmTransferOut(deps.db, current.id, receipt.blockNumber);
-    else await updateTransferOut(deps.db, current.id, { status: "failed", blockNumber: receipt.blockNumber, error: "transaction reverted" });
-    return (await findTransferOut(deps.db, current.id))!;
-  });
+  if (first.status === "requested") {
+    const ended = await withChainLock(deps.databaseUrl, first.chainId, () => signAndBroadcast(deps, network, client, rowId));
+    if (ended) return ended;
+  }
+  return followBroadcast(deps, network, client, rowId);
 }
+
+/** The `requested` step; returns the row if it ended here (nothing to send), else null. */
+async function signAndBroadcast(deps: TransferOutDeps, network: Network, client: PublicClient, rowId: string): Promise<TransferOutRow | null> {
+  const row = (await findTransferOut(deps.db, rowId))!;
+  if (row.status !== "requested") return isFinal(row) ? row : null;
+  const payment = (await findPayment(deps.db, row.paymentId))!;
+  const account = operatorAccount(deps.config)!;
+  const [gasPrice, operatorBalance, held, pendingNonce, lastNonce] = await Promise.all([
+    client.getGasPrice(),
+    client.getBalance({ address: account.address }),
+    depositBalance(client, payment),
+    client.getTransactionCount({ address: account.address, blockTag: "pending" }),
+    lastRecordedNonce(deps.db, row.chainId, account.address),
+  ]);
+  const needed = SWEEP_GAS * gasPrice;
+  if (operatorBalance < needed) throw new OperatorBalanceLowError(network.name, operatorBalance, needed);
+  if (held < row.amount) {
+    await failTransferOut(deps.db, row.id, "requested", { error: `deposit address holds ${held}, less than ${row.amount}` });
+    return (await findTransferOut(deps.db, row.id))!;
+  }
+  // Our own recorded transactions count even where this node has not seen them (one it
+  // dropped, or another node behind the same RPC URL): a nonce is never handed out twice.
+  const nonce = Math.max(pendingNonce, lastNonce === null ? 0 : lastNonce + 1);
+  const wallet = operatorWallet(deps.config, network);
+  const request = await wallet.prepareTransactionRequest({
+    account,
+    chain: wallet.chain,
+    to: network.forwarderFactory as Address,
+    data: encodeDeployAndSweep({
+      paymentId: payment.id,
+      merchantWallet: getAddress(payment.merchantWallet),
+      token: getAddress(payment.tokenAddress),
+      to: getAddress(row.toAddress),
+      amount: row.amount,
+    }),
+    gas: SWEEP_GAS,
+    nonce,
+  });
+  const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as Parameters<typeof wallet.signTransaction>[0]);
+  const hash = keccak256(raw);
+  // Recorded before broadcast: a crash from here on finds the hash and the bytes.
+  await updateTransferOut(deps.db, row.id, { status: "broadcast", nonce, fromAddress: account.address, rawTx: raw, txHash: hash });
+  await client.sendRawTransaction({ serializedTransaction: raw }).catch((error: Error) => {
+    deps.logger.warn({ err: error, transfer: row.id }, "broadcast failed; checking the chain");
+  });
+  return null;
+}
+
+/**
+ * The `broadcast` step: find the receipt of the row's transaction, or of one it replaced.
+ * If the chain lost the transaction, re-send the very same bytes; if the node refuses
+ * them, or they wait unmined past `transfers.replaceAfterMs`, replace them with the same
+ * nonce at higher fees (only one transaction of a nonce can ever be mined).
+ */
+async function followBroadcast(deps: TransferOutDeps, network: Network, client: PublicClient, rowId: string): Promise<TransferOutRow> {
+  let current = (await findTransferOut(deps.db, rowId))!;
+  if (current.status !== "broadcast") return current;
+  const mined = await minedReceipt(client, current);
+  if (mined) return close(deps, current, mined);
+
+  const hash = current.txHash as Hex;
+  const known = await client.getTransaction({ hash }).catch(() => null);
+  const stale = Date.now() - current.updatedAt.getTime() >= deps.config.transfers.replaceAfterMs;
+  if (!known) {
+    const refused = await client.sendRawTransaction({ serializedTransaction: current.rawTx as Hex }).then(
+      () => null,
+      (error: Error) => error,
+    );
+    if (refused) {
+      const latest = await client.getTransactionCount({ address: operatorAccount(deps.config)!.address, blockTag: "latest" });
+      if (current.nonce !== null && latest > current.nonce) {
+        // The nonce was used: by one of this row's transactions (mined since), or by another one.
+        const again = await minedReceipt(client, current);
+        if (again) return close(deps, current, again);
+        await failTransferOut(deps.db, current.id, "broadcast", { error: "nonce used by another transaction; not mined" });
+        return (await findTransferOut(deps.db, current.id))!;
+      }
+      // Nothing of it is in the pool to outbid. Once it has been out long enough, it is signed
+      // again at today's fees (a fee the base fee has passed is the refusal that cures).
+      if (!stale) throw new ServiceUnavailableError(`the node refused transaction ${hash}: ${refused.message.split("\n")[0]}`);
+      deps.logger.warn({ err: refused, transfer: current.id }, "the node refused the recorded transaction; signing it again at today's fees");
+      current = await replaceTransaction(deps, network, client, current, "market");
+    }
+  } else if (known.blockNumber === null && stale) {
+    deps.logger.warn({ transfer: current.id, hash }, "transaction unmined too long; replacing it with higher fees");
+    current = await replaceTransaction(deps, network, client, current, "outbid");
+  }
+  if (current.status !== "broadcast") return current;
+
+  const waitMs = Math.min(deps.config.transfers.replaceAfterMs, 120_000);
+  // viem resolves with whatever transaction took the nonce, so the receipt is checked against the row's own.
+  const receipt = await client.waitForTransactionReceipt({ hash: current.txHash as Hex, timeout: waitMs, pollingInterval: 250 }).catch(() => null);
+  const latest = (await findTransferOut(deps.db, rowId))!; // another run may have replaced it meanwhile
+  if (latest.status !== "broadcast") return latest;
+  const ours = receipt && hashesOf(latest).includes(receipt.transactionHash.toLowerCase()) ? receipt : await minedReceipt(client, latest);
+  if (ours) return close(deps, latest, ours);
+  if (receipt) {
+    await failTransferOut(deps.db, latest.id, "broadcast", { error: "nonce used by another transaction; not mined" });
+    return (await findTransferOut(deps.db, latest.id))!;
+  }
+  // Not mined yet: the job's retry looks again, and replaces it if it has waited too long.
+  throw new ServiceUnavailableError(`transaction ${latest.txHash} not mined yet`);
+}
+
+type MinedReceipt = { status: "success" | "reverted"; blockNumber: bigint; transactionHash: Hex };
+
+const hashesOf = (row: TransferOutRow) => [row.txHash, ...row.replacedTxHashes].filter((h): h is string => Boolean(h)).map((h) => h.toLowerCase());
+
+/** The receipt of whichever of the row's transactions (current or replaced) was mined, if any. */
+async function minedReceipt(client: PublicClient, row: TransferOutRow): Promise<MinedReceipt | null> {
+  const receipts = await Promise.all(hashesOf(row).map((hash) => client.getTransactionReceipt({ hash: hash as Hex }).catch(() => null)));
+  return receipts.find((r) => r !== null) ?? null;
+}
+
+async function close(deps: TransferOutDeps, row: TransferOutRow, receipt: MinedReceipt): Promise<TransferOutRow> {
+  if (receipt.status === "success") await confirmTransferOut(deps.db, row.id, { blockNumber: receipt.blockNumber, txHash: receipt.transactionHash });
+  else await failTransferOut(deps.db, row.id, "broadcast", { blockNumber: receipt.blockNumber, error: `transaction ${receipt.transactionHash} reverted` });
+  return (await findTransferOut(deps.db, row.id))!;
+}
+
+/** Fees of a replacement must beat the replaced transaction's by 10% at least (nodes' rule); 12.5% is used. */
+const bumped = (fee: bigint | undefined) => (fee === undefined ? 0n : (fee * 9n) / 8n + 1n);
+
+/** An unmined transaction already offering this many times today's fee is not outbid: fees are not what holds it. */
+const MAX_FEE_OVER_MARKET = 3n;
+
+/**
+ * Signs the row's transaction again with its nonce, calldata and gas: at today's fees
+ * (`market`: nothing of it waits in the pool), or `outbid`ding the one in the pool by
+ * 12.5% if today's fees are not higher still. Records it (the old hash kept) and only
+ * then sends it. Returns the row as it now stands.
+ */
+async function replaceTransaction(
+  deps: TransferOutDeps,
+  network: Network,
+  client: PublicClient,
+  row: TransferOutRow,
+  how: "market" | "outbid",
+): Promise<TransferOutRow> {
+  const account = operatorAccount(deps.config)!;
+  const old = parseTransaction(row.rawTx as Hex);
+  const base = { chainId: Number(network.chainId), nonce: old.nonce!, to: old.to!, data: old.data!, gas: old.gas!, value: old.value ?? 0n };
+  const outbid = how === "outbid";
+  let raw: Hex;
+  if (old.type === "eip1559") {
+    const market = await client.estimateFeesPerGas();
+    if (outbid && (old.maxFeePerGas ?? 0n) >= MAX_FEE_OVER_MARKET * market.maxFeePerGas) return row;
+    const maxPriorityFeePerGas = outbid ? maxOf(market.maxPriorityFeePerGas, bumped(old.maxPriorityFeePerGas)) : market.maxPriorityFeePerGas;
+    const maxFeePerGas = maxOf(outbid ? maxOf(market.maxFeePerGas, bumped(old.maxFeePerGas)) : market.maxFeePerGas, maxPriorityFeePerGas);
+    await ensureGasMoney(client, network, account.address, base.gas * maxFeePerGas);
+    raw = await account.signTransaction({ ...base, type: "eip1559", maxPriorityFeePerGas, maxFeePerGas });
+  } else {
+    const market = await client.getGasPrice();
+    if (outbid && (old.gasPrice ?? 0n) >= MAX_FEE_OVER_MARKET * market) return row;
+    const gasPrice = outbid ? maxOf(market, bumped(old.gasPrice)) : market;
+    await ensureGasMoney(client, network, account.address, base.gas * gasPrice);
+    raw = await account.signTransaction({ ...base, type: "legacy", gasPrice });
+  }
+  const txHash = keccak256(raw);
+  if (txHash === row.txHash) return row; // the same bytes: nothing to replace
+  const replaced = await replaceTransferOutTx(deps.db, row.id, row.txHash!, { rawTx: raw, txHash });
+  if (!replaced) return (await findTransferOut(deps.db, row.id))!; // another run replaced or closed it first
+  await client.sendRawTransaction({ serializedTransaction: raw }).catch((error: Error) => {
+    deps.logger.warn({ err: error, transfer: row.id }, "broadcast of the replacement failed; the next run looks again");
+  });
+  return replaced;
+}
+
+/** A replacement the operator cannot pay for is not signed: the job waits, as a first sweep does. */
+async function ensureGasMoney(client: PublicClient, network: Network, operator: Address, needed: bigint) {
+  const balance = await client.getBalance({ address: operator });
+  if (balance < needed) throw new OperatorBalanceLowError(network.name, balance, needed);
+}
+
+const maxOf = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));

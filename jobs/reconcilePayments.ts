@@ -1,12 +1,11 @@
-import { inArray, sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { paymentIdToBytes32 } from "../chains/settlement/index.ts";
 import type { Config } from "../config/index.ts";
 import type { Db } from "../db/client.ts";
 import { loadCredits } from "../db/credits.ts";
 import { indexedBlocks } from "../db/indexerProgress.ts";
-import { recordPaymentEvents, type NewPaymentEvent } from "../db/paymentEvents.ts";
-import type { PaymentRow } from "../db/payments.ts";
-import { payments } from "../db/schema.ts";
+import { writePaymentEvents, type NewPaymentEvent } from "../db/paymentEvents.ts";
+import { lockPayments, type PaymentRow } from "../db/payments.ts";
 import { settle, type Settlement } from "../domain/settle.ts";
 import { settlementEvents } from "./settlementEvents.ts";
 
@@ -25,15 +24,10 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
 
   await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
-    const rows = await t
-      .select()
-      .from(payments)
-      .where(inArray(payments.id, [...new Set(ids)]))
-      .orderBy(payments.id)
-      .for("update");
+    // The indexed heads are read right behind the locks (pipelined, same order on the server).
+    const [rows, heads] = await Promise.all([lockPayments(t, ids), indexedBlocks(t, config.indexer.viewsSchema)]);
     if (rows.length === 0) return;
 
-    const heads = await indexedBlocks(t, config.indexer.viewsSchema);
     const credits = await loadCredits(
       t,
       config.indexer.viewsSchema,
@@ -84,32 +78,40 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
       }
       result.set(p.id, { before: p, after, changed });
     }
-    await writeSettlements(t, updates, now);
-    // The outbox: each change's events commit with it (or not at all).
-    await recordPaymentEvents(t, events);
+    // The outbox: each change's events commit with it (or not at all). Both writes go out
+    // together (pipelined on the transaction's connection): the events are prepared
+    // while the server runs the UPDATE.
+    await Promise.all([writeSettlements(t, updates, now), writePaymentEvents(t, events)]);
   });
   return result;
 }
 
 const ts = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** One UPDATE for the whole batch (a row-by-row loop caps throughput at the round trips). */
+/**
+ * One UPDATE for the whole batch (a row-by-row loop caps throughput at the round trips),
+ * its values as one array per column: a dozen parameters whatever the batch size, so
+ * the statement is parsed and planned like any small one.
+ */
 type SettlementUpdate = { id: string; after: Settlement; completingTx: string | null; completedVia: string | null };
 
 async function writeSettlements(db: Db, updates: SettlementUpdate[], now: Date) {
   if (updates.length === 0) return;
-  const rows: SQL[] = updates.map(
-    ({ id, after, completingTx, completedVia }) => sql`(${id}::uuid, ${after.status}, ${completedVia}::text, ${after.amountReceived.toString()}::numeric, ${after.amountRemaining.toString()}::numeric,
-      ${after.excessOwed.toString()}::numeric, ${after.lateAmount.toString()}::numeric, ${after.confirmations}::int, ${completingTx}::text,
-      ${after.completingCredit?.blockNumber.toString() ?? null}::numeric, ${ts(after.detectedAt)}::timestamptz, ${ts(after.confirmedAt)}::timestamptz)`,
-  );
+  const column = <T>(f: (u: SettlementUpdate) => T) => sql.param(updates.map(f));
   await db.execute(sql`
     update payments p set
       status = v.status, completed_via = v.completed_via, amount_received = v.amount_received, amount_remaining = v.amount_remaining, excess_owed = v.excess_owed,
       late_amount = v.late_amount, confirmations = v.confirmations, completing_tx_hash = v.completing_tx_hash,
       completing_block = v.completing_block, detected_at = v.detected_at, confirmed_at = v.confirmed_at,
       reconciled_at = ${now.toISOString()}::timestamptz, updated_at = now()
-    from (values ${sql.join(rows, sql`, `)}) as v(id, status, completed_via, amount_received, amount_remaining, excess_owed, late_amount, confirmations,
+    from unnest(
+      ${column((u) => u.id)}::uuid[], ${column((u) => u.after.status)}::text[], ${column((u) => u.completedVia)}::text[],
+      ${column((u) => u.after.amountReceived.toString())}::numeric[], ${column((u) => u.after.amountRemaining.toString())}::numeric[],
+      ${column((u) => u.after.excessOwed.toString())}::numeric[], ${column((u) => u.after.lateAmount.toString())}::numeric[],
+      ${column((u) => u.after.confirmations)}::int[], ${column((u) => u.completingTx)}::text[],
+      ${column((u) => u.after.completingCredit?.blockNumber.toString() ?? null)}::numeric[],
+      ${column((u) => ts(u.after.detectedAt))}::timestamptz[], ${column((u) => ts(u.after.confirmedAt))}::timestamptz[]
+    ) as v(id, status, completed_via, amount_received, amount_remaining, excess_owed, late_amount, confirmations,
       completing_tx_hash, completing_block, detected_at, confirmed_at)
     where p.id = v.id`);
 }

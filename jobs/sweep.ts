@@ -1,10 +1,17 @@
 import type { Job } from "bullmq";
 import { getAddress } from "viem";
-import type { PaymentRow } from "../db/payments.ts";
-import { openTransferOut, reserveTransferOut } from "../db/transfersOut.ts";
+import { depositBalance } from "../chains/depositBalance.ts";
+import { evmClient } from "../chains/evmClient.ts";
+import { findPayment, type PaymentRow } from "../db/payments.ts";
+import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut } from "../db/transfersOut.ts";
+import { ServiceUnavailableError } from "../domain/errors.ts";
 import { executeTransferOut, type TransferOutDeps } from "./executeTransferOut.ts";
 
 export type SweepJobData = { paymentId: string };
+
+/** Sweeps of one payment that may revert on chain within `REVERTED_WINDOW_HOURS` before it waits. */
+const MAX_REVERTED_SWEEPS = 3;
+const REVERTED_WINDOW_HOURS = 24;
 
 /**
  * What the merchant is owed from a payment's deposit address: the amount, once the
@@ -26,6 +33,28 @@ export const sweep = (deps: TransferOutDeps) => async (job: Job<SweepJobData>) =
   const { paymentId } = job.data;
   const open = await openTransferOut(deps.db, paymentId);
   if (open) await executeTransferOut(deps, open.id);
+
+  // The chain must hold what our records say is owed before anything is reserved: when it
+  // does not (funds gone in a reorg deeper than the network's finality, or a sandbox whose
+  // chains were recreated), reserving would only record a failed sweep on every recheck.
+  const payment = await findPayment(deps.db, paymentId);
+  if (!payment) return { swept: "0" };
+  const owed = sweepOwed(payment, (await movedOut(deps.db, paymentId)).sweep);
+  if (owed === 0n) return { swept: "0" };
+  // A sweep the chain reverted will most likely revert again, and every try costs gas: after
+  // a few, the payment is tried again only once a day (the operator is told in the log).
+  const reverted = await recentlyReverted(deps.db, paymentId, "sweep", REVERTED_WINDOW_HOURS);
+  if (reverted >= MAX_REVERTED_SWEEPS) {
+    deps.logger.error({ payment: paymentId, reverted }, "sweeps of this payment keep reverting on chain; retrying after a day");
+    return { swept: "0", waiting: `${reverted} sweeps reverted on chain in the last ${REVERTED_WINDOW_HOURS} hours` };
+  }
+  const network = deps.config.networks.find((n) => n.chainId === payment.chainId && n.type === "evm" && n.enabled);
+  if (!network) throw new ServiceUnavailableError(`chain ${payment.chainId} is not available for sweeps`);
+  const held = await depositBalance(evmClient(network, 20_000), payment);
+  if (held < owed) {
+    deps.logger.warn({ payment: paymentId, owed: owed.toString(), held: held.toString() }, "deposit address holds less than the sweep owed; not sweeping");
+    return { swept: "0", waiting: `deposit address holds ${held}, less than the ${owed} owed` };
+  }
 
   const row = await reserveTransferOut(deps.db, paymentId, (payment, moved) => {
     const owed = sweepOwed(payment, moved.sweep);

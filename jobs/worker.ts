@@ -16,6 +16,9 @@ import { startWebhookRelay } from "./webhookRelay.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
 
+/** How long a sweep or refund job's lock outlives its worker (renewed every half of it while the job runs). */
+const TRANSFER_LOCK_MS = 10_000;
+
 /** Routes a job to its processor by name; errors that retrying cannot fix fail at once. */
 function dispatchByName(processors: Record<string, Processor>, logger: Logger): Processor {
   return async (job) => {
@@ -66,9 +69,18 @@ export async function startWorkers(deps: {
     ),
   ];
   if (deps.transfers !== false && deps.databaseUrl && config.operatorPrivateKey) {
-    // Operator transactions: serialized per chain by an advisory lock, so concurrency here only spans chains.
+    // Operator transactions: signing is serialized per chain by an advisory lock; receipts are awaited in parallel.
+    // A short lock and frequent stall checks: a job whose worker died goes back to another within
+    // ~20 s instead of BullMQ's ~60 s default (a second run is harmless: the job checks its row and the chain).
     const transferDeps = { config, db, logger, databaseUrl: deps.databaseUrl };
-    workers.push(new Worker(QUEUES.transfers, dispatchByName({ sweep: sweep(transferDeps), refund: refund(transferDeps) }, logger), { ...options, concurrency: 4 }));
+    workers.push(
+      new Worker(QUEUES.transfers, dispatchByName({ sweep: sweep(transferDeps), refund: refund(transferDeps) }, logger), {
+        ...options,
+        concurrency: 16,
+        lockDuration: TRANSFER_LOCK_MS,
+        stalledInterval: TRANSFER_LOCK_MS / 2,
+      }),
+    );
   }
   const { retryDelaysMs } = config.webhooks;
   if (deps.webhooks !== false) {

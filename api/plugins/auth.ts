@@ -59,11 +59,18 @@ async function authenticate(db: Db, headers: Headers, requirement: AuthRequireme
  * Routes opt in with `{ auth: "public" }` or `{ auth: "account" }` and receive `auth`.
  * Routes without the option need no credentials (spec rule 6).
  */
-export const authPlugin = (db: Db) =>
-  new Elysia().macro({
+export const authPlugin = (db: Db) => {
+  const established = new WeakMap<Request, AuthContext>();
+  return new Elysia().macro({
     auth: (requirement: AuthRequirement) => ({
-      async resolve({ headers, set }) {
-        return { auth: await authenticate(db, headers, requirement, set) };
+      // Checked in `transform`, which Elysia runs before validating params and body: a
+      // request without valid credentials is a 401 whatever else is wrong with it.
+      async transform({ request, headers, set }) {
+        established.set(request, await authenticate(db, headers, requirement, set));
+      },
+      resolve({ request }) {
+        return { auth: established.get(request)! };
       },
     }),
   });
+};

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
-import { erc20Abi, getAddress, type Address } from "viem";
+import { getAddress } from "viem";
+import { depositBalance } from "../../chains/depositBalance.ts";
 import { evmClient } from "../../chains/evmClient.ts";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";
@@ -105,9 +106,7 @@ export const depositRoutes = (deps: ApiDeps) => {
         if (!payment.receiveAddress) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
         if (!network?.enabled || network.type !== "evm") throw new ServiceUnavailableError(`The payment's network (chain ${payment.chainId}) is not available.`);
         // From the chain itself, not our records: shows funds that arrived but are not credited yet.
-        const balanceRaw = await evmClient(network, config.rpcTimeoutMs * 2)
-          .readContract({ address: getAddress(payment.tokenAddress), abi: erc20Abi, functionName: "balanceOf", args: [payment.receiveAddress as Address] })
-          .catch((error: Error) => {
+        const balanceRaw = await depositBalance(evmClient(network, config.rpcTimeoutMs * 2), payment).catch((error: Error) => {
             throw new ServiceUnavailableError(`Could not read the balance from ${network.name}: ${error.message.split("\n")[0]}`);
           });
         return {

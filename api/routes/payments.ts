@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
+import { transfersInFlight } from "../../db/transfersOut.ts";
 import { NotFoundError, PaymentLookupError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
@@ -24,8 +25,14 @@ export const paymentRoutes = (deps: ApiDeps) => {
     .get(
       "/health",
       async ({ set }) => {
-        const chains = await chainStatus.statuses(config.networks.filter((n) => n.enabled));
-        const healthy = chains.every((c) => c.payable && (c.operator === null || c.operator.sufficient));
+        const [chains, inFlight] = await Promise.all([chainStatus.statuses(config.networks.filter((n) => n.enabled)), transfersInFlight(db)]);
+        // A sweep or refund still not final after a few replacement rounds needs a look.
+        const stuckAfterSeconds = (3 * config.transfers.replaceAfterMs) / 1000;
+        const transfersOf = (chainId: string) => {
+          const t = inFlight.get(chainId);
+          return { inFlight: t?.inFlight ?? 0, oldestSeconds: t?.oldestSeconds ?? null, stuck: (t?.oldestSeconds ?? 0) > stuckAfterSeconds };
+        };
+        const healthy = chains.every((c) => c.payable && (c.operator === null || c.operator.sufficient) && !transfersOf(c.network.chainId).stuck);
         set.headers["Cache-Control"] = "no-store";
         return {
           success: true,
@@ -45,6 +52,8 @@ export const paymentRoutes = (deps: ApiDeps) => {
             operator: c.operator
               ? { address: c.operator.address, balance: c.operator.balance.toString(), sufficient: c.operator.sufficient }
               : null,
+            // Sweeps and refunds not yet final; `stuck` when the oldest has waited past three replacement rounds.
+            transfers: transfersOf(c.network.chainId),
             payable: c.payable,
             error: c.error,
           })),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { erc20Abi, getAddress, keccak256, type Address, type Hex } from "viem";
+import { sql } from "drizzle-orm";
+import { erc20Abi, getAddress, keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { anvilAccounts } from "../../chains/anvil.ts";
 import { operatorWallet } from "../../chains/operator.ts";
@@ -7,7 +8,7 @@ import { SWEEP_GAS, encodeDeployAndSweep } from "../../chains/settlement/index.t
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
-import { insertTransferOut, transfersOutOf, updateTransferOut } from "../../db/transfersOut.ts";
+import { insertTransferOut, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { refund } from "../../jobs/refund.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
@@ -83,6 +84,40 @@ async function waitFor(id: string, predicate: (p: any) => boolean, timeoutMs = 2
     last = await depositStatus(id);
   }
   return last;
+}
+
+/** A deposit paid in full and completed (the network's confirmations mined). */
+async function completedDeposit(amount: string, units: bigint) {
+  const deposit = await createDeposit(amount);
+  await send(deposit.depositAddress, units);
+  await chain.mine(1);
+  await waitFor(deposit.id, (p) => p.status === "completed");
+  return deposit;
+}
+
+/**
+ * What a worker that died after recording a sweep, before sending it, leaves behind: a
+ * completed deposit of `amount` and its sweep row as `broadcast` with the signed bytes
+ * (at the chain's fees, or at `fees`), never sent.
+ */
+async function completedWithUnsentSweep(amount: string, units: bigint, fees?: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) {
+  const deposit = await completedDeposit(amount, units);
+  const payment = (await findPayment(api.db, deposit.id))!;
+  const wallet = operatorWallet(api.config, api.config.networks.find((n) => n.shortName === "anvil")!);
+  const account = privateKeyToAccount(operatorKey);
+  const request = await wallet.prepareTransactionRequest({
+    account,
+    chain: wallet.chain,
+    to: chain.factory,
+    gas: SWEEP_GAS,
+    data: encodeDeployAndSweep({ paymentId: payment.id, merchantWallet: getAddress(payment.merchantWallet), token: usdc, to: merchantWallet, amount: units }),
+    ...(fees ? { type: "eip1559" as const, ...fees } : {}),
+  });
+  const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as never);
+  const row = (await insertTransferOut(api.db, { paymentId: payment.id, kind: "sweep", chainId: "31337", tokenAddress: usdc, toAddress: merchantWallet, amount: units }))!;
+  const nonce = Number(request.nonce);
+  await updateTransferOut(api.db, row.id, { status: "broadcast", nonce, fromAddress: account.address, rawTx: raw, txHash: keccak256(raw) });
+  return { deposit, row, nonce, hash: keccak256(raw), wallet, account };
 }
 
 describe("deposit-address payments", () => {
@@ -180,10 +215,7 @@ describe("deposit-address payments", () => {
   });
 
   test("a sweep job run twice concurrently sends one transfer", async () => {
-    const deposit = await createDeposit("5");
-    await send(deposit.depositAddress, 5_000_000n);
-    await chain.mine(1);
-    await waitFor(deposit.id, (p) => p.status === "completed");
+    const deposit = await completedDeposit("5", 5_000_000n);
     const merchantBefore = await balanceOf(merchantWallet);
     const results = await Promise.all([sweep(transferDeps())(job({ paymentId: deposit.id })), sweep(transferDeps())(job({ paymentId: deposit.id }))]);
     expect(results.map((r) => r.swept).sort()).toEqual(["0", "5000000"]);
@@ -193,26 +225,7 @@ describe("deposit-address payments", () => {
   }, 60_000);
 
   test("a worker killed after recording a sweep but before sending it: the restart sends that very transaction once", async () => {
-    const deposit = await createDeposit("3");
-    await send(deposit.depositAddress, 3_000_000n);
-    await chain.mine(1);
-    await waitFor(deposit.id, (p) => p.status === "completed");
-    const payment = (await findPayment(api.db, deposit.id))!;
-
-    // What a worker had done when it died: the row recorded as broadcast with its signed bytes, never sent.
-    const network = api.config.networks.find((n) => n.shortName === "anvil")!;
-    const wallet = operatorWallet(api.config, network);
-    const account = privateKeyToAccount(operatorKey);
-    const request = await wallet.prepareTransactionRequest({
-      account,
-      chain: wallet.chain,
-      to: chain.factory,
-      gas: SWEEP_GAS,
-      data: encodeDeployAndSweep({ paymentId: payment.id, merchantWallet: getAddress(payment.merchantWallet), token: usdc, to: merchantWallet, amount: 3_000_000n }),
-    });
-    const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as never);
-    const row = (await insertTransferOut(api.db, { paymentId: payment.id, kind: "sweep", chainId: "31337", tokenAddress: usdc, toAddress: merchantWallet, amount: 3_000_000n }))!;
-    await updateTransferOut(api.db, row.id, { status: "broadcast", nonce: Number(request.nonce), rawTx: raw, txHash: keccak256(raw) });
+    const { deposit, hash } = await completedWithUnsentSweep("3", 3_000_000n);
 
     const merchantBefore = await balanceOf(merchantWallet);
     const first = await sweep(transferDeps())(job({ paymentId: deposit.id }));
@@ -221,14 +234,32 @@ describe("deposit-address payments", () => {
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 3_000_000n);
     expect(await balanceOf(deposit.depositAddress)).toBe(0n);
     const rows = await transfersOutOf(api.db, deposit.id);
-    expect(rows.map((r) => [r.status, r.txHash])).toEqual([["confirmed", keccak256(raw)]]);
+    expect(rows.map((r) => [r.status, r.txHash])).toEqual([["confirmed", hash]]);
+  }, 60_000);
+
+  test("a recorded sweep whose nonce another operator transaction took: failed with nothing moved, then swept once", async () => {
+    // A sweep signed and recorded with nonce N but never sent; then the operator key sends
+    // something else with N (another tool sharing the key), so the sweep can never be mined.
+    const { deposit, nonce, wallet, account } = await completedWithUnsentSweep("2", 2_000_000n);
+    const other = await wallet.sendTransaction({ account, chain: wallet.chain, to: account.address, value: 0n, nonce });
+    await chain.publicClient.waitForTransactionReceipt({ hash: other });
+
+    const merchantBefore = await balanceOf(merchantWallet);
+    const result = await sweep(transferDeps())(job({ paymentId: deposit.id }));
+    expect(result).toMatchObject({ swept: "2000000", status: "confirmed" });
+    const rows = await transfersOutOf(api.db, deposit.id);
+    expect(rows.map((r) => [r.status, r.error])).toEqual([
+      ["failed", "nonce used by another transaction; not mined"],
+      ["confirmed", null],
+    ]);
+    expect(rows[1]!.nonce).toBe(nonce + 1);
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 2_000_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
   }, 60_000);
 
   test("a worker killed after sending, before recording the receipt: the restart only records it", async () => {
-    const deposit = await createDeposit("2");
-    await send(deposit.depositAddress, 2_000_000n);
-    await chain.mine(1);
-    await waitFor(deposit.id, (p) => p.status === "completed");
+    const deposit = await completedDeposit("2", 2_000_000n);
     const merchantBefore = await balanceOf(merchantWallet);
     // Run the whole sweep, then forget its outcome as a crash would.
     await sweep(transferDeps())(job({ paymentId: deposit.id }));
@@ -240,10 +271,7 @@ describe("deposit-address payments", () => {
   }, 60_000);
 
   test("with the operator unable to pay gas, the sweep waits (health says so) and goes out once funded", async () => {
-    const deposit = await createDeposit("1");
-    await send(deposit.depositAddress, 1_000_000n);
-    await chain.mine(1);
-    await waitFor(deposit.id, (p) => p.status === "completed");
+    const deposit = await completedDeposit("1", 1_000_000n);
     const operator = privateKeyToAccount(operatorKey).address;
     const funded = await chain.publicClient.getBalance({ address: operator });
     await chain.rpc("anvil_setBalance", [operator, "0x1"]);
@@ -260,6 +288,152 @@ describe("deposit-address payments", () => {
     expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" }); // resumed the waiting row
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
     expect((await transfersOutOf(api.db, deposit.id)).map((r) => r.status)).toEqual(["confirmed"]);
+  }, 60_000);
+
+  test("sweeps on one chain do not wait for each other's receipts: three go out in one block, consecutive nonces", async () => {
+    const deposits = [];
+    for (let i = 0; i < 3; i++) {
+      const deposit = await createDeposit("1");
+      await send(deposit.depositAddress, 1_000_000n);
+      deposits.push(deposit);
+    }
+    await chain.mine(1);
+    for (const d of deposits) await waitFor(d.id, (p) => p.status === "completed");
+    const merchantBefore = await balanceOf(merchantWallet);
+
+    // Nothing is mined until all three are on their way: were sweeps serialized until
+    // each one's receipt, the second could never be signed.
+    await chain.rpc("evm_setAutomine", [false]);
+    try {
+      const running = deposits.map((d) => sweep(transferDeps())(job({ paymentId: d.id })));
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const rows = (await Promise.all(deposits.map((d) => transfersOutOf(api.db, d.id)))).flat();
+        if (rows.length === 3 && rows.every((r) => r.status === "broadcast")) break;
+        if (Date.now() > deadline) throw new Error(`sweeps not all broadcast: ${JSON.stringify(rows.map((r) => r.status))}`);
+        await Bun.sleep(50);
+      }
+      await chain.rpc("evm_mine");
+      expect((await Promise.all(running)).map((r) => r.status)).toEqual(["confirmed", "confirmed", "confirmed"]);
+    } finally {
+      await chain.rpc("evm_setAutomine", [true]);
+    }
+    const rows = (await Promise.all(deposits.map((d) => transfersOutOf(api.db, d.id)))).flat();
+    expect(new Set(rows.map((r) => r.blockNumber)).size).toBe(1);
+    const nonces = rows.map((r) => r.nonce!).sort((a, b) => a - b);
+    expect(nonces).toEqual([nonces[0]!, nonces[0]! + 1, nonces[0]! + 2]);
+    expect(rows.every((r) => r.fromAddress === privateKeyToAccount(operatorKey).address)).toBe(true);
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 3_000_000n);
+    for (const d of deposits) expect(await balanceOf(d.depositAddress)).toBe(0n);
+  }, 60_000);
+
+  test("a sweep left unmined (its fee under the base fee) is replaced at higher fees with the same nonce, and mined once", async () => {
+    const deposit = await completedDeposit("1", 1_000_000n);
+    const deps = { ...transferDeps(), config: { ...api.config, transfers: { replaceAfterMs: 1_500 } } };
+    const merchantBefore = await balanceOf(merchantWallet);
+    const rowWhen = async (check: (row: TransferOutRow) => boolean) => {
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await Bun.sleep(20)) {
+        const [row] = await transfersOutOf(api.db, deposit.id);
+        if (row && check(row)) return row;
+      }
+      throw new Error("the sweep row never got there");
+    };
+
+    await chain.rpc("evm_setAutomine", [false]);
+    try {
+      const first = sweep(deps)(job({ paymentId: deposit.id }));
+      const sent = await rowWhen((r) => r.status === "broadcast");
+      // The base fee jumps above what the transaction offers: it stays unmined.
+      const offered = parseTransaction(sent.rawTx as Hex).maxFeePerGas!;
+      await chain.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(offered * 4n).toString(16)}`]);
+      await chain.rpc("evm_mine");
+      await expect(first).rejects.toThrow(/not mined yet/);
+      expect(await chain.publicClient.getTransactionReceipt({ hash: sent.txHash as Hex }).catch(() => null)).toBeNull();
+
+      // The job's retry finds it waiting too long and sends its replacement.
+      await Bun.sleep(100);
+      const second = sweep(deps)(job({ paymentId: deposit.id }));
+      await rowWhen((r) => r.replacedTxHashes.length > 0);
+      await chain.rpc("evm_mine");
+      expect(await second).toEqual({ swept: "0" }); // it finished the open sweep; nothing more was owed
+
+      const [row, ...others] = await transfersOutOf(api.db, deposit.id);
+      expect(others).toEqual([]);
+      expect(row).toMatchObject({ status: "confirmed", nonce: sent.nonce, replacedTxHashes: [sent.txHash] });
+      expect(row!.txHash).not.toBe(sent.txHash);
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: row!.txHash as Hex });
+      expect(receipt.blockNumber).toBe(row!.blockNumber!);
+      expect(await chain.publicClient.getTransactionReceipt({ hash: sent.txHash as Hex }).catch(() => null)).toBeNull();
+    } finally {
+      await chain.rpc("evm_setAutomine", [true]);
+    }
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+  }, 60_000);
+
+  test("recorded bytes the node now refuses (the base fee passed their fee): signed again at today's fees once they are stale, mined once", async () => {
+    // What a worker that died after recording had left, while the base fee then rose past its fee.
+    const block = await chain.publicClient.getBlock();
+    const { deposit, row, nonce, hash } = await completedWithUnsentSweep("1", 1_000_000n, { maxFeePerGas: block.baseFeePerGas! * 2n, maxPriorityFeePerGas: 1n });
+    await chain.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(block.baseFeePerGas! * 20n).toString(16)}`]);
+    await chain.rpc("evm_mine");
+
+    const deps = { ...transferDeps(), config: { ...api.config, transfers: { replaceAfterMs: 60_000 } } };
+    // Fresh: the refusal is reported and retried later; nothing is replaced yet.
+    await expect(sweep(deps)(job({ paymentId: deposit.id }))).rejects.toThrow(/the node refused transaction/);
+    expect((await transfersOutOf(api.db, deposit.id)).map((r) => [r.status, r.txHash, r.replacedTxHashes])).toEqual([["broadcast", hash, []]]);
+
+    // Out long enough: the same nonce, signed again at today's fees.
+    await api.db.execute(sql`update transfers_out set updated_at = now() - interval '2 minutes' where id = ${row.id}`);
+    const merchantBefore = await balanceOf(merchantWallet);
+    expect(await sweep(deps)(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
+    const [done, ...others] = await transfersOutOf(api.db, deposit.id);
+    expect(others).toEqual([]);
+    expect(done).toMatchObject({ status: "confirmed", nonce, replacedTxHashes: [hash] });
+    expect(done!.txHash).not.toBe(hash);
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+  }, 60_000);
+
+  test("a sweep the chain keeps reverting is tried three times, then waits a day instead of burning gas", async () => {
+    const deposit = await completedDeposit("1", 1_000_000n);
+    const factoryCode = await chain.publicClient.getCode({ address: chain.factory });
+    await chain.rpc("anvil_setCode", [chain.factory, "0x60006000fd"]); // every call reverts
+    try {
+      for (let i = 0; i < 3; i++) expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "0", status: "failed" });
+      expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0", waiting: "3 sweeps reverted on chain in the last 24 hours" });
+      const rows = await transfersOutOf(api.db, deposit.id);
+      expect(rows).toHaveLength(3);
+      expect(rows.every((r) => r.status === "failed" && r.blockNumber !== null && /reverted/.test(r.error ?? ""))).toBe(true);
+    } finally {
+      await chain.rpc("anvil_setCode", [chain.factory, factoryCode]);
+    }
+
+    // A day later (the cause fixed meanwhile) it is tried again, and goes out once.
+    await api.db.execute(sql`update transfers_out set updated_at = now() - interval '25 hours' where payment_id = ${deposit.id}`);
+    const merchantBefore = await balanceOf(merchantWallet);
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "1000000", status: "confirmed" });
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+  }, 60_000);
+
+  test("records say completed but the address holds less (funds gone): nothing reserved, no failed sweeps pile up", async () => {
+    const deposit = await completedDeposit("10", 10_000_000n);
+    // What a reorg deeper than finality, or a recreated sandbox chain, leaves: the chain
+    // no longer holds what was credited (here the address's USDC moved out by impersonation).
+    await chain.rpc("anvil_impersonateAccount", [deposit.depositAddress]);
+    await chain.rpc("anvil_setBalance", [deposit.depositAddress, "0xde0b6b3a7640000"]);
+    const hash = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [refundAddress, 6_000_000n], account: deposit.depositAddress, chain: null });
+    await chain.publicClient.waitForTransactionReceipt({ hash });
+    await chain.rpc("anvil_stopImpersonatingAccount", [deposit.depositAddress]);
+
+    const merchantBefore = await balanceOf(merchantWallet);
+    for (let i = 0; i < 3; i++) {
+      expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0", waiting: "deposit address holds 4000000, less than the 10000000 owed" });
+    }
+    expect(await transfersOutOf(api.db, deposit.id)).toEqual([]);
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore);
+    expect(await balanceOf(deposit.depositAddress)).toBe(4_000_000n);
   }, 60_000);
 
   // Last: it moves the chain's clock past every open deposit's expiry.

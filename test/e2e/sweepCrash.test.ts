@@ -208,17 +208,20 @@ async function crashMidSweep(mode: InterceptMode, amount: string, units: bigint)
   await until("the killed worker's chain lock to be released", async () => ((await chainLockHolders()).length === 0 ? true : undefined), 10_000);
   expect(await backendAlive(holders[0]!.pid)).toBe(false);
 
-  // Restart: a second worker, RPC passed straight through. The sweep is prompted as the
-  // recheck would (its 30 s period is too slow here) — under a job id of its own, since
-  // the dead worker's job still holds the minute-bucketed one until BullMQ finds it stalled.
+  // Restart: a second worker, RPC passed straight through, and nothing prompted by hand:
+  // the dead worker's job is still `active` in Redis; once its lock lapses the second
+  // worker's stall check hands it back, and it runs again.
   proxy.disarm();
   const forwardedBefore = proxy.forwarded.length;
   const second = spawnWorker();
-  await api.deps.transfersQueue.add("sweep", { paymentId: deposit.id }, { jobId: `sweep-${deposit.id}-after-crash` });
-  const [done] = await until<TransferOutRow[]>("the sweep to be confirmed by the restarted worker", async () => {
-    const rows = await transfersOutOf(api.db, deposit.id);
-    return rows.some((r) => r.status !== "broadcast" && r.status !== "requested") ? rows : undefined;
-  });
+  const [done] = await until<TransferOutRow[]>(
+    "the stalled sweep job to be taken up and confirmed by the restarted worker",
+    async () => {
+      const rows = await transfersOutOf(api.db, deposit.id);
+      return rows.some((r) => r.status !== "broadcast" && r.status !== "requested") ? rows : undefined;
+    },
+    40_000,
+  );
 
   // One sweep, the recorded one, exactly the amount; nothing left behind.
   const rows = await transfersOutOf(api.db, deposit.id);
@@ -242,9 +245,9 @@ async function crashMidSweep(mode: InterceptMode, amount: string, units: bigint)
 describe("a worker process killed mid-sweep (SIGKILL)", () => {
   test("before the signed transaction left: the restart sends those same bytes, once", async () => {
     await crashMidSweep("drop", "3", 3_000_000n);
-  }, 60_000);
+  }, 90_000);
 
   test("after the chain took the transaction, before the worker heard back: the restart only records it", async () => {
     await crashMidSweep("forward", "2", 2_000_000n);
-  }, 60_000);
+  }, 90_000);
 });

@@ -255,6 +255,33 @@ describe("routes without credentials (rule 6)", () => {
   });
 });
 
+describe("credentials are checked before the request is validated", () => {
+  const malformed: Array<[string, string, Record<string, unknown> | undefined]> = [
+    ["POST", "/api/v1/payments/create", {}],
+    ["POST", "/api/v1/payments/create", { amount: "-1", currency: 7 }],
+    ["GET", "/api/v1/payments/not-a-uuid", undefined],
+    ["GET", `/api/v1/payments/status/${"x".repeat(101)}`, undefined],
+    ["GET", "/api/v1/payments/merchant/list?limit=abc", undefined],
+  ];
+
+  test.each(malformed)("%s %s without credentials: 401, not 400", async (method, path, body) => {
+    const response = await api.request(path, { method, body });
+    expect(response.status).toBe(401);
+    expect(response.body.success).toBe(false);
+  });
+
+  test("with bad credentials, a malformed request is a 401 too", async () => {
+    const response = await api.request("/api/v1/payments/create", { headers: { "X-Public-Key": "pk_live_garbage" }, body: {} });
+    expect(response.status).toBe(401);
+  });
+
+  test("with valid credentials, the same malformed request is a 400 naming the field", async () => {
+    const response = await api.request("/api/v1/payments/create", { headers: { "X-Public-Key": a.livePublicKey }, body: {} });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toContain("amount");
+  });
+});
+
 describe("not found", () => {
   test("GET /api/v1/health is 404 by design", async () => {
     const response = await api.request("/api/v1/health");

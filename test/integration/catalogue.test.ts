@@ -109,6 +109,9 @@ const ANVIL_USDC_ENTRY = {
   Network: networkRef(ANVIL),
 };
 
+/** No sweep or refund in flight on a chain. */
+const NO_TRANSFERS = { inFlight: 0, oldestSeconds: null, stuck: false };
+
 /** The dead-RPC chain as /payments/health reports it; the error is viem's short message. */
 const unreachable = (network: string, chainId: string, isTestnet: boolean, requiredConfirmations: number) => ({
   network,
@@ -122,6 +125,7 @@ const unreachable = (network: string, chainId: string, isTestnet: boolean, requi
   requiredConfirmations,
   settlementContract: null,
   operator: null,
+  transfers: NO_TRANSFERS,
   payable: false,
   error: "HTTP request failed.",
 });
@@ -327,6 +331,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         requiredConfirmations: 3,
         settlementContract: SETTLEMENT,
         operator: null,
+        transfers: NO_TRANSFERS,
         payable: false,
         error: "not indexed yet",
       });
@@ -348,6 +353,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         requiredConfirmations: 3,
         settlementContract: SETTLEMENT,
         operator: null,
+        transfers: NO_TRANSFERS,
         payable: true,
         error: null,
       });
@@ -384,6 +390,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         requiredConfirmations: 3,
         settlementContract: SETTLEMENT,
         operator: null,
+        transfers: NO_TRANSFERS,
         payable: false,
         error: "indexer 20 blocks behind",
       });

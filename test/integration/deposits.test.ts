@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { erc20Abi, type Address } from "viem";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { insertTransferOut, updateTransferOut } from "../../db/transfersOut.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
@@ -85,6 +86,30 @@ test("/payments/health reports the operator's gas for sweeps", async () => {
   const anvil = health.body.chains.find((c: { network: string }) => c.network === "anvil");
   expect(anvil.operator).toMatchObject({ sufficient: true });
   expect(BigInt(anvil.operator.balance)).toBeGreaterThan(0n);
+  expect(anvil.transfers).toEqual({ inFlight: 0, oldestSeconds: null, stuck: false });
+});
+
+test("/payments/health counts sweeps in flight per chain and calls one stuck past three replacement rounds", async () => {
+  const created = await api.request("/api/v1/deposits/create", { headers: headers(), body: body({ orderId: "health-transfers" }) });
+  const row = (await insertTransferOut(api.db, { paymentId: created.body.payment.id, kind: "sweep", chainId: "31337", tokenAddress: usdc, toAddress: merchantWallet, amount: 1n }))!;
+  const anvilOf = async () => {
+    const health = await api.request("/api/v1/payments/health");
+    return { transfers: health.body.chains.find((c: { network: string }) => c.network === "anvil").transfers };
+  };
+  try {
+    const fresh = await anvilOf();
+    expect(fresh.transfers).toMatchObject({ inFlight: 1, stuck: false });
+    expect(fresh.transfers.oldestSeconds).toBeLessThan(5);
+
+    // TRANSFER_REPLACE_AFTER is 180 s: three rounds are 540 s.
+    await api.db.execute(sql`update transfers_out set updated_at = now() - interval '600 seconds' where id = ${row.id}`);
+    const stuck = await anvilOf();
+    expect(stuck.transfers).toMatchObject({ inFlight: 1, stuck: true });
+    expect(stuck.transfers.oldestSeconds).toBeGreaterThanOrEqual(600);
+  } finally {
+    await updateTransferOut(api.db, row.id, { status: "failed", error: "test row" });
+  }
+  expect((await anvilOf()).transfers).toEqual({ inFlight: 0, oldestSeconds: null, stuck: false });
 });
 
 test("a retry gets its stored answer even after what it depended on changed (the wallet was removed)", async () => {

@@ -479,7 +479,7 @@ describe("reading a payment", () => {
   });
 
   test("status of an unknown uuid or a malformed id: 500 with the error body", async () => {
-    for (const id of [randomUUID(), "not-a-uuid", "12345"]) {
+    for (const id of [randomUUID(), "not-a-uuid", "12345", "x".repeat(500)]) {
       for (const path of [`/api/v1/payments/${id}/status`, `/api/v1/payments/status/${id}`]) {
         const response = await get(path);
         expect({ path, status: response.status }).toEqual({ path, status: 500 });

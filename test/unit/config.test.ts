@@ -113,6 +113,11 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     ["INDEXER_SCHEMA not an identifier", { INDEXER_SCHEMA: "Drop Table" }, "INDEXER_SCHEMA"],
     ["INDEXER_MAX_LAG_BLOCKS negative", { INDEXER_MAX_LAG_BLOCKS: "-1" }, "INDEXER_MAX_LAG_BLOCKS"],
     ["INDEXER_PORT not a port", { INDEXER_PORT: "http" }, "INDEXER_PORT"],
+    ["CORS_ORIGINS not an origin", { CORS_ORIGINS: "shop.example.com" }, "CORS_ORIGINS"],
+    ["CORS_ORIGINS with a path", { CORS_ORIGINS: "https://shop.example.com/checkout" }, "CORS_ORIGINS"],
+    ["CORS_ORIGINS empty", { CORS_ORIGINS: " , " }, "CORS_ORIGINS"],
+    ["TRANSFER_REPLACE_AFTER zero", { TRANSFER_REPLACE_AFTER: "0" }, "TRANSFER_REPLACE_AFTER"],
+    ["TRANSFER_REPLACE_AFTER not a number", { TRANSFER_REPLACE_AFTER: "soon" }, "TRANSFER_REPLACE_AFTER"],
   ];
   for (const [what, env, variable] of cases) {
     test(what, () => {

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { anvilNetwork } from "../helpers/fixtures.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+// Whatever a caller sends, every route answers with the error body and a status the
+// contract allows: a 4xx, the spec's 500 for an unknown payment on the status reads, or
+// a 503 when a dependency (an RPC that does not answer here) is down. Never another 500.
+let api: TestApi;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  // The network's RPC answers nothing: routes that need the chain must say so with a 503.
+  api = await createTestApi({ env: { OPERATOR_PRIVATE_KEY: `0x${"11".repeat(32)}` }, networks: [anvilNetwork("http://127.0.0.1:1")] });
+  merchant = await api.seedMerchant();
+  const anvil = api.config.networks.find((n) => n.shortName === "anvil")!;
+  await setSettlementWallet(api.db, merchant.id, anvil.id, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+}, 60_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const SEGMENTS = [
+  "0",
+  "-1",
+  "x".repeat(2_000),
+  "%00",
+  "%F0%9F%98%80",
+  "'%20or%201=1%20--",
+  "1e309",
+  "00000000-0000-4000-8000-000000000000",
+  "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  "%7B%7D",
+];
+
+const deep = (n: number): unknown => (n === 0 ? "x" : { a: deep(n - 1) });
+const valid = { amount: "10", currency: "USDC", network: "anvil" };
+const BODIES: unknown[] = [
+  {},
+  [],
+  null,
+  "a string",
+  12345,
+  { ...valid, amount: "1e309" },
+  { ...valid, amount: "0.0000000000000000000000000001" },
+  { ...valid, amount: "9".repeat(200) },
+  { ...valid, amount: -1 },
+  { ...valid, amount: 1e308 },
+  { ...valid, amount: "10", currency: "NGN" },
+  { ...valid, network: { $ne: null } },
+  { ...valid, currency: "\u0000USDC" },
+  { ...valid, orderId: "o".repeat(10_000) },
+  { ...valid, metadata: deep(200) },
+  { ...valid, metadata: "not an object" },
+  { ...valid, expiresIn: 1e20 },
+  { ...valid, callbackUrl: "javascript:alert(1)" },
+  { ...valid, agentId: "a".repeat(5_000) },
+  JSON.parse('{"__proto__": {"polluted": true}, "amount": "10", "currency": "USDC", "network": "anvil"}'),
+  { paymentId: "00000000-0000-4000-8000-000000000000", txHash: `0x${"ab".repeat(32)}`, status: "failed", action: { x: 1 } },
+  { paymentId: 7, txHash: "0x", status: null, address: "0x0000000000000000000000000000000000000000", url: "http://[::1]/", events: "*" },
+  { maxPerPayment: "-5", dailyLimit: "1e400", allowedNetworks: [null], allowedTokens: [{}], expiresAt: "2026-02-30", active: "yes" },
+];
+
+const QUERIES = ["", "?limit=1e309", "?limit=-1&startingAfter=%00", "?startDate=2026-02-30&endDate=x", "?status[]=a&network=%F0%9F%98%80", `?orderId=${"q".repeat(3_000)}`, "?startingAfter=x&endingBefore=y"];
+
+function allowed(path: string, status: number, body: any): boolean {
+  if (status < 500) return true;
+  if (status === 503) return body?.success === false;
+  // The spec fixes 500 for an unknown payment id on the status reads.
+  return status === 500 && body?.error === "payment_not_found" && /\/(payments\/status\/|payments\/[^/]+\/status|deposits\/status\/)/.test(path);
+}
+
+const routes = () =>
+  (api.app.routes as Array<{ method: string; path: string }>).filter((r) => r.path.startsWith("/api/v1/") && r.method !== "OPTIONS" && !r.path.includes("*"));
+
+const credentialSets = (): Array<Record<string, string>> => [
+  { "X-Public-Key": merchant.publicKey },
+  { "X-API-Key": merchant.testApiKey, "X-API-Secret": merchant.testApiSecret },
+  { "X-API-Key": merchant.apiKey, "X-API-Secret": merchant.apiSecret },
+];
+
+test("no route answers an unhandled 500 to hostile path segments and queries", async () => {
+  const failures: string[] = [];
+  for (const route of routes()) {
+    for (const segment of route.path.includes(":") ? SEGMENTS : [""]) {
+      const path = route.path.replace(/:[^/]+/g, segment);
+      for (const query of QUERIES) {
+        for (const headers of credentialSets()) {
+          const response = await api.request(path + query, { method: route.method, headers, body: route.method === "GET" || route.method === "DELETE" ? undefined : valid });
+          if (!allowed(route.path, response.status, response.body)) failures.push(`${route.method} ${path.slice(0, 80)}${query.slice(0, 40)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+        }
+      }
+    }
+  }
+  expect(failures).toEqual([]);
+}, 120_000);
+
+test("no route answers an unhandled 500 to hostile bodies", async () => {
+  const failures: string[] = [];
+  for (const route of routes().filter((r) => r.method === "POST" || r.method === "PUT" || r.method === "DELETE")) {
+    const path = route.path.replace(/:[^/]+/g, "00000000-0000-4000-8000-000000000000");
+    for (const body of BODIES) {
+      for (const headers of credentialSets()) {
+        const response = await api.request(path, { method: route.method, headers, body: JSON.stringify(body) });
+        if (!allowed(route.path, response.status, response.body)) failures.push(`${route.method} ${path} ${JSON.stringify(body).slice(0, 80)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+        expect(response.body).toMatchObject(response.status >= 400 ? { success: false } : {});
+      }
+    }
+  }
+  expect(failures).toEqual([]);
+  // Nothing a caller sent reached the prototype of every object.
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+}, 120_000);
