@@ -54,6 +54,8 @@ const headers = () => ({ "x-public-key": merchant.publicKey });
 const transferDeps = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
 const job = <T,>(data: T) => ({ data, id: "test" }) as never;
 const balanceOf = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+/** Whether the node has the transaction (in its pool or mined). */
+const inPool = (hash: string | null) => (hash ? chain.publicClient.getTransaction({ hash: hash as Hex }).then(() => true, () => false) : Promise.resolve(false));
 
 let orders = 0;
 async function createDeposit(amount: string) {
@@ -309,7 +311,8 @@ describe("deposit-address payments", () => {
       const deadline = Date.now() + 20_000;
       for (;;) {
         const rows = (await Promise.all(deposits.map((d) => transfersOutOf(api.db, d.id)))).flat();
-        if (rows.length === 3 && rows.every((r) => r.status === "broadcast")) break;
+        // Recorded as broadcast comes just before the send: wait until the node holds all three.
+        if (rows.length === 3 && rows.every((r) => r.status === "broadcast") && (await Promise.all(rows.map((r) => inPool(r.txHash)))).every(Boolean)) break;
         if (Date.now() > deadline) throw new Error(`sweeps not all broadcast: ${JSON.stringify(rows.map((r) => r.status))}`);
         await Bun.sleep(50);
       }
@@ -343,17 +346,26 @@ describe("deposit-address payments", () => {
     try {
       const first = sweep(deps)(job({ paymentId: deposit.id }));
       const sent = await rowWhen((r) => r.status === "broadcast");
+      // The row is recorded just before the send: the base fee must not rise before the node holds it.
+      for (const deadline = Date.now() + 20_000; !(await inPool(sent.txHash)); await Bun.sleep(20)) {
+        if (Date.now() > deadline) throw new Error("the sweep never reached the node");
+      }
       // The base fee jumps above what the transaction offers: it stays unmined.
       const offered = parseTransaction(sent.rawTx as Hex).maxFeePerGas!;
       await chain.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(offered * 4n).toString(16)}`]);
       await chain.rpc("evm_mine");
-      await expect(first).rejects.toThrow(/not mined yet/);
+      // Anvil drops it from its pool once the base fee passes its fee: a run already waiting
+      // reports it unmined, one that looks after the block finds the node refusing the bytes.
+      await expect(first).rejects.toThrow(/not mined yet|the node refused/);
       expect(await chain.publicClient.getTransactionReceipt({ hash: sent.txHash as Hex }).catch(() => null)).toBeNull();
 
       // The job's retry finds it waiting too long and sends its replacement.
-      await Bun.sleep(100);
+      await Bun.sleep(Math.max(0, sent.updatedAt.getTime() + 1_500 - Date.now()) + 100);
       const second = sweep(deps)(job({ paymentId: deposit.id }));
-      await rowWhen((r) => r.replacedTxHashes.length > 0);
+      const replacing = await rowWhen((r) => r.replacedTxHashes.length > 0);
+      for (const deadline = Date.now() + 20_000; !(await inPool(replacing.txHash)); await Bun.sleep(20)) {
+        if (Date.now() > deadline) throw new Error("the replacement never reached the node");
+      }
       await chain.rpc("evm_mine");
       expect(await second).toEqual({ swept: "0" }); // it finished the open sweep; nothing more was owed
 
