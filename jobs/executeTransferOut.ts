@@ -3,6 +3,7 @@ import { getAddress, keccak256, parseTransaction, type Address, type Hex, type P
 import { depositBalance } from "../chains/depositBalance.ts";
 import { evmClient } from "../chains/evmClient.ts";
 import { operatorAccount, operatorWallet } from "../chains/operator.ts";
+import { feeCap, marketFees, outbiddingFees } from "../chains/replacementFees.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../chains/settlement/index.ts";
 import type { Config } from "../config/index.ts";
 import type { Network } from "../config/types.ts";
@@ -185,9 +186,6 @@ async function close(deps: TransferOutDeps, row: TransferOutRow, receipt: MinedR
   return (await findTransferOut(deps.db, row.id))!;
 }
 
-/** Fees of a replacement must beat the replaced transaction's by 10% at least (nodes' rule); 12.5% is used. */
-const bumped = (fee: bigint | undefined) => (fee === undefined ? 0n : (fee * 9n) / 8n + 1n);
-
 /** An unmined transaction already offering this many times today's fee is not outbid: fees are not what holds it. */
 const MAX_FEE_OVER_MARKET = 3n;
 
@@ -206,23 +204,12 @@ async function replaceTransaction(
 ): Promise<TransferOutRow> {
   const account = operatorAccount(deps.config)!;
   const old = parseTransaction(row.rawTx as Hex);
-  const base = { chainId: Number(network.chainId), nonce: old.nonce!, to: old.to!, data: old.data!, gas: old.gas!, value: old.value ?? 0n };
-  const outbid = how === "outbid";
-  let raw: Hex;
-  if (old.type === "eip1559") {
-    const market = await client.estimateFeesPerGas();
-    if (outbid && (old.maxFeePerGas ?? 0n) >= MAX_FEE_OVER_MARKET * market.maxFeePerGas) return row;
-    const maxPriorityFeePerGas = outbid ? maxOf(market.maxPriorityFeePerGas, bumped(old.maxPriorityFeePerGas)) : market.maxPriorityFeePerGas;
-    const maxFeePerGas = maxOf(outbid ? maxOf(market.maxFeePerGas, bumped(old.maxFeePerGas)) : market.maxFeePerGas, maxPriorityFeePerGas);
-    await ensureGasMoney(client, network, account.address, base.gas * maxFeePerGas);
-    raw = await account.signTransaction({ ...base, type: "eip1559", maxPriorityFeePerGas, maxFeePerGas });
-  } else {
-    const market = await client.getGasPrice();
-    if (outbid && (old.gasPrice ?? 0n) >= MAX_FEE_OVER_MARKET * market) return row;
-    const gasPrice = outbid ? maxOf(market, bumped(old.gasPrice)) : market;
-    await ensureGasMoney(client, network, account.address, base.gas * gasPrice);
-    raw = await account.signTransaction({ ...base, type: "legacy", gasPrice });
-  }
+  const market = await marketFees(client, old);
+  const oldCap = (old.type === "eip1559" ? old.maxFeePerGas : old.gasPrice) ?? 0n;
+  if (how === "outbid" && oldCap >= MAX_FEE_OVER_MARKET * feeCap(market)) return row;
+  const fees = how === "outbid" ? outbiddingFees(old, market) : market;
+  await ensureGasMoney(client, network, account.address, old.gas! * feeCap(fees));
+  const raw = await account.signTransaction({ chainId: Number(network.chainId), nonce: old.nonce!, to: old.to!, data: old.data!, gas: old.gas!, value: old.value ?? 0n, ...fees });
   const txHash = keccak256(raw);
   if (txHash === row.txHash) return row; // the same bytes: nothing to replace
   const replaced = await replaceTransferOutTx(deps.db, row.id, row.txHash!, { rawTx: raw, txHash });
@@ -234,9 +221,8 @@ async function replaceTransaction(
 }
 
 /** A replacement the operator cannot pay for is not signed: the job waits, as a first sweep does. */
-async function ensureGasMoney(client: PublicClient, network: Network, operator: Address, needed: bigint) {
+export async function ensureGasMoney(client: PublicClient, network: Network, operator: Address, needed: bigint) {
   const balance = await client.getBalance({ address: operator });
   if (balance < needed) throw new OperatorBalanceLowError(network.name, balance, needed);
 }
 
-const maxOf = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));

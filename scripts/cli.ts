@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { loadConfigOrExit, type Config } from "../config/index.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
+import { createLogger } from "../config/logger.ts";
 import { commands, UsageError, usage } from "./cli/commands.ts";
 
 const { positionals, values } = parseArgs({
@@ -40,7 +41,7 @@ if (!databaseUrl) {
 await runMigrations(databaseUrl);
 const handle = createDb(databaseUrl, { max: 1 });
 try {
-  console.log(await command({ db: handle.db, config }, values));
+  console.log(await command({ db: handle.db, config, databaseUrl, logger: createLogger({ level: config.logLevel, name: "cli", stderr: true }) }, values));
 } catch (error) {
   if (!(error instanceof UsageError)) throw error;
   console.error(error.message);

@@ -15,6 +15,9 @@ import {
 import { registerWebhookEndpoint } from "../../api/services/webhookEndpoints.ts";
 import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
+import type { Logger } from "../../config/logger.ts";
+import { unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { cancelTransferOut } from "../../jobs/cancelTransferOut.ts";
 import { normalizeAddress } from "../../domain/addresses.ts";
 
 /** A mistake in what the operator typed: printed as one line, exit code 2. */
@@ -61,11 +64,32 @@ async function endpointOf({ db, config }: { db: Db; config: Config }, flags: Fla
   return endpoint;
 }
 
+export type CliContext = { db: Db; config: Config; databaseUrl: string; logger: Logger };
+
+const age = (since: Date) => {
+  const seconds = Math.max(0, Math.floor((Date.now() - since.getTime()) / 1000));
+  return seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.floor(seconds / 60)}m` : `${Math.floor(seconds / 3600)}h`;
+};
+
+const showTransfer = (t: TransferOutRow) =>
+  [
+    t.id,
+    t.kind,
+    `chain ${t.chainId}`,
+    t.status,
+    `nonce ${t.nonce ?? "-"}`,
+    `for ${age(t.updatedAt)}`,
+    `payment ${t.paymentId}`,
+    ...(t.txHash ? [`tx ${t.txHash}`] : []),
+    ...(t.replacedTxHashes.length > 0 ? [`replaced ${t.replacedTxHashes.length}x`] : []),
+    ...(t.error ? [`(${t.error})`] : []),
+  ].join("  ");
+
 /**
  * The operator's commands. Each returns the text to print; the entry point owns I/O,
  * so the commands are tested against a real database without a terminal.
  */
-export const commands: Record<string, (ctx: { db: Db; config: Config }, flags: Flags) => Promise<string>> = {
+export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise<string>> = {
   async "merchant create"({ db }, flags) {
     const merchant = await createMerchant(db, {
       name: required(flags, "name"),
@@ -168,6 +192,32 @@ export const commands: Record<string, (ctx: { db: Db; config: Config }, flags: F
     return `callbackUrl signing secret (${mode}): ${(await callbackSigningSecret(db, config.secrets, merchant.id, mode)).secret}`;
   },
 
+  async "transfers list"({ db }) {
+    const rows = await unfinishedTransfersOut(db);
+    return rows.length === 0 ? "No sweeps or refunds in flight." : rows.map(showTransfer).join("\n");
+  },
+
+  async "transfers cancel"({ db, config, databaseUrl, logger }, flags) {
+    const id = required(flags, "id");
+    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be a sweep or refund id (uuid; see `transfers list`)");
+    try {
+      const { row, cancelTxHash } = await cancelTransferOut({ db, config, databaseUrl, logger }, id);
+      const sent = cancelTxHash ? `Cancelling transaction ${cancelTxHash} (nonce ${row.nonce}).` : "Its nonce was already spent: nothing sent.";
+      if (row.status === "confirmed") return `${sent}\nThe ${row.kind} was mined first: ${showTransfer(row)}`;
+      if (row.status === "failed") {
+        const next =
+          row.kind === "sweep"
+            ? "The sweep is owed again: the next recheck (within 30 s) sends it under a new nonce."
+            : "The refund is owed again: a new refund-request for the payment sends it.";
+        return `${sent}\nCancelled, nothing moved: ${showTransfer(row)}\n${next}`;
+      }
+      return `${sent}\nNot mined yet: the ${row.kind} closes when one of them is (\`transfers list\` shows it).`;
+    } catch (error) {
+      if (error instanceof AppError) throw new UsageError(error.message);
+      throw error;
+    }
+  },
+
   async "wallet list"({ db, config }, flags) {
     const merchant = await merchantOf(db, flags);
     const wallets = await settlementWalletsByNetwork(db, merchant.id);
@@ -188,4 +238,7 @@ export const usage = `Usage: npm run cli -- <command> [flags]
   webhook remove --id ENDPOINT_ID
   webhook rotate --id ENDPOINT_ID                                       new secret; the old one also signs for WEBHOOK_SECRET_OVERLAP_HOURS
   webhook rotate --merchant ID --mode test|live                         the same for the secret that signs payments' callbackUrl webhooks
-  webhook secret --merchant ID --mode test|live                         show the callbackUrl signing secret`;
+  webhook secret --merchant ID --mode test|live                         show the callbackUrl signing secret
+  transfers list                                                        sweeps and refunds in flight (signed or waiting)
+  transfers cancel --id TRANSFER_ID                                     spend a stuck sweep/refund's nonce on a transfer of nothing to the
+                                                                        operator (later ones queue behind it); what it was to move is owed again`;

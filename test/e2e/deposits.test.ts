@@ -12,6 +12,7 @@ import { insertTransferOut, transfersOutOf, updateTransferOut, type TransferOutR
 import { refund } from "../../jobs/refund.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
+import { commands, UsageError } from "../../scripts/cli/commands.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
@@ -425,6 +426,88 @@ describe("deposit-address payments", () => {
     await api.db.execute(sql`update transfers_out set updated_at = now() - interval '25 hours' where payment_id = ${deposit.id}`);
     const merchantBefore = await balanceOf(merchantWallet);
     expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "1000000", status: "confirmed" });
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+  }, 60_000);
+
+  test("the operator cancels a stuck sweep: its nonce spent on a transfer of nothing, the row failed with nothing moved, then swept once under a new nonce", async () => {
+    // A recorded sweep the node refuses (the base fee passed its fee) and that is not stale yet:
+    // every later operator transaction on this chain would queue behind its nonce.
+    const block = await chain.publicClient.getBlock();
+    const { deposit, row, nonce } = await completedWithUnsentSweep("1", 1_000_000n, { maxFeePerGas: block.baseFeePerGas! * 2n, maxPriorityFeePerGas: 1n });
+    await chain.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(block.baseFeePerGas! * 20n).toString(16)}`]);
+    await chain.rpc("evm_mine");
+    const cli = (command: string, flags: Record<string, string> = {}) =>
+      commands[command]!({ db: api.db, config: api.config, databaseUrl: api.databaseUrl, logger }, flags);
+
+    const listed = await cli("transfers list");
+    expect(listed).toContain(`${row.id}  sweep  chain 31337  broadcast  nonce ${nonce}`);
+
+    const output = await cli("transfers cancel", { id: row.id });
+    expect(output).toMatch(/^Cancelling transaction 0x[0-9a-f]{64} \(nonce \d+\)\.\nCancelled, nothing moved: /);
+    const cancelHash = /Cancelling transaction (0x[0-9a-f]{64})/.exec(output)![1] as Hex;
+    const cancel = await chain.publicClient.getTransaction({ hash: cancelHash });
+    const operator = privateKeyToAccount(operatorKey).address;
+    expect(cancel).toMatchObject({ from: operator.toLowerCase(), to: operator.toLowerCase(), value: 0n, nonce });
+    expect((await chain.publicClient.getTransactionReceipt({ hash: cancelHash })).status).toBe("success");
+    const [cancelled] = await transfersOutOf(api.db, deposit.id);
+    expect(cancelled).toMatchObject({ status: "failed", error: "nonce used by another transaction; not mined" });
+    expect(await balanceOf(deposit.depositAddress)).toBe(1_000_000n); // nothing moved
+    expect(await cli("transfers list")).not.toContain(row.id);
+
+    // Cancelling it again, or something that does not exist, is refused with a reason.
+    await expect(cli("transfers cancel", { id: row.id })).rejects.toThrow(/is already failed/);
+    await expect(cli("transfers cancel", { id: "00000000-0000-4000-8000-000000000000" })).rejects.toThrow(/no sweep or refund with id/);
+    await expect(cli("transfers cancel", { id: "nope" })).rejects.toThrow(UsageError);
+
+    // The next sweep run sends it again under a new nonce, once.
+    const merchantBefore = await balanceOf(merchantWallet);
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "1000000", status: "confirmed" });
+    const rows = await transfersOutOf(api.db, deposit.id);
+    expect(rows.map((r) => r.status).sort()).toEqual(["confirmed", "failed"]);
+    expect(rows.find((r) => r.status === "confirmed")!.nonce).toBeGreaterThan(nonce);
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+  }, 60_000);
+
+  test("cancelling a sweep that waits in the node's pool outbids it there; the next sweep run sends it under a new nonce, once", async () => {
+    const deposit = await completedDeposit("1", 1_000_000n);
+    const deps = { ...transferDeps(), config: { ...api.config, transfers: { replaceAfterMs: 5_000 } } };
+    const operator = privateKeyToAccount(operatorKey).address.toLowerCase();
+    const merchantBefore = await balanceOf(merchantWallet);
+    const until = async (check: () => Promise<boolean>, what: string) => {
+      for (const deadline = Date.now() + 20_000; !(await check()); await Bun.sleep(20)) if (Date.now() > deadline) throw new Error(what);
+    };
+    const pooledToOperator = async () => {
+      const pool = await chain.rpc<{ pending: Record<string, Record<string, { to: string }>> }>("txpool_content", []);
+      return Object.values(pool.pending).some((byNonce) => Object.values(byNonce).some((tx) => tx.to.toLowerCase() === operator));
+    };
+
+    await chain.rpc("evm_setAutomine", [false]);
+    let running: Promise<unknown> | undefined;
+    let output: string;
+    try {
+      running = sweep(deps)(job({ paymentId: deposit.id }));
+      let sent: TransferOutRow | undefined;
+      await until(async () => {
+        [sent] = await transfersOutOf(api.db, deposit.id);
+        return sent?.status === "broadcast" && (await inPool(sent.txHash));
+      }, "the sweep never reached the node");
+      const cancelling = commands["transfers cancel"]!({ db: api.db, config: api.config, databaseUrl: api.databaseUrl, logger }, { id: sent!.id });
+      await until(pooledToOperator, "the cancelling transaction never reached the node");
+      expect(await inPool(sent!.txHash)).toBe(false); // the node swapped it for the cancel
+      await chain.rpc("evm_mine");
+      output = await cancelling;
+    } finally {
+      await chain.rpc("evm_setAutomine", [true]);
+    }
+    expect(output).toMatch(/Cancelled, nothing moved: .*\nThe sweep is owed again/);
+    // The job that sent it sees the nonce taken, or (if it began waiting only after the swap,
+    // so viem never saw the transaction) gives up after its wait; either way nothing moved.
+    expect(await running!.then((r) => (r as { status: string }).status, (e: Error) => e.message)).toMatch(/^failed$|not mined yet/);
+    expect(await sweep(deps)(job({ paymentId: deposit.id }))).toMatchObject({ swept: "1000000", status: "confirmed" });
+    const rows = await transfersOutOf(api.db, deposit.id);
+    expect(rows.map((r) => r.status).sort()).toEqual(["confirmed", "failed"]);
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
     expect(await balanceOf(deposit.depositAddress)).toBe(0n);
   }, 60_000);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import { createLogger } from "../../config/logger.ts";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { findActiveCredential, listCredentials } from "../../db/credentials.ts";
@@ -12,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 let database: TestDatabase;
 let handle: DbHandle;
 let config: Config;
-const run = (command: string, flags: Record<string, string | boolean> = {}) => commands[command]!({ db: handle.db, config }, flags);
+const run = (command: string, flags: Record<string, string | boolean> = {}) => commands[command]!({ db: handle.db, config, databaseUrl: database.url, logger: createLogger({ level: "silent" }) }, flags);
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -82,6 +83,15 @@ describe("operator CLI", () => {
     await expect(run("keys issue", { merchant: "00000000-0000-4000-8000-000000000000", kind: "public", mode: "test" })).rejects.toThrow(/no merchant/);
     const id = merchantIdOf(await run("merchant create", { name: "Flags" }));
     await expect(run("keys issue", { merchant: id, kind: "private", mode: "test" })).rejects.toThrow("--kind must be one of: public, secret");
+  });
+
+  test("transfers: an empty list says so; cancel names what is wrong with its --id", async () => {
+    expect(await run("transfers list")).toBe("No sweeps or refunds in flight.");
+    await expect(run("transfers cancel")).rejects.toThrow("--id is required");
+    await expect(run("transfers cancel", { id: "12" })).rejects.toThrow("--id must be a sweep or refund id");
+    await expect(run("transfers cancel", { id: "00000000-0000-4000-8000-000000000000" })).rejects.toThrow(
+      new UsageError("no sweep or refund with id 00000000-0000-4000-8000-000000000000"),
+    );
   });
 
   test("the npm entry point prints usage and exits 2 on an unknown command", () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { createLogger } from "../../config/logger.ts";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
@@ -11,7 +12,7 @@ let database: TestDatabase;
 let handle: DbHandle;
 let config: Config;
 let merchantId: string;
-const run = (command: string, flags: Record<string, string | boolean> = {}) => commands[command]!({ db: handle.db, config }, flags);
+const run = (command: string, flags: Record<string, string | boolean> = {}) => commands[command]!({ db: handle.db, config, databaseUrl: database.url, logger: createLogger({ level: "silent" }) }, flags);
 
 beforeAll(async () => {
   database = await createTestDatabase();
