@@ -9,8 +9,10 @@ export type PaymentStatsRow = {
   pending: number;
   failed: number;
   agent: number;
-  /** Completed payments not priced in `fiatCurrency`: their token amounts in 10^-18 USD. */
+  /** Completed payments neither priced in `fiatCurrency` nor valued in it at creation: their token amounts in 10^-18 USD. */
   completedUsd: bigint;
+  /** Completed payments not priced in `fiatCurrency` but valued in it at creation: token amount × stored rate, in 10^-18 units of it (rounded half up). */
+  completedAtRate: bigint;
   /** Completed payments priced in `fiatCurrency`: their fiat amounts in 10^-18 units of it. */
   completedFiat: bigint;
 };
@@ -18,6 +20,7 @@ export type PaymentStatsRow = {
 /**
  * Counts and sums over the account's payments created in [start, endExclusive), in one
  * indexed query; sums are exact numeric in SQL (USD stablecoins 1:1, scaled to 18 decimals).
+ * `fiatCurrency` is the merchant's settlement currency (null for USD).
  * `pending` counts pending and confirming; `failed` counts failed, cancelled and expired.
  */
 export async function paymentStats(
@@ -33,7 +36,11 @@ export async function paymentStats(
       count(*) filter (where status in ('failed', 'cancelled', 'expired'))::text as failed,
       count(*) filter (where agent_id is not null)::text as agent,
       coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric)
-        filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)), 0)::numeric(78, 0)::text as completed_usd,
+        filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
+                and not coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0)::numeric(78, 0)::text as completed_usd,
+      round(coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric * settlement_rate)
+        filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
+                and coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::numeric(78, 0)::text as completed_at_rate,
       coalesce(sum(fiat_amount * 1000000000000000000::numeric)
         filter (where status = 'completed' and coalesce(fiat_currency = ${range.fiatCurrency}::text, false)), 0)::numeric(78, 0)::text as completed_fiat
     from payments
@@ -48,6 +55,7 @@ export async function paymentStats(
     failed: Number(row!.failed),
     agent: Number(row!.agent),
     completedUsd: BigInt(row!.completed_usd!),
+    completedAtRate: BigInt(row!.completed_at_rate!),
     completedFiat: BigInt(row!.completed_fiat!),
   };
 }

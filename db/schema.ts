@@ -112,6 +112,12 @@ export const payments = pgTable(
     exchangeRate: numeric("exchange_rate", { mode: "string" }),
     exchangeRateSource: text("exchange_rate_source"),
     exchangeRateAt: timestamp("exchange_rate_at", { withTimezone: true }),
+    /**
+     * The merchant's settlement currency at creation when not USD, and its units per US dollar
+     * then (null if no fresh rate was to be had): statistics value the payment at that rate.
+     */
+    settlementCurrency: text("settlement_currency"),
+    settlementRate: numeric("settlement_rate", { mode: "string" }),
     confirmations: integer("confirmations").notNull().default(0),
     /** Transaction of the credit that completed the amount. */
     completingTxHash: text("completing_tx_hash"),

@@ -8,6 +8,7 @@ import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import { storedResponse, withIdempotency } from "../../db/idempotency.ts";
 import { recordPaymentEvent } from "../../db/paymentEvents.ts";
+import { findMerchant } from "../../db/merchants.ts";
 import { insertPayment } from "../../db/payments.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { parseAmount } from "../../domain/amounts.ts";
@@ -19,6 +20,7 @@ import { ratesFor } from "../../rates/index.ts";
 import { parseAgentId } from "./agentPolicies.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { priceInFiat } from "./priceInFiat.ts";
+import { settlementRate } from "./settlementRate.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 
@@ -77,7 +79,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   }
   if (!config.operatorPrivateKey) throw new ServiceUnavailableError("Payment signing is not configured (OPERATOR_PRIVATE_KEY).");
 
-  const wallets = await settlementWalletsByNetwork(db, auth.merchantId);
+  const [wallets, merchant] = await Promise.all([settlementWalletsByNetwork(db, auth.merchantId), findMerchant(db, auth.merchantId)]);
   const merchantWallet = wallets.get(network.id);
   if (!merchantWallet) {
     throw new ValidationError("network", `Invalid field 'network': no settlement wallet is configured for ${network.name}; set one before accepting payments there`);
@@ -86,6 +88,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   // Priced in fiat: converted now at a fresh rate (503 without one), rounded up; the rate is stored.
   const fiat = fiatCurrency ? await priceInFiat(ratesFor(config), body.amount, fiatCurrency, token.decimals) : null;
   const owed = fiat?.units ?? tokenAmount!;
+  const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", fiat);
 
   const result = await withIdempotency(db, idempotency, async (tx) => {
     const id = randomUUID();
@@ -130,6 +133,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
       exchangeRate: fiat?.rate ?? null,
       exchangeRateSource: fiat?.source ?? null,
       exchangeRateAt: fiat?.rateAt ?? null,
+      ...settlement,
       agentId,
       tokenSymbol: token.symbol,
       tokenAddress: token.address,

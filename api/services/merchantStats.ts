@@ -37,11 +37,12 @@ export async function merchantStats(deps: { config: Config; db: Db }, auth: { me
   });
 
   // In 10^-18 of the settlement currency. USD: token amounts 1:1. Otherwise payments priced in
-  // that currency count at their fiat amount, the others at today's rate (503 if none).
-  let total = row.completedUsd + row.completedFiat;
+  // that currency count at their fiat amount, the others at the rate stored at their creation,
+  // and those without one (no fresh rate then, or another settlement currency) at today's (503 if none).
+  let total = row.completedUsd + row.completedFiat + row.completedAtRate;
   if (currency !== "USD" && row.completedUsd > 0n) {
     const rate = usableRate(await ratesFor(deps.config).current(), currency);
-    total = row.completedFiat + roundHalfUpDiv(row.completedUsd * rate.units, 10n ** BigInt(rate.scale));
+    total = row.completedFiat + row.completedAtRate + roundHalfUpDiv(row.completedUsd * rate.units, 10n ** BigInt(rate.scale));
   }
   const average = row.completed === 0 ? 0n : roundHalfUpDiv(total, BigInt(row.completed) * 10n ** BigInt(USD_SCALE - AVERAGE_DECIMALS));
 

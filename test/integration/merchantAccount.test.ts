@@ -471,7 +471,7 @@ describe("GET /payments/merchant/stats", () => {
     for (const [query, name] of cases) expectQueryError(await get(`/api/v1/payments/merchant/stats${query}`, sk(m)), name);
   });
 
-  test("a Naira merchant: isNairaMerchant, totals in NGN (payments priced in NGN at their price, others at today's rate)", async () => {
+  test("a Naira merchant: isNairaMerchant, totals in NGN (priced in NGN: their price; others: the rate of their creation, else today's)", async () => {
     const naira = await api.seedMerchant("Naira");
     await api.db.update(merchants).set({ settlementCurrency: "NGN", isNairaMerchant: true }).where(eq(merchants.id, naira.id));
     await insertPaymentRows(api.db, [
@@ -480,16 +480,24 @@ describe("GET /payments/merchant/stats", () => {
       // 2.000001 USDC at today's 1550 NGN/USD = 3100.00155 NGN.
       row(naira.id, { network: "base", status: "completed", amount: 2_000_001n }),
       row(naira.id, { network: "base", status: "pending", amount: 50_000_000n }),
+      // Created when the rate was 1500 NGN/USD: 4 USDC = 6000 NGN, whatever today's rate.
+      row(naira.id, { network: "base", status: "completed", amount: 4_000_000n, settlementCurrency: "NGN", settlementRate: "1500" }),
+      // 1.000001 USDC at its 1499.5 = 1499.5014995 NGN.
+      row(naira.id, { network: "base", status: "completed", amount: 1_000_001n, settlementCurrency: "NGN", settlementRate: "1499.5" }),
+      // 1 DAI (18 decimals), no fresh rate at its creation: today's 1550.
+      row(naira.id, { network: "base", status: "completed", amount: 10n ** 18n, tokenDecimals: 18, tokenSymbol: "DAI", currency: "DAI", settlementCurrency: "NGN", settlementRate: null }),
+      // Created while the merchant settled in EUR: 3 USDC at today's NGN rate = 4650.
+      row(naira.id, { network: "base", status: "completed", amount: 3_000_000n, settlementCurrency: "EUR", settlementRate: "0.92" }),
     ]);
-    // 15500 + 3100.00155 = 18600.00155 over 2 → 9300.000775
+    // 15500 + 3100.00155 + 6000 + 1499.5014995 + 1550 + 4650 = 32299.5030495 over 6 → 5383.25050825 → 5383.250508
     expect(await stats("", sk(naira))).toStrictEqual({
-      totalPayments: 3,
-      completedPayments: 2,
+      totalPayments: 7,
+      completedPayments: 6,
       pendingPayments: 1,
       failedPayments: 0,
       agentPayments: 0,
-      totalAmount: "18600.00155",
-      averageAmount: "9300.000775",
+      totalAmount: "32299.5030495",
+      averageAmount: "5383.250508",
       isNairaMerchant: true,
     });
   });

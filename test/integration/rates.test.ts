@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { payments } from "../../db/schema.ts";
+import { merchants, payments } from "../../db/schema.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { RateUnavailableError } from "../../domain/errors.ts";
 import { createHttpRatesProvider } from "../../rates/index.ts";
@@ -265,6 +265,24 @@ describe("payments priced in fiat, and GET /currency/rates", () => {
     expect(await api.db.select().from(payments).where(eq(payments.orderId, orderId))).toHaveLength(0);
   });
 
+  test("a merchant settling in NGN: each payment keeps the NGN rate of its creation for statistics; a USD merchant's keep none", async () => {
+    const naira = await api.seedMerchant("Settles in NGN");
+    await api.db.update(merchants).set({ settlementCurrency: "NGN" }).where(eq(merchants.id, naira.id));
+    await setSettlementWallet(api.db, naira.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+    const stored = async (b: Record<string, unknown>, m: TestMerchant) => {
+      const response = await create(b, api, m);
+      expect(response.status).toBe(201);
+      const [row] = await api.db.select().from(payments).where(eq(payments.id, response.body.payment.id));
+      return { settlementCurrency: row!.settlementCurrency, settlementRate: row!.settlementRate };
+    };
+    const ngn1550 = { settlementCurrency: "NGN", settlementRate: "1550" };
+    expect(await stored({ amount: "10", currency: "USDC" }, naira)).toEqual(ngn1550);
+    expect(await stored({ amount: "15500", currency: "NGN", token: "USDC" }, naira)).toEqual(ngn1550);
+    expect(await stored({ amount: "92", currency: "EUR", token: "USDC" }, naira)).toEqual(ngn1550);
+    expect(await stored({ amount: "10", currency: "USDC" }, merchant)).toEqual({ settlementCurrency: null, settlementRate: null });
+    expect(await stored({ amount: "92", currency: "EUR", token: "USDC" }, merchant)).toEqual({ settlementCurrency: null, settlementRate: null });
+  });
+
   test("HTTP provider: fresh rates price payments; GET /currency/rates names the source", async () => {
     source.set({ body: erApi(60) });
     const rates = await httpApi.request("/api/v1/currency/rates");
@@ -289,9 +307,19 @@ describe("payments priced in fiat, and GET /currency/rates", () => {
     expect(refused.body).toMatchObject({ success: false, code: "RATE_UNAVAILABLE" });
     expect(refused.body.message).toContain("stale");
     expect(await httpApi.db.select().from(payments).where(eq(payments.orderId, orderId))).toHaveLength(0);
-    // USD and stablecoin prices need no rate.
-    expect((await create({ amount: "5", currency: "USD", token: "USDC" }, httpApi, httpMerchant)).status).toBe(201);
-    expect((await create({ amount: "5", currency: "USDC" }, httpApi, httpMerchant)).status).toBe(201);
+    // USD and stablecoin prices need no rate, not even for a merchant settling in NGN: its
+    // statistics value the payment at the rate of the day they are read instead.
+    await httpApi.db.update(merchants).set({ settlementCurrency: "NGN" }).where(eq(merchants.id, httpMerchant.id));
+    try {
+      for (const b of [{ amount: "5", currency: "USD", token: "USDC" }, { amount: "5", currency: "USDC" }]) {
+        const response = await create(b, httpApi, httpMerchant);
+        expect(response.status).toBe(201);
+        const [row] = await httpApi.db.select().from(payments).where(eq(payments.id, response.body.payment.id));
+        expect(row).toMatchObject({ settlementCurrency: "NGN", settlementRate: null });
+      }
+    } finally {
+      await httpApi.db.update(merchants).set({ settlementCurrency: "USD" }).where(eq(merchants.id, httpMerchant.id));
+    }
   });
 
   test("HTTP provider with a source that never answered → GET /currency/rates 503", async () => {

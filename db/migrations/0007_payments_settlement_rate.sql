@@ -1,0 +1,2 @@
+ALTER TABLE "payments" ADD COLUMN "settlement_currency" text;--> statement-breakpoint
+ALTER TABLE "payments" ADD COLUMN "settlement_rate" numeric;
