@@ -4,9 +4,9 @@ import type { PublicClient, TransactionSerializable } from "viem";
 export type Fees = { type: "eip1559"; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { type: "legacy"; gasPrice: bigint };
 
 /** Nodes accept a replacement only if its fees beat the replaced transaction's by 10%; 12.5% is used. */
-export const bumped = (fee: bigint | undefined) => (fee === undefined ? 0n : (fee * 9n) / 8n + 1n);
+const bumped = (fee: bigint | undefined) => (fee === undefined ? 0n : (fee * 9n) / 8n + 1n);
 
-export const maxOf = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
+const maxOf = (...values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
 
 /** The most the transaction may pay per gas: what its gas money must cover. */
 export const feeCap = (fees: Fees) => (fees.type === "eip1559" ? fees.maxFeePerGas : fees.gasPrice);
