@@ -1,6 +1,8 @@
 /** Kind of chain a network runs on. */
 export type NetworkType = "evm" | "solana";
-export type Mode = "test" | "live";
+import type { Mode } from "../domain/mode.ts";
+
+export type { Mode };
 
 /** A stablecoin as the service knows it on one network. */
 export type Token = {

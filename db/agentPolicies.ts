@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Mode } from "../config/index.ts";
 import { queryRows, type Db } from "./client.ts";
-import { agentPolicies } from "./schema.ts";
+import { agentPolicies } from "./schema/index.ts";
 
 export type AgentPolicyRow = typeof agentPolicies.$inferSelect;
 export type AgentPolicyValues = Pick<AgentPolicyRow, "maxPerPayment" | "dailyLimit" | "allowedNetworks" | "allowedTokens" | "expiresAt" | "active">;

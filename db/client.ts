@@ -1,7 +1,7 @@
 import { SQL } from "bun";
 import type { SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import * as schema from "./schema.ts";
+import * as schema from "./schema/index.ts";
 
 /**
  * Drizzle over Bun's built-in SQL client: on these machines it serves ~2x the

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Mode } from "../config/types.ts";
 import { generateCredential, keyDisplayPrefix, sha256Hex, type CredentialKind } from "../domain/credentials.ts";
 import type { Db } from "./client.ts";
-import { apiCredentials } from "./schema.ts";
+import { apiCredentials } from "./schema/index.ts";
 
 export type IssuedCredential = { id: string; kind: CredentialKind; mode: Mode; key: string; secret: string | null };
 

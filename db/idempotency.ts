@@ -1,9 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { IdempotencyKeyReusedError } from "../domain/errors.ts";
 import type { Db } from "./client.ts";
-import { idempotencyKeys } from "./schema.ts";
+import { idempotencyKeys } from "./schema/index.ts";
+import type { Mode } from "../domain/mode.ts";
 
-export type IdempotencyScope = { merchantId: string; mode: "test" | "live"; scope: string; key: string; requestHash: string };
+export type IdempotencyScope = { merchantId: string; mode: Mode; scope: string; key: string; requestHash: string };
 
 const rowOf = (scope: IdempotencyScope) =>
   and(

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { idempotencyKeys } from "./schema.ts";
+import { idempotencyKeys } from "./schema/index.ts";
 
 /**
  * Forgets idempotency keys older than the retention window (Stripe keeps 24 h). A

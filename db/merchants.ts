@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { merchants } from "./schema.ts";
+import { merchants } from "./schema/index.ts";
 
 export type Merchant = typeof merchants.$inferSelect;
 

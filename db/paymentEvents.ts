@@ -3,8 +3,8 @@ import { and, asc, eq, gt, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { formatAmount } from "../domain/amounts.ts";
 import { filterMatches, type PaymentEventType } from "../domain/paymentEvents.ts";
 import { queryRows, type Db } from "./client.ts";
-import type { PaymentRow } from "./payments.ts";
-import { paymentEvents, webhookDeliveries, webhookEndpoints } from "./schema.ts";
+import { paymentEvents, webhookDeliveries, webhookEndpoints, type PaymentRow } from "./schema/index.ts";
+import type { Mode } from "../domain/mode.ts";
 
 export type PaymentEventRow = typeof paymentEvents.$inferSelect;
 
@@ -171,7 +171,7 @@ export async function recordPaymentEvent(tx: Db, payment: PaymentRow, type: Paym
   return event!;
 }
 
-type EndpointTarget = { id: string; merchantId: string; mode: "test" | "live"; url: string; events: string[] };
+type EndpointTarget = { id: string; merchantId: string; mode: Mode; url: string; events: string[] };
 
 /** Amounts in `extra` may be bigints: they are written as decimal strings of smallest units. */
 const bigintAsString = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
@@ -252,7 +252,7 @@ async function positionBatch(db: Db, batch: number): Promise<number> {
 }
 
 /** An event of this merchant and mode, or undefined. */
-export async function findMerchantEvent(db: Db, merchantId: string, mode: "test" | "live", id: string): Promise<PaymentEventRow | undefined> {
+export async function findMerchantEvent(db: Db, merchantId: string, mode: Mode, id: string): Promise<PaymentEventRow | undefined> {
   const [row] = await db
     .select()
     .from(paymentEvents)
@@ -266,7 +266,7 @@ export async function findMerchantEvent(db: Db, merchantId: string, mode: "test"
  */
 export async function listFeed(
   db: Db,
-  query: { merchantId: string; mode: "test" | "live"; afterPosition: number; limit: number; paymentId?: string; type?: string },
+  query: { merchantId: string; mode: Mode; afterPosition: number; limit: number; paymentId?: string; type?: string },
 ): Promise<PaymentEventRow[]> {
   return db
     .select()

@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Mode } from "../config/index.ts";
 import type { Db } from "./client.ts";
-import { payments, type PaymentStatus } from "./schema.ts";
+import type { PaymentStatus } from "../domain/paymentStatus.ts";
+import { payments } from "./schema/index.ts";
 
 export type PaymentListFilters = {
   statuses?: PaymentStatus[];

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Mode } from "../config/index.ts";
 import { queryRows, type Db } from "./client.ts";
-import type { PaymentStatus } from "./schema.ts";
+import type { PaymentStatus } from "../domain/paymentStatus.ts";
 
 export type PaymentStatsRow = {
   total: number;

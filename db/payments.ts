@@ -2,10 +2,10 @@ import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
 import { queryRows, type Db } from "./client.ts";
 import { recordPaymentEvents } from "./paymentEvents.ts";
-import { payments } from "./schema.ts";
+import { payments, type NewPayment, type PaymentRow } from "./schema/index.ts";
+import type { Mode } from "../domain/mode.ts";
 
-export type PaymentRow = typeof payments.$inferSelect;
-export type NewPayment = typeof payments.$inferInsert;
+export type { NewPayment, PaymentRow };
 
 const byId = (db: Db) => db.select().from(payments).where(eq(payments.id, sql.placeholder("id"))).limit(1).prepare("payment_by_id");
 const prepared = new WeakMap<Db, ReturnType<typeof byId>>();
@@ -19,7 +19,7 @@ export async function findPayment(db: Db, id: string): Promise<PaymentRow | unde
 }
 
 /** A payment only if it belongs to this merchant and mode: a key never sees another account's data. */
-export async function findMerchantPayment(db: Db, merchantId: string, mode: "test" | "live", id: string): Promise<PaymentRow | undefined> {
+export async function findMerchantPayment(db: Db, merchantId: string, mode: Mode, id: string): Promise<PaymentRow | undefined> {
   const row = await findPayment(db, id);
   return row && row.merchantId === merchantId && row.mode === mode ? row : undefined;
 }

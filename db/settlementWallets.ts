@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { settlementWallets } from "./schema.ts";
+import { settlementWallets } from "./schema/index.ts";
 
 /** Sets (or replaces) the merchant's settlement wallet on one network. The address must already be validated. */
 export async function setSettlementWallet(db: Db, merchantId: string, networkId: string, address: string): Promise<void> {

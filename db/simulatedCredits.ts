@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { simulatedCredits } from "./schema.ts";
+import { simulatedCredits } from "./schema/index.ts";
 
 export type SimulatedCreditRow = typeof simulatedCredits.$inferSelect;
 

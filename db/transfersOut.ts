@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
-import { payments, transfersOut } from "./schema.ts";
+import { payments, transfersOut, type TransferOutRow } from "./schema/index.ts";
 import type { PaymentRow } from "./payments.ts";
 import { recordPaymentEvent } from "./paymentEvents.ts";
 
-export type TransferOutRow = typeof transfersOut.$inferSelect;
+export type { TransferOutRow };
 export type TransferOutKind = TransferOutRow["kind"];
 
 export async function findTransferOut(db: Db, id: string): Promise<TransferOutRow | undefined> {

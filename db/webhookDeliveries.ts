@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { webhookAttempts, webhookDeliveries } from "./schema.ts";
+import { webhookAttempts, webhookDeliveries } from "./schema/index.ts";
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;

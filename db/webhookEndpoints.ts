@@ -2,10 +2,10 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { SecretBox } from "../domain/secretBox.ts";
 import { generateWebhookSecret } from "../domain/webhookSignature.ts";
 import type { Db } from "./client.ts";
-import { webhookDeliveries, webhookEndpoints, webhookSigningSecrets } from "./schema.ts";
+import { webhookDeliveries, webhookEndpoints, webhookSigningSecrets } from "./schema/index.ts";
+import type { Mode } from "../domain/mode.ts";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
-type Mode = "test" | "live";
 
 type SecretColumns = { secret: string; previousSecret: string | null };
 

@@ -2,6 +2,7 @@
  * Which events a payment's change of state produces. Pure: the same before/after
  * always gives the same list, in the order a merchant should read them.
  */
+import type { PaymentStatus } from "./paymentStatus.ts";
 
 export const paymentEventTypes = [
   "payment.created",
@@ -25,7 +26,7 @@ export const isPaymentEventType = (value: string): value is PaymentEventType => 
 
 /** The part of a payment that events are computed from; amounts in the token's smallest unit. */
 export type PaymentEventState = {
-  status: "pending" | "confirming" | "completed" | "expired" | "failed" | "cancelled";
+  status: PaymentStatus;
   /** Amount owed. */
   amount: bigint;
   /** Everything received, on time or late. */

@@ -4,7 +4,7 @@
  * removes a credit simply gives the earlier answer on the next run.
  */
 
-export type PaymentStatus = "pending" | "confirming" | "completed" | "expired" | "failed" | "cancelled";
+import type { PaymentStatus } from "./paymentStatus.ts";
 
 /** A transfer of the payment's token that counts toward it (settlement event or deposit). */
 export type Credit = {
@@ -109,6 +109,3 @@ export function settle(input: SettleInput): Settlement {
   }
   return { ...base, status: "pending", amountRemaining: input.amount - onTime, excessOwed: 0n, lateAmount };
 }
-
-/** States in which the payment can no longer change without new chain evidence. */
-export const isFinal = (status: PaymentStatus) => status !== "pending" && status !== "confirming";

@@ -4,7 +4,7 @@ import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { eventEnvelope } from "../db/paymentEvents.ts";
-import { paymentEvents } from "../db/schema.ts";
+import { paymentEvents } from "../db/schema/index.ts";
 import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
 import { callbackSigningSecret, disableWebhookEndpoint, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";

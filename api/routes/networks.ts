@@ -3,6 +3,7 @@ import { networksForMode } from "../../config/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentNetwork, presentStablecoins } from "../presenters/network.ts";
+import type { Mode } from "../../domain/mode.ts";
 
 /**
  * Catalogue reads. A credential's mode picks the networks: test keys see testnets (and
@@ -10,8 +11,8 @@ import { presentNetwork, presentStablecoins } from "../presenters/network.ts";
  * an RPC URL is configured and the operator has not disabled it.
  */
 export const networkRoutes = ({ config, db, chainStatus }: ApiDeps) => {
-  const supported = (mode: "test" | "live") => networksForMode(config, mode).filter((n) => n.enabled);
-  const payable = async (mode: "test" | "live") =>
+  const supported = (mode: Mode) => networksForMode(config, mode).filter((n) => n.enabled);
+  const payable = async (mode: Mode) =>
     (await chainStatus.statuses(supported(mode))).filter((s) => s.payable).map((s) => s.network);
 
   return new Elysia({ prefix: "/networks", tags: ["Networks"] })

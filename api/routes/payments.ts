@@ -8,13 +8,14 @@ import { presentPayment, presentPublicPayment, presentSettlement, presentStatus 
 import { createPayment } from "../services/createPayment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
 import { findPayment } from "../../db/payments.ts";
+import type { Mode } from "../../domain/mode.ts";
 
 export const paymentRoutes = (deps: ApiDeps) => {
   const { config, db, chainStatus, indexedHead } = deps;
   const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
 
   /** Status reads: the spec fixes 500 (not 404) for an id that does not exist for this account. */
-  const statusRead = async (auth: { merchantId: string; mode: "test" | "live" }, paymentId: string) => {
+  const statusRead = async (auth: { merchantId: string; mode: Mode }, paymentId: string) => {
     const payment = uuidPattern.test(paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, paymentId) : undefined;
     if (!payment) throw new PaymentLookupError(paymentId);
     return { success: true, payment: presentStatus(payment, await indexedHead(payment.chainId)) };

@@ -4,7 +4,7 @@ import { parsePaymentSettledLogs } from "../../chains/settlement/index.ts";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { findMerchantPayment } from "../../db/payments.ts";
-import { paymentSubmissions } from "../../db/schema.ts";
+import { paymentSubmissions } from "../../db/schema/index.ts";
 import { NotFoundError, ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
 

@@ -1,6 +1,6 @@
 import { parseIsoDate, type DateBound } from "../../domain/dateRange.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import { paymentStatuses, type PaymentStatus } from "../../db/schema.ts";
+import { paymentStatuses, type PaymentStatus } from "../../domain/paymentStatus.ts";
 
 export type Query = Record<string, unknown>;
 

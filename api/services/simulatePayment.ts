@@ -3,7 +3,7 @@ import { keccak256, stringToHex } from "viem";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { closePayment, findMerchantPayment } from "../../db/payments.ts";
-import { payments } from "../../db/schema.ts";
+import { payments } from "../../db/schema/index.ts";
 import { findSimulatedCredit, insertSimulatedCredit } from "../../db/simulatedCredits.ts";
 import { NotFoundError, PaymentNotPendingError } from "../../domain/errors.ts";
 import { reconcilePayments } from "../../jobs/reconcilePayments.ts";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Config } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import type { NewPayment } from "../../db/payments.ts";
-import { payments } from "../../db/schema.ts";
+import { payments } from "../../db/schema/index.ts";
 
 /**
  * Payment rows written straight to the database (list, stats and pagination tests need

@@ -4,7 +4,7 @@ import { count, eq } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, getAddress, verifyTypedData, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { computeDepositAddress, paymentIdToBytes32, paymentIntentTypes, settlementDomain } from "../../chains/settlement/index.ts";
-import { payments } from "../../db/schema.ts";
+import { payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";

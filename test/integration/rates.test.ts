@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { merchants, payments } from "../../db/schema.ts";
+import { merchants, payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { RateUnavailableError } from "../../domain/errors.ts";
 import { createHttpRatesProvider } from "../../rates/index.ts";

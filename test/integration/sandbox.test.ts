@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { payments, simulatedCredits } from "../../db/schema.ts";
+import { payments, simulatedCredits } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
 import { simulatedTxHash } from "../../api/services/simulatePayment.ts";

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { FileNetworkInput } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
-import { paymentEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema.ts";
+import { paymentEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/index.ts";
 import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";

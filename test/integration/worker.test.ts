@@ -5,7 +5,7 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
-import { idempotencyKeys } from "../../db/schema.ts";
+import { idempotencyKeys } from "../../db/schema/index.ts";
 import { redisConnection } from "../../jobs/connection.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
 import { startWorkers } from "../../jobs/worker.ts";

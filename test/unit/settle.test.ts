@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { type Credit, type PaymentStatus, type SettleInput, type Settlement, isFinal, settle } from "../../domain/settle.ts";
+import { isFinal, type PaymentStatus } from "../../domain/paymentStatus.ts";
+import { type Credit, type SettleInput, type Settlement, settle } from "../../domain/settle.ts";
 
 const T0 = Date.parse("2025-01-01T00:00:00.000Z");
 /** `minutes` after T0; the payment expires at t(30). */

@@ -1,0 +1,5 @@
+/** The drizzle schema, split by table group; drizzle-kit reads this folder. */
+export * from "./events.ts";
+export * from "./merchants.ts";
+export * from "./payments.ts";
+export * from "./transfers.ts";

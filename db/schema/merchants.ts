@@ -1,0 +1,72 @@
+/** Merchants, their credentials, settlement wallets and agent policies. */
+import { boolean, index, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { modes } from "../../domain/mode.ts";
+import { createdAt } from "./columns.ts";
+
+export const merchants = pgTable("merchants", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  name: text("name").notNull(),
+  email: text("email"),
+  /** Currency that statistics are reported in (USD equivalent unless configured). */
+  settlementCurrency: text("settlement_currency").notNull().default("USD"),
+  isNairaMerchant: boolean("is_naira_merchant").notNull().default(false),
+  createdAt: createdAt(),
+});
+
+/**
+ * Public keys and API key + secret pairs. Only SHA-256 hashes are stored; a key is
+ * found by its hash, a secret compared in constant time. `mode` comes from the prefix.
+ */
+export const apiCredentials = pgTable(
+  "api_credentials",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["public", "secret"] }).notNull(),
+    mode: text("mode", { enum: modes }).notNull(),
+    /** The first characters of the key, for recognising it in listings. */
+    keyPrefix: text("key_prefix").notNull(),
+    keyHash: text("key_hash").notNull(),
+    secretHash: text("secret_hash"),
+    createdAt: createdAt(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [uniqueIndex("api_credentials_key_hash_idx").on(t.keyHash), index("api_credentials_merchant_idx").on(t.merchantId)],
+);
+
+export const settlementWallets = pgTable(
+  "settlement_wallets",
+  {
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
+    /** Stable network id from the catalogue. */
+    networkId: uuid("network_id").notNull(),
+    address: text("address").notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.networkId] })],
+);
+
+/**
+ * What an agent (a program paying on the merchant's behalf, `X-Agent-Id`) may create,
+ * per merchant and mode. Limits are USD decimal amounts (USD stablecoins count 1:1);
+ * null means no limit, an empty list of networks or tokens means none allowed, null any.
+ */
+export const agentPolicies = pgTable(
+  "agent_policies",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
+    mode: text("mode", { enum: modes }).notNull(),
+    agentId: text("agent_id").notNull(),
+    maxPerPayment: numeric("max_per_payment", { mode: "string" }),
+    dailyLimit: numeric("daily_limit", { mode: "string" }),
+    allowedNetworks: text("allowed_networks").array(),
+    allowedTokens: text("allowed_tokens").array(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    active: boolean("active").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("agent_policies_agent_idx").on(t.merchantId, t.mode, t.agentId)],
+);

@@ -1,0 +1,48 @@
+/** Money moved out of deposit addresses: sweeps to the merchant and refunds to customers. */
+import { sql } from "drizzle-orm";
+import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { amount, createdAt } from "./columns.ts";
+import { payments } from "./payments.ts";
+
+/**
+ * Moving a deposit address's funds: to the merchant (`sweep`) or back to a customer
+ * (`refund`). The row is written before the transaction is broadcast and updated after,
+ * so a restarted job finds what it already did and never sends twice.
+ */
+export const transfersOut = pgTable(
+  "transfers_out",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    paymentId: uuid("payment_id").notNull().references(() => payments.id),
+    kind: text("kind", { enum: ["sweep", "refund"] }).notNull(),
+    /** requested → broadcast → confirmed; failed when the chain refused it (retried by a new row). */
+    status: text("status", { enum: ["requested", "broadcast", "confirmed", "failed"] }).notNull().default("requested"),
+    chainId: text("chain_id").notNull(),
+    tokenAddress: text("token_address").notNull(),
+    toAddress: text("to_address").notNull(),
+    amount: amount("amount").notNull(),
+    reason: text("reason"),
+    /** The operator nonce the transaction was signed with, fixed before broadcast. */
+    nonce: integer("nonce"),
+    /** The operator address that signed it (nonces are handed out per address). */
+    fromAddress: text("from_address"),
+    /** The signed transaction, kept so a restart re-sends the very same one (same hash, never a second transfer). */
+    rawTx: text("raw_tx"),
+    txHash: text("tx_hash"),
+    /** Earlier transactions of this row (same nonce, lower fees) that `txHash` replaced; any one may be the one mined. */
+    replacedTxHashes: text("replaced_tx_hashes").array().notNull().default(sql`'{}'::text[]`),
+    blockNumber: amount("block_number"),
+    error: text("error"),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("transfers_out_payment_idx").on(t.paymentId),
+    // At most one sweep or refund in flight per payment: the database enforces "exactly once".
+    uniqueIndex("transfers_out_one_open_idx").on(t.paymentId).where(sql`status in ('requested', 'broadcast')`),
+    // The next nonce of an operator on a chain is read from here, under the chain's lock.
+    index("transfers_out_nonce_idx").on(t.chainId, t.fromAddress, t.nonce).where(sql`nonce is not null`),
+  ],
+);
+
+export type TransferOutRow = typeof transfersOut.$inferSelect;
