@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type Redis from "ioredis";
-import type { ChainStatusService } from "../chains/chainStatus.ts";
+import type { ChainStatusService } from "../rails/chainStatus.ts";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";

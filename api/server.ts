@@ -1,5 +1,5 @@
 import Redis from "ioredis";
-import { createChainStatusService } from "../chains/chainStatus.ts";
+import { createChainStatusService } from "../rails/chainStatus.ts";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";

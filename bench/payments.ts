@@ -8,12 +8,12 @@
  *  - latency: block mined (receipt) → status visible on GET /payments/{id}/status, p50/p99.
  */
 import { erc20Abi, type Address } from "viem";
-import { freePort } from "../chains/freePort.ts";
+import { freePort } from "../devchain/freePort.ts";
 import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";
 import { startWorkers } from "../jobs/worker.ts";
-import { reconcilePayments } from "../jobs/reconcilePayments.ts";
+import { reconcilePayments } from "../reconcile/reconcilePayments.ts";
 import { sql } from "drizzle-orm";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
 import { createTestApi } from "../test/helpers/testApi.ts";

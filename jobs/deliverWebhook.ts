@@ -9,8 +9,8 @@ import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type
 import { callbackSigningSecret, disableWebhookEndpoint, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
-import { checkWebhookUrl } from "./checkWebhookUrl.ts";
-import { postWebhook } from "./postWebhook.ts";
+import { checkWebhookUrl } from "../webhooks/checkWebhookUrl.ts";
+import { postWebhook } from "../webhooks/postWebhook.ts";
 
 export type WebhookJobData = { deliveryId: string };
 

@@ -3,7 +3,7 @@ import type { Config } from "../config/index.ts";
 import type { Db } from "../db/client.ts";
 import { enqueueSweeps } from "./enqueue.ts";
 import type { ReconcileJobData } from "./queues.ts";
-import { reconcilePayments } from "./reconcilePayments.ts";
+import { reconcilePayments } from "../reconcile/reconcilePayments.ts";
 
 /**
  * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt

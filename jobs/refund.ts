@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import { executeTransferOut, type TransferOutDeps } from "./executeTransferOut.ts";
+import { executeTransferOut, type TransferOutDeps } from "../rails/evm/transfers/executeTransferOut.ts";
 
 export type RefundJobData = { transferId: string };
 

@@ -1,11 +1,11 @@
 import type { Job } from "bullmq";
 import { getAddress } from "viem";
-import { depositBalance } from "../chains/depositBalance.ts";
-import { evmClient } from "../chains/evmClient.ts";
+import { depositBalance } from "../rails/evm/depositBalance.ts";
+import { evmClient } from "../rails/evm/client.ts";
 import { findPayment, type PaymentRow } from "../db/payments.ts";
 import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut } from "../db/transfersOut.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
-import { executeTransferOut, type TransferOutDeps } from "./executeTransferOut.ts";
+import { executeTransferOut, type TransferOutDeps } from "../rails/evm/transfers/executeTransferOut.ts";
 
 export type SweepJobData = { paymentId: string };
 

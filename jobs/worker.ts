@@ -5,14 +5,14 @@ import type { Db } from "../db/client.ts";
 import { AppError } from "../domain/errors.ts";
 import { redisConnection } from "./connection.ts";
 import { deliverWebhook, RetryDeliveryError } from "./deliverWebhook.ts";
-import { startDispatcher } from "./dispatch.ts";
+import { startDispatcher } from "../reconcile/dispatch.ts";
 import { idempotencyCleanup } from "./idempotencyCleanup.ts";
 import { QUEUES, openQueue } from "./queues.ts";
 import { recheck } from "./recheck.ts";
 import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
 import { sweep } from "./sweep.ts";
-import { startWebhookRelay } from "./webhookRelay.ts";
+import { startWebhookRelay } from "../webhooks/relay.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
 

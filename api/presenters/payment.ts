@@ -1,5 +1,5 @@
 import { getAddress, type Address, type Hex } from "viem";
-import { encodePaymentTransactions, paymentIdToBytes32 } from "../../chains/settlement/index.ts";
+import { encodePaymentTransactions, paymentIdToBytes32 } from "../../rails/evm/settlement/index.ts";
 import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { formatAmount } from "../../domain/amounts.ts";

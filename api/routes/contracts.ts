@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { paymentIntentTypes, settlementDomain } from "../../chains/settlement/index.ts";
+import { paymentIntentTypes, settlementDomain } from "../../rails/evm/settlement/index.ts";
 import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { getAddress } from "viem";
-import { depositBalance } from "../../chains/depositBalance.ts";
-import { evmClient } from "../../chains/evmClient.ts";
+import { depositBalance } from "../../rails/evm/depositBalance.ts";
+import { evmClient } from "../../rails/evm/client.ts";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
-import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentStatus } from "../presenters/payment.ts";

@@ -1,6 +1,6 @@
 import type { Mode } from "../../config/index.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
-import { checkWebhookUrl } from "../../jobs/checkWebhookUrl.ts";
+import { checkWebhookUrl } from "../../webhooks/checkWebhookUrl.ts";
 
 /**
  * Refuses a webhook target before it is stored: it must be an http(s) URL and, in

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Queue } from "bullmq";
 import { getAddress, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { computeDepositAddress, paymentIdToBytes32, signPaymentIntent } from "../../chains/settlement/index.ts";
+import { computeDepositAddress, paymentIdToBytes32, signPaymentIntent } from "../../rails/evm/settlement/index.ts";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";

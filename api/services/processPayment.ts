@@ -1,12 +1,12 @@
 import { erc20Abi, getAddress, isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
-import { evmClient } from "../../chains/evmClient.ts";
-import { parsePaymentSettledLogs } from "../../chains/settlement/index.ts";
+import { evmClient } from "../../rails/evm/client.ts";
+import { parsePaymentSettledLogs } from "../../rails/evm/settlement/index.ts";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { paymentSubmissions } from "../../db/schema/index.ts";
 import { NotFoundError, ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
-import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
 
 /**
  * Verifies a transaction a client says pays a payment, from its receipt: a

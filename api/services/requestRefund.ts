@@ -8,7 +8,7 @@ import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../
 import { normalizeAddress } from "../../domain/addresses.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../domain/errors.ts";
 import { enqueueRefund } from "../../jobs/enqueue.ts";
-import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
 
 /** What can be sent back from the deposit address: what is owed the customer, less refunds already made or under way. */
 export function refundable(payment: { excessOwed: bigint; receiveAddress: string | null }, refunded: bigint): bigint {

@@ -6,7 +6,7 @@ import { closePayment, findMerchantPayment } from "../../db/payments.ts";
 import { payments } from "../../db/schema/index.ts";
 import { findSimulatedCredit, insertSimulatedCredit } from "../../db/simulatedCredits.ts";
 import { NotFoundError, PaymentNotPendingError } from "../../domain/errors.ts";
-import { reconcilePayments } from "../../jobs/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
 import { uuidPattern } from "../schemas.ts";
 import { requireTestMode } from "./requireTestMode.ts";
 

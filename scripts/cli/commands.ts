@@ -17,7 +17,7 @@ import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
 import type { Logger } from "../../config/logger.ts";
 import { unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
-import { cancelTransferOut } from "../../jobs/cancelTransferOut.ts";
+import { cancelTransferOut } from "../../rails/evm/transfers/cancelTransferOut.ts";
 import { normalizeAddress } from "../../domain/addresses.ts";
 
 /** A mistake in what the operator typed: printed as one line, exit code 2. */

@@ -6,7 +6,7 @@ import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { callbackSigningSecret } from "../../db/webhookEndpoints.ts";
 import type { SecretBox } from "../../domain/secretBox.ts";
-import { sandboxAccounts } from "./localChains.ts";
+import { sandboxAccounts } from "../../devchain/startLocalChains.ts";
 
 export type SandboxMerchant = {
   merchantId: string;

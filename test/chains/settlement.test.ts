@@ -13,8 +13,8 @@ import {
   zeroAddress,
 } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts } from "../../chains/anvil.ts";
-import type { DeployedToken } from "../../chains/deployTestTokens.ts";
+import { type AnvilInstance, anvilAccounts } from "../../devchain/evm/anvil.ts";
+import type { DeployedToken } from "../../devchain/evm/deployTestTokens.ts";
 import {
   InvalidPaymentIdError,
   type PaymentIntent,
@@ -27,7 +27,7 @@ import {
   paymentIntentTypes,
   settlementDomain,
   signPaymentIntent,
-} from "../../chains/settlement/index.ts";
+} from "../../rails/evm/settlement/index.ts";
 import { paymentSettlementAbi, testStablecoinAbi } from "../../contracts/artifacts/index.ts";
 import { type TokenChain, freshAddress, permitTypes, revertOf, startTokenChain } from "../helpers/tokenChain.ts";
 

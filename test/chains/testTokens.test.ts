@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type PublicClient, createPublicClient, domainSeparator, getContractAddress, http, parseEventLogs, parseSignature } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts, startAnvil } from "../../chains/anvil.ts";
-import { type DeployedToken, deployTestTokens } from "../../chains/deployTestTokens.ts";
+import { anvilAccounts, startAnvil } from "../../devchain/evm/anvil.ts";
+import { type DeployedToken, deployTestTokens } from "../../devchain/evm/deployTestTokens.ts";
 import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
 import { type TokenChain, permitTypes, revertName, startTokenChain } from "../helpers/tokenChain.ts";
 

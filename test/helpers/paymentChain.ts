@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, createWalletClient, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts, startAnvil, type AnvilInstance } from "../../chains/anvil.ts";
-import { deployTestTokens, type DeployedToken } from "../../chains/deployTestTokens.ts";
-import { freePort } from "../../chains/freePort.ts";
-import { localChain } from "../../chains/localChain.ts";
-import { deployForwarderFactory, deploySettlement } from "../../chains/settlement/index.ts";
+import { anvilAccounts, startAnvil, type AnvilInstance } from "../../devchain/evm/anvil.ts";
+import { deployTestTokens, type DeployedToken } from "../../devchain/evm/deployTestTokens.ts";
+import { freePort } from "../../devchain/freePort.ts";
+import { localChain } from "../../devchain/evm/localChain.ts";
+import { deployForwarderFactory, deploySettlement } from "../../rails/evm/settlement/index.ts";
 import type { Config, FileNetworkInput } from "../../config/index.ts";
 import { spawnIndexer } from "../../indexer/run.ts";
 

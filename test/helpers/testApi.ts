@@ -1,6 +1,6 @@
 import { createApp } from "../../api/app.ts";
 import type { ApiDeps } from "../../api/deps.ts";
-import { createChainStatusService } from "../../chains/chainStatus.ts";
+import { createChainStatusService } from "../../rails/chainStatus.ts";
 import { buildConfig, type FileNetworkInput } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb } from "../../db/client.ts";

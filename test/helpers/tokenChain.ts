@@ -12,9 +12,9 @@ import {
   http,
 } from "viem";
 import { type PrivateKeyAccount, generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts, startAnvil } from "../../chains/anvil.ts";
-import { type DeployTestTokensParameters, type DeployedToken, deployTestTokens } from "../../chains/deployTestTokens.ts";
-import { localChain } from "../../chains/localChain.ts";
+import { type AnvilInstance, anvilAccounts, startAnvil } from "../../devchain/evm/anvil.ts";
+import { type DeployTestTokensParameters, type DeployedToken, deployTestTokens } from "../../devchain/evm/deployTestTokens.ts";
+import { localChain } from "../../devchain/evm/localChain.ts";
 import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type AnvilInstance, startAnvil } from "../../chains/anvil.ts";
+import { type AnvilInstance, startAnvil } from "../../devchain/evm/anvil.ts";
 import { networkIdOf } from "../../config/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import {

@@ -5,7 +5,7 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
-import { startDispatcher } from "../../jobs/dispatch.ts";
+import { startDispatcher } from "../../reconcile/dispatch.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";

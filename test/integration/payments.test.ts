@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, getAddress, verifyTypedData, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { computeDepositAddress, paymentIdToBytes32, paymentIntentTypes, settlementDomain } from "../../chains/settlement/index.ts";
+import { computeDepositAddress, paymentIdToBytes32, paymentIntentTypes, settlementDomain } from "../../rails/evm/settlement/index.ts";
 import { payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";

@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
-import { EXCERPT_BYTES, postWebhook, WebhookRequestError } from "../../jobs/postWebhook.ts";
-import { freePort } from "../../chains/freePort.ts";
+import { EXCERPT_BYTES, postWebhook, WebhookRequestError } from "../../webhooks/postWebhook.ts";
+import { freePort } from "../../devchain/freePort.ts";
 
 /** Receivers on loopback addresses; each records what reached it. */
 type Seen = { host: string | null; body: string; headers: Headers };

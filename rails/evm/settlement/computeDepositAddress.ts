@@ -1,5 +1,5 @@
 import { type Address, type Hex, encodeAbiParameters, getContractAddress, keccak256 } from "viem";
-import { depositForwarderBytecode } from "../../contracts/artifacts/index.ts";
+import { depositForwarderBytecode } from "../../../contracts/artifacts/index.ts";
 import { paymentIdToBytes32 } from "./paymentIdToBytes32.ts";
 
 export type ComputeDepositAddressParameters = {

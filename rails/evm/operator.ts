@@ -1,7 +1,7 @@
 import { createWalletClient, defineChain, http, type WalletClient } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import type { Config } from "../config/index.ts";
-import type { Network } from "../config/types.ts";
+import type { Config } from "../../config/index.ts";
+import type { Network } from "../../config/types.ts";
 
 /** The operator's account: signs intents and sends (and pays gas for) sweeps and refunds. */
 export function operatorAccount(config: Config): PrivateKeyAccount | null {

@@ -1,5 +1,5 @@
 import { encodeFunctionData, type Address, type Hex } from "viem";
-import { forwarderFactoryAbi } from "../../contracts/artifacts/index.ts";
+import { forwarderFactoryAbi } from "../../../contracts/artifacts/index.ts";
 import { paymentIdToBytes32 } from "./paymentIdToBytes32.ts";
 
 /** Gas for one deploy-and-sweep (the first one also deploys the forwarder). */

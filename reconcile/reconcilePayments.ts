@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { paymentIdToBytes32 } from "../chains/settlement/index.ts";
+import { paymentIdToBytes32 } from "../rails/evm/settlement/index.ts";
 import type { Config } from "../config/index.ts";
 import type { Db } from "../db/client.ts";
 import { loadCredits } from "../db/credits.ts";

@@ -1,12 +1,12 @@
 import type { Queue } from "bullmq";
 import pg from "pg";
-import { coalescing } from "./coalesce.ts";
+import { coalescing } from "../jobs/coalesce.ts";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { advanceCursor, confirmingPayments, paymentsWithNewEvidence, readCursor, windowDigest } from "../db/dispatchQueries.ts";
 import { indexedBlocks } from "../db/indexerProgress.ts";
-import { enqueueReconcile } from "./enqueue.ts";
+import { enqueueReconcile } from "../jobs/enqueue.ts";
 
 export const INDEXED_CHANNEL = "stablepay_indexed";
 /** How many blocks below the cursor are watched for rewrites by a reorg. */

@@ -1,5 +1,5 @@
 import { type Address, type Hex, encodeFunctionData, erc20Abi, isAddressEqual } from "viem";
-import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
+import { paymentSettlementAbi } from "../../../contracts/artifacts/index.ts";
 import { PaymentTokenMismatchError } from "./errors.ts";
 import type { PaymentIntent } from "./types.ts";
 

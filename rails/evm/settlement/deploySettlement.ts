@@ -1,5 +1,5 @@
 import { type Address, type Hex, encodeDeployData } from "viem";
-import { paymentSettlementAbi, paymentSettlementBytecode } from "../../contracts/artifacts/index.ts";
+import { paymentSettlementAbi, paymentSettlementBytecode } from "../../../contracts/artifacts/index.ts";
 import { sendDeployment } from "./sendDeployment.ts";
 
 export type DeploySettlementParameters = {

@@ -9,7 +9,7 @@ import {
   http,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { testStablecoinAbi, testStablecoinBytecode } from "../contracts/artifacts/index.ts";
+import { testStablecoinAbi, testStablecoinBytecode } from "../../contracts/artifacts/index.ts";
 import { localChain } from "./localChain.ts";
 
 export type TestTokenSymbol = "USDC" | "USDT" | "DAI";

@@ -1,12 +1,12 @@
 import type { JobsOptions, Queue } from "bullmq";
 import pg from "pg";
-import { coalescing } from "./coalesce.ts";
+import { coalescing } from "../jobs/coalesce.ts";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { assignFeedPositions, WEBHOOK_CHANNEL } from "../db/paymentEvents.ts";
 import { dueDeliveries } from "../db/webhookDeliveries.ts";
-import type { WebhookJobData } from "./deliverWebhook.ts";
+import type { WebhookJobData } from "../jobs/deliverWebhook.ts";
 
 const BATCH = 1_000;
 

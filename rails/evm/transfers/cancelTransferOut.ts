@@ -1,9 +1,9 @@
 import { keccak256, parseTransaction, type Hex } from "viem";
-import { evmClient } from "../chains/evmClient.ts";
-import { operatorAccount } from "../chains/operator.ts";
-import { feeCap, marketFees, outbiddingFees } from "../chains/replacementFees.ts";
-import { findTransferOut, type TransferOutRow } from "../db/transfersOut.ts";
-import { ConflictError, NotFoundError, ServiceUnavailableError } from "../domain/errors.ts";
+import { evmClient } from "../client.ts";
+import { operatorAccount } from "../operator.ts";
+import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
+import { findTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import { ensureGasMoney, executeTransferOut, type TransferOutDeps } from "./executeTransferOut.ts";
 
 /** Gas of a plain transfer of nothing to oneself: all a cancellation needs. */

@@ -1,5 +1,5 @@
 import { createPublicClient, http, webSocket, type PublicClient } from "viem";
-import type { Network } from "../config/types.ts";
+import type { Network } from "../../config/types.ts";
 
 const clients = new Map<string, PublicClient>();
 

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Hex } from "viem";
-import { freePort } from "./freePort.ts";
+import { freePort } from "../freePort.ts";
 
 /** Anvil's default mnemonic (public, for local chains only). */
 export const anvilMnemonic = "test test test test test test test test test test test junk";
@@ -55,7 +55,7 @@ export class AnvilStartError extends Error {
 const startTimeoutMs = 20_000;
 const stopTimeoutMs = 5_000;
 const maxPortAttempts = 5;
-const projectRoot = fileURLToPath(new URL("../", import.meta.url));
+const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * Starts a local anvil node on 127.0.0.1 and resolves once it answers `eth_chainId`.

@@ -1,17 +1,17 @@
 import pg from "pg";
 import { getAddress, keccak256, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
-import { depositBalance } from "../chains/depositBalance.ts";
-import { evmClient } from "../chains/evmClient.ts";
-import { operatorAccount, operatorWallet } from "../chains/operator.ts";
-import { feeCap, marketFees, outbiddingFees } from "../chains/replacementFees.ts";
-import { SWEEP_GAS, encodeDeployAndSweep } from "../chains/settlement/index.ts";
-import type { Config } from "../config/index.ts";
-import type { Network } from "../config/types.ts";
-import type { Logger } from "../config/logger.ts";
-import type { Db } from "../db/client.ts";
-import { findPayment } from "../db/payments.ts";
-import { confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../db/transfersOut.ts";
-import { ServiceUnavailableError } from "../domain/errors.ts";
+import { depositBalance } from "../depositBalance.ts";
+import { evmClient } from "../client.ts";
+import { operatorAccount, operatorWallet } from "../operator.ts";
+import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
+import { SWEEP_GAS, encodeDeployAndSweep } from "../settlement/index.ts";
+import type { Config } from "../../../config/index.ts";
+import type { Network } from "../../../config/types.ts";
+import type { Logger } from "../../../config/logger.ts";
+import type { Db } from "../../../db/client.ts";
+import { findPayment } from "../../../db/payments.ts";
+import { confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { ServiceUnavailableError } from "../../../domain/errors.ts";
 
 export class OperatorBalanceLowError extends ServiceUnavailableError {
   constructor(network: string, balance: bigint, needed: bigint) {

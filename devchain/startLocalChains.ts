@@ -1,9 +1,9 @@
 import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts, startAnvil, type AnvilInstance } from "../../chains/anvil.ts";
-import { deployTestTokens } from "../../chains/deployTestTokens.ts";
-import { deployForwarderFactory, deploySettlement } from "../../chains/settlement/index.ts";
-import type { FileNetwork } from "../../config/index.ts";
+import { anvilAccounts, startAnvil, type AnvilInstance } from "./evm/anvil.ts";
+import { deployTestTokens } from "./evm/deployTestTokens.ts";
+import { deployForwarderFactory, deploySettlement } from "../rails/evm/settlement/index.ts";
+import type { FileNetwork } from "../config/index.ts";
 
 /** Roles of anvil's well-known accounts in the sandbox. */
 export const sandboxAccounts = {

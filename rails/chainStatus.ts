@@ -2,10 +2,10 @@ import type { Config } from "../config/index.ts";
 import type { Network } from "../config/types.ts";
 import type { Db } from "../db/client.ts";
 import { indexedBlocks } from "../db/indexerProgress.ts";
-import { getChainHead } from "./chainHead.ts";
-import { evmClient } from "./evmClient.ts";
-import { operatorAccount } from "./operator.ts";
-import { SWEEP_GAS } from "./settlement/index.ts";
+import { getChainHead } from "./evm/chainHead.ts";
+import { evmClient } from "./evm/client.ts";
+import { operatorAccount } from "./evm/operator.ts";
+import { SWEEP_GAS } from "./evm/settlement/index.ts";
 
 export type ChainStatus = {
   network: Network;

@@ -1,6 +1,6 @@
 import { Connection } from "@solana/web3.js";
-import type { Network } from "../config/types.ts";
-import { evmClient } from "./evmClient.ts";
+import type { Network } from "../../config/types.ts";
+import { evmClient } from "./client.ts";
 
 const solanaConnections = new Map<string, Connection>();
 

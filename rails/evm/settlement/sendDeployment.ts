@@ -1,6 +1,6 @@
 import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { localChain } from "../localChain.ts";
+import { localChain } from "../../../devchain/evm/localChain.ts";
 import { ContractDeployError } from "./errors.ts";
 
 export type SendDeploymentParameters = {

@@ -1,5 +1,5 @@
 import { type Address, type Log, isAddressEqual, parseEventLogs } from "viem";
-import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
+import { paymentSettlementAbi } from "../../../contracts/artifacts/index.ts";
 import { bytes32ToPaymentId } from "./bytes32ToPaymentId.ts";
 
 export type PaymentSettled = {

@@ -1,5 +1,5 @@
 import { type Address, type Hex, encodeDeployData } from "viem";
-import { forwarderFactoryAbi, forwarderFactoryBytecode } from "../../contracts/artifacts/index.ts";
+import { forwarderFactoryAbi, forwarderFactoryBytecode } from "../../../contracts/artifacts/index.ts";
 import { sendDeployment } from "./sendDeployment.ts";
 
 export type DeployForwarderFactoryParameters = {
