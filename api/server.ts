@@ -1,29 +1,24 @@
 import Redis from "ioredis";
-import { createChainStatusService } from "../rails/chainStatus.ts";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
-import { openQueue, QUEUES } from "../jobs/queues.ts";
+import type { Prompts } from "../domain/prompts.ts";
+import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
-import { createHeadCache } from "./services/headCache.ts";
 
-/** Starts the HTTP API on the configured host and port; `stop` drains and closes. */
-export async function startApiServer(config: Config, logger: Logger, databaseUrl: string) {
+/** Starts the HTTP API on the configured host and port; `stop` drains and closes (the prompts too). */
+export async function startApiServer(config: Config, logger: Logger, databaseUrl: string, prompts: Prompts) {
   const handle = createDb(databaseUrl, { max: config.databasePoolSize });
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
   redis.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
   await redis.connect().catch((error) => logger.warn({ err: error }, "redis not reachable yet"));
-  const reconcileQueue = openQueue(config, QUEUES.reconcile);
-  const transfersQueue = openQueue(config, QUEUES.transfers);
   const app = createApp({
     config,
     db: handle.db,
     redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db),
-    reconcileQueue,
-    transfersQueue,
-    indexedHead: createHeadCache(handle.db, config.indexer.viewsSchema),
+    prompts,
     startedAt: new Date(),
   });
   app.listen({ hostname: config.http.host, port: config.http.port });
@@ -32,7 +27,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     app,
     stop: async () => {
       await app.stop();
-      await Promise.all([reconcileQueue.close(), transfersQueue.close()]);
+      await prompts.close();
       redis.disconnect();
       await handle.close();
     },

@@ -13,7 +13,7 @@ import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";
 import { startWorkers } from "../jobs/worker.ts";
-import { reconcilePayments } from "../reconcile/reconcilePayments.ts";
+import { reconcilePayments } from "../reconcile/index.ts";
 import { sql } from "drizzle-orm";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
 import { createTestApi } from "../test/helpers/testApi.ts";

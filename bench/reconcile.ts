@@ -16,7 +16,7 @@ import { buildConfig } from "../config/index.ts";
 import { createDb, queryRows } from "../db/client.ts";
 import { createMerchant } from "../db/merchants.ts";
 import { insertWebhookEndpoint } from "../db/webhookEndpoints.ts";
-import { reconcilePayments } from "../reconcile/reconcilePayments.ts";
+import { reconcilePayments } from "../reconcile/index.ts";
 import { createTestDatabase } from "../test/helpers/database.ts";
 import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../test/helpers/fixtures.ts";
 import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";

@@ -1,5 +1,5 @@
 import { v5 as uuidv5 } from "uuid";
-import { normalizeAddress } from "../domain/addresses.ts";
+import { normalizeAddress } from "../rails/addressFormats.ts";
 import { catalogue } from "./catalogue.ts";
 import { networkFileSchema, readNetworksFile, toDefinition, type FileNetworkInput } from "./networksFile.ts";
 import type { Network, NetworkDefinition } from "./types.ts";

@@ -251,6 +251,12 @@ async function positionBatch(db: Db, batch: number): Promise<number> {
   });
 }
 
+/** An event by id, or undefined. */
+export async function findEvent(db: Db, id: string): Promise<PaymentEventRow | undefined> {
+  const [row] = await db.select().from(paymentEvents).where(eq(paymentEvents.id, id));
+  return row;
+}
+
 /** An event of this merchant and mode, or undefined. */
 export async function findMerchantEvent(db: Db, merchantId: string, mode: Mode, id: string): Promise<PaymentEventRow | undefined> {
   const [row] = await db

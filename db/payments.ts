@@ -43,6 +43,12 @@ export async function lockPayments(db: Db, ids: readonly string[]): Promise<Paym
   });
 }
 
+/** One payment, locked (`for update`) until the caller's transaction ends. */
+export async function lockPayment(db: Db, id: string): Promise<PaymentRow | undefined> {
+  const [row] = await db.select().from(payments).where(eq(payments.id, id)).for("update");
+  return row;
+}
+
 export async function insertPayment(db: Db, values: NewPayment): Promise<PaymentRow> {
   const [row] = await db.insert(payments).values(values).returning();
   return row!;

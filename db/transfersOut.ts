@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
 import { payments, transfersOut, type TransferOutRow } from "./schema/index.ts";
-import type { PaymentRow } from "./payments.ts";
+import { lockPayment, type PaymentRow } from "./payments.ts";
 import { recordPaymentEvent } from "./paymentEvents.ts";
 
 export type { TransferOutRow };
@@ -127,7 +127,7 @@ export async function reserveTransferOut(
 ): Promise<TransferOutRow | undefined> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
-    const [payment] = await tx.select().from(payments).where(eq(payments.id, paymentId)).for("update");
+    const payment = await lockPayment(tx, paymentId);
     if (!payment) return undefined;
     const values = decide(payment, await movedOut(tx, paymentId));
     if (!values) return undefined;
@@ -150,9 +150,19 @@ export async function confirmTransferOut(db: Db, id: string, mined: { blockNumbe
       .where(and(eq(transfersOut.id, id), inArray(transfersOut.status, ["requested", "broadcast"])))
       .returning();
     if (!row) return;
-    const [payment] = await tx.select().from(payments).where(eq(payments.id, row.paymentId)).for("update");
+    const payment = await lockPayment(tx, row.paymentId);
     await recordPaymentEvent(tx, payment!, row.kind === "sweep" ? "payment.forwarded" : "payment.refunded", {
       transfer: { id: row.id, amount: row.amount, to: row.toAddress, transactionHash: row.txHash, blockNumber: row.blockNumber },
     });
   });
+}
+
+/** Payments completed through their deposit address whose sweep has not been recorded as done. */
+export async function paymentsToSweep(db: Db): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(db, sql`
+    select p.id from payments p
+    where p.status = 'completed' and p.completed_via = 'transfer'
+      and p.amount > coalesce((select sum(t.amount) from transfers_out t
+                               where t.payment_id = p.id and t.kind = 'sweep' and t.status in ('requested', 'broadcast', 'confirmed')), 0)`);
+  return rows.map((r) => r.id);
 }

@@ -91,6 +91,13 @@ export class PaymentLookupError extends AppError {
   }
 }
 
+/** 503: the operator cannot pay a sweep's or refund's fees; they wait until it is funded (health says so). */
+export class OperatorBalanceLowError extends ServiceUnavailableError {
+  constructor(network: string, balance: bigint, needed: bigint) {
+    super(`The operator's balance on ${network} (${balance} wei) is below the ${needed} wei a sweep needs; sweeps wait until it is funded.`);
+  }
+}
+
 /** 503: no current exchange rate (source down, rate stale or missing); the payment was not created. */
 export class RateUnavailableError extends ServiceUnavailableError {
   override readonly code = "RATE_UNAVAILABLE";

@@ -1,18 +1,15 @@
 import type { Job } from "bullmq";
-import { eq } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
-import { eventEnvelope } from "../db/paymentEvents.ts";
-import { paymentEvents } from "../db/schema/index.ts";
+import { eventEnvelope, findEvent } from "../db/paymentEvents.ts";
 import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
 import { callbackSigningSecret, disableWebhookEndpoint, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
 import { checkWebhookUrl } from "../webhooks/checkWebhookUrl.ts";
 import { postWebhook } from "../webhooks/postWebhook.ts";
-
-export type WebhookJobData = { deliveryId: string };
+import type { JobPayloads } from "./queues.ts";
 
 /** Thrown to have BullMQ retry the job after `retryInMs` (read by the webhook worker's backoff strategy). */
 export class RetryDeliveryError extends Error {
@@ -33,7 +30,7 @@ export class RetryDeliveryError extends Error {
  * In live mode the target is checked again first: an address that is not public is
  * refused without sending anything. Every attempt is logged with the row update.
  */
-export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger }) => async (job: Job<WebhookJobData>): Promise<unknown> => {
+export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger }) => async (job: Job<JobPayloads["deliver"]>): Promise<unknown> => {
   const { config, db, logger } = deps;
   const { retryDelaysMs, timeoutMs } = config.webhooks;
   const delivery = await claimDelivery(db, job.data.deliveryId, timeoutMs + 30_000);
@@ -45,7 +42,7 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
     finished = true;
   };
   try {
-    const [event] = await db.select().from(paymentEvents).where(eq(paymentEvents.id, delivery.eventId));
+    const event = await findEvent(db, delivery.eventId);
     let secrets: string[];
     if (delivery.endpointId) {
       const endpoint = await findWebhookEndpoint(db, config.secrets, delivery.endpointId, { removed: true });

@@ -1,14 +1,13 @@
-import { Queue } from "bullmq";
+import { Queue, type ConnectionOptions, type JobsOptions } from "bullmq";
 import type { Config } from "../config/index.ts";
-import { redisConnection } from "./connection.ts";
 
 /** Every queue the service uses. */
 export const QUEUES = {
-  /** Recompute payments from indexed evidence (`reconcile`, and `expire` at a payment's expiry). */
+  /** Recompute payments from evidence: `reconcile`, and `expire` at a payment's expiry. */
   reconcile: "reconcile",
   /** Operator transactions out of deposit addresses: `sweep` (to the merchant) and `refund`. */
   transfers: "transfers",
-  /** Periodic safety nets and housekeeping. */
+  /** Periodic safety nets and housekeeping: `recheck`, `idempotency-cleanup`. */
   maintenance: "maintenance",
   /** One `deliver` job per webhook delivery row (job id `webhook-<deliveryId>`). */
   webhook: "webhook",
@@ -16,9 +15,18 @@ export const QUEUES = {
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
-/** Payloads, by job name. */
-export type ReconcileJobData = { paymentIds: string[] };
-export type MaintenanceJobData = { olderThanHours?: number };
+/** Every job's payload, by job name. A job only points at rows; the rows are the truth. */
+export type JobPayloads = {
+  reconcile: { paymentIds: string[] };
+  expire: { paymentIds: string[] };
+  sweep: { paymentId: string };
+  refund: { transferId: string };
+  deliver: { deliveryId: string };
+  recheck: Record<string, never>;
+  "idempotency-cleanup": { olderThanHours?: number };
+};
+
+export type JobName = keyof JobPayloads;
 
 /** Completed jobs are removed so a deterministic job id can be used again later. */
 export const defaultJobOptions = {
@@ -27,6 +35,37 @@ export const defaultJobOptions = {
   attempts: 8,
   backoff: { type: "exponential", delay: 500 },
 } as const;
+
+/**
+ * A delivery's job: its id is the delivery's, so enqueueing twice is one job; BullMQ
+ * retries it on the configured schedule (the webhook worker's backoff strategy).
+ * Finished jobs are removed: the row, not Redis, remembers the outcome.
+ */
+export const webhookJobOptions = (config: Config, deliveryId: string): JobsOptions => ({
+  jobId: `webhook-${deliveryId}`,
+  attempts: config.webhooks.retryDelaysMs.length + 1,
+  backoff: { type: "webhook" },
+  removeOnComplete: true,
+  removeOnFail: true,
+});
+
+/**
+ * BullMQ wants connection options (it opens and closes its own clients); a shared
+ * client would keep processes from exiting. `maxRetriesPerRequest: null` is
+ * required for workers' blocking commands.
+ */
+export function redisConnection(url: string): ConnectionOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    tls: u.protocol === "rediss:" ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
 
 /** A producer handle for a queue; close it on shutdown. */
 export const openQueue = (config: Config, name: QueueName) =>

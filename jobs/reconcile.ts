@@ -1,16 +1,15 @@
-import type { Job, Queue } from "bullmq";
+import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
 import type { Db } from "../db/client.ts";
-import { enqueueSweeps } from "./enqueue.ts";
-import type { ReconcileJobData } from "./queues.ts";
-import { reconcilePayments } from "../reconcile/reconcilePayments.ts";
+import type { Prompts } from "../domain/prompts.ts";
+import { reconcilePayments } from "../reconcile/index.ts";
+import type { JobPayloads } from "./queues.ts";
 
 /**
  * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt
- * the sweep of those that just completed through their deposit address. Harmless
- * when run twice.
+ * the sweep of those that just completed. Harmless when run twice.
  */
-export const reconcile = (db: Db, config: Config, transfersQueue: Queue) => async (job: Job<ReconcileJobData>) => {
+export const reconcile = (db: Db, config: Config, prompts: Prompts) => async (job: Job<JobPayloads["reconcile"]>) => {
   const results = await reconcilePayments(db, config, job.data.paymentIds);
   let changed = 0;
   const toSweep: string[] = [];
@@ -18,6 +17,6 @@ export const reconcile = (db: Db, config: Config, transfersQueue: Queue) => asyn
     if (r.changed) changed++;
     if (r.after.status === "completed" && r.before.status !== "completed") toSweep.push(id);
   }
-  await enqueueSweeps(transfersQueue, toSweep);
+  await prompts.sweep(toSweep);
   return { reconciled: results.size, changed };
 };

@@ -1,10 +1,12 @@
 import type { Job } from "bullmq";
-import { executeTransferOut, type TransferOutDeps } from "../rails/evm/transfers/executeTransferOut.ts";
+import { findTransferOut } from "../db/transfersOut.ts";
+import { railOfPayment, type RailContext } from "../rails/index.ts";
+import type { JobPayloads } from "./queues.ts";
 
-export type RefundJobData = { transferId: string };
-
-/** `refund`: sends a requested refund row back to the customer's address, once. */
-export const refund = (deps: TransferOutDeps) => async (job: Job<RefundJobData>) => {
-  const row = await executeTransferOut(deps, job.data.transferId);
-  return { status: row.status, txHash: row.txHash };
+/** `refund`: sends a requested refund row back to the customer's address, once, through its chain's rail. */
+export const refund = (ctx: RailContext) => async (job: Job<JobPayloads["refund"]>) => {
+  const row = await findTransferOut(ctx.db, job.data.transferId);
+  if (!row) return { status: "missing" };
+  const done = await railOfPayment(ctx.config, row).rail.executeTransferOut(ctx, row.id);
+  return { status: done.status, txHash: done.txHash };
 };

@@ -1,13 +1,8 @@
 import type { Job } from "bullmq";
-import { getAddress } from "viem";
-import { depositBalance } from "../rails/evm/depositBalance.ts";
-import { evmClient } from "../rails/evm/client.ts";
 import { findPayment, type PaymentRow } from "../db/payments.ts";
 import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut } from "../db/transfersOut.ts";
-import { ServiceUnavailableError } from "../domain/errors.ts";
-import { executeTransferOut, type TransferOutDeps } from "../rails/evm/transfers/executeTransferOut.ts";
-
-export type SweepJobData = { paymentId: string };
+import { railOfPayment, type RailContext } from "../rails/index.ts";
+import type { JobPayloads } from "./queues.ts";
 
 /** Sweeps of one payment that may revert on chain within `REVERTED_WINDOW_HOURS` before it waits. */
 const MAX_REVERTED_SWEEPS = 3;
@@ -29,10 +24,10 @@ export function sweepOwed(payment: PaymentRow, swept: bigint): bigint {
  * or refund already in flight for the payment first (one at a time, by a unique index),
  * then records a new row before sending anything. Harmless when run twice.
  */
-export const sweep = (deps: TransferOutDeps) => async (job: Job<SweepJobData>) => {
+export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]>) => {
   const { paymentId } = job.data;
   const open = await openTransferOut(deps.db, paymentId);
-  if (open) await executeTransferOut(deps, open.id);
+  if (open) await railOfPayment(deps.config, open).rail.executeTransferOut(deps, open.id);
 
   // The chain must hold what our records say is owed before anything is reserved: when it
   // does not (funds gone in a reorg deeper than the network's finality, or a sandbox whose
@@ -48,9 +43,8 @@ export const sweep = (deps: TransferOutDeps) => async (job: Job<SweepJobData>) =
     deps.logger.error({ payment: paymentId, reverted }, "sweeps of this payment keep reverting on chain; retrying after a day");
     return { swept: "0", waiting: `${reverted} sweeps reverted on chain in the last ${REVERTED_WINDOW_HOURS} hours` };
   }
-  const network = deps.config.networks.find((n) => n.chainId === payment.chainId && n.type === "evm" && n.enabled);
-  if (!network) throw new ServiceUnavailableError(`chain ${payment.chainId} is not available for sweeps`);
-  const held = await depositBalance(evmClient(network, 20_000), payment);
+  const { network, rail } = railOfPayment(deps.config, payment);
+  const held = await rail.balanceOf(network, payment, 20_000);
   if (held < owed) {
     deps.logger.warn({ payment: paymentId, owed: owed.toString(), held: held.toString() }, "deposit address holds less than the sweep owed; not sweeping");
     return { swept: "0", waiting: `deposit address holds ${held}, less than the ${owed} owed` };
@@ -59,9 +53,9 @@ export const sweep = (deps: TransferOutDeps) => async (job: Job<SweepJobData>) =
   const row = await reserveTransferOut(deps.db, paymentId, (payment, moved) => {
     const owed = sweepOwed(payment, moved.sweep);
     if (owed === 0n) return null;
-    return { kind: "sweep", chainId: payment.chainId, tokenAddress: payment.tokenAddress, toAddress: getAddress(payment.merchantWallet), amount: owed };
+    return { kind: "sweep", chainId: payment.chainId, tokenAddress: payment.tokenAddress, toAddress: payment.merchantWallet, amount: owed };
   });
   if (!row) return { swept: "0" };
-  const done = await executeTransferOut(deps, row.id);
+  const done = await rail.executeTransferOut(deps, row.id);
   return { swept: done.status === "confirmed" ? done.amount.toString() : "0", status: done.status, txHash: done.txHash };
 };

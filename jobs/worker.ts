@@ -3,11 +3,11 @@ import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { AppError } from "../domain/errors.ts";
-import { redisConnection } from "./connection.ts";
 import { deliverWebhook, RetryDeliveryError } from "./deliverWebhook.ts";
-import { startDispatcher } from "../reconcile/dispatch.ts";
+import { startDispatcher } from "../reconcile/index.ts";
 import { idempotencyCleanup } from "./idempotencyCleanup.ts";
-import { QUEUES, openQueue } from "./queues.ts";
+import { createPrompts } from "./prompts.ts";
+import { QUEUES, openQueue, redisConnection } from "./queues.ts";
 import { recheck } from "./recheck.ts";
 import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
@@ -51,20 +51,19 @@ export async function startWorkers(deps: {
   const connection = redisConnection(config.redis.url);
   const options = { connection, prefix: config.redis.prefix };
 
-  const reconcileQueue = openQueue(config, QUEUES.reconcile);
-  const transfersQueue = openQueue(config, QUEUES.transfers);
+  const prompts = createPrompts(config);
   const maintenanceQueue = openQueue(config, QUEUES.maintenance);
   const webhookQueue = openQueue(config, QUEUES.webhook);
   // Job schedulers are upserts: every worker replica can declare them safely.
   await maintenanceQueue.upsertJobScheduler("idempotency-cleanup", { every: 60 * 60 * 1000 }, { name: "idempotency-cleanup", data: { olderThanHours: 24 } });
   await maintenanceQueue.upsertJobScheduler("recheck", { every: 30 * 1000 }, { name: "recheck", data: {} });
 
-  const reconcileJob = reconcile(db, config, transfersQueue);
+  const reconcileJob = reconcile(db, config, prompts);
   const workers = [
     new Worker(QUEUES.reconcile, dispatchByName({ reconcile: reconcileJob, expire: reconcileJob }, logger), { ...options, concurrency: 8 }),
     new Worker(
       QUEUES.maintenance,
-      dispatchByName({ "idempotency-cleanup": idempotencyCleanup(db), recheck: recheck(db, config, reconcileQueue, transfersQueue) }, logger),
+      dispatchByName({ "idempotency-cleanup": idempotencyCleanup(db), recheck: recheck(db, config, prompts) }, logger),
       { ...options, concurrency: 1 },
     ),
   ];
@@ -100,14 +99,13 @@ export async function startWorkers(deps: {
     worker.on("error", (error) => logger.error({ err: error, queue: worker.name }, "worker error"));
   }
   const dispatcher =
-    deps.dispatch !== false && deps.databaseUrl ? startDispatcher({ config, db, logger, queue: reconcileQueue, databaseUrl: deps.databaseUrl }) : null;
+    deps.dispatch !== false && deps.databaseUrl ? startDispatcher({ config, db, logger, prompts, databaseUrl: deps.databaseUrl }) : null;
   const webhookRelay = deps.webhooks !== false ? startWebhookRelay({ config, db, logger, queue: webhookQueue, databaseUrl: deps.databaseUrl }) : null;
   logger.info({ queues: workers.map((w) => w.name), dispatch: dispatcher !== null }, "workers started");
 
   return {
     workers,
-    reconcileQueue,
-    transfersQueue,
+    prompts,
     dispatcher,
     webhookQueue,
     webhookRelay,
@@ -115,7 +113,7 @@ export async function startWorkers(deps: {
       await dispatcher?.stop();
       await webhookRelay?.stop();
       await Promise.all(workers.map((w) => w.close()));
-      await Promise.all([reconcileQueue.close(), transfersQueue.close(), maintenanceQueue.close(), webhookQueue.close()]);
+      await Promise.all([prompts.close(), maintenanceQueue.close(), webhookQueue.close()]);
     },
   };
 }

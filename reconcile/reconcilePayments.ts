@@ -1,21 +1,23 @@
-import { sql } from "drizzle-orm";
-import { paymentIdToBytes32 } from "../rails/evm/settlement/index.ts";
 import type { Config } from "../config/index.ts";
+import { createLogger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
-import { loadCredits } from "../db/credits.ts";
-import { indexedBlocks } from "../db/indexerProgress.ts";
 import { writePaymentEvents, type NewPaymentEvent } from "../db/paymentEvents.ts";
 import { lockPayments, type PaymentRow } from "../db/payments.ts";
+import { writeSettlements, type SettlementUpdate } from "../db/paymentSettlements.ts";
 import { settle, type Settlement } from "../domain/settle.ts";
+import { allRails } from "../rails/index.ts";
+import { loadEvidence } from "./loadEvidence.ts";
 import { settlementEvents } from "./settlementEvents.ts";
 
 export type Reconciled = { before: PaymentRow; after: Settlement; changed: boolean };
 
+const quiet = createLogger({ level: "silent" });
+
 /**
- * Recomputes payments from indexed evidence and the indexed head through `settle`,
- * and persists the result, all in one transaction holding the payments' row locks
- * (taken in id order, so concurrent runs queue instead of deadlocking or writing an
- * older answer over a newer one). Safe to run any number of times.
+ * Recomputes payments from their evidence and each chain's ingested head through
+ * `settle`, and persists the result with its events, all in one transaction holding the
+ * payments' row locks (taken in id order, so concurrent runs queue instead of
+ * deadlocking or writing an older answer over a newer one). Safe to run any number of times.
  */
 export async function reconcilePayments(db: Db, config: Config, ids: readonly string[], now: Date = new Date()): Promise<Map<string, Reconciled>> {
   const result = new Map<string, Reconciled>();
@@ -24,24 +26,12 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
 
   await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
-    // The indexed heads are read right behind the locks (pipelined, same order on the server).
-    const [rows, heads] = await Promise.all([lockPayments(t, ids), indexedBlocks(t, config.indexer.viewsSchema)]);
+    const ctx = { config, db: t, logger: quiet };
+    // The ingested heads are read once, right behind the locks (pipelined, same order on the server).
+    const [rows, ...headMaps] = await Promise.all([lockPayments(t, ids), ...allRails().map((rail) => rail.indexedHeads(ctx))]);
     if (rows.length === 0) return;
-
-    const credits = await loadCredits(
-      t,
-      config.indexer.viewsSchema,
-      rows.map((p) => ({
-        id: p.id,
-        chainId: p.chainId,
-        intentId: paymentIdToBytes32(p.id),
-        tokenAddress: p.tokenAddress,
-        merchantWallet: p.merchantWallet,
-        contractAddress: p.contractAddress,
-        receiveAddress: p.receiveAddress,
-      })),
-      heads,
-    );
+    const heads = new Map(headMaps.flatMap((m) => [...m]));
+    const credits = await loadEvidence(ctx, rows, heads);
 
     const updates: SettlementUpdate[] = [];
     const events: NewPaymentEvent[] = [];
@@ -79,39 +69,8 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
       result.set(p.id, { before: p, after, changed });
     }
     // The outbox: each change's events commit with it (or not at all). Both writes go out
-    // together (pipelined on the transaction's connection): the events are prepared
-    // while the server runs the UPDATE.
+    // together (pipelined on the transaction's connection).
     await Promise.all([writeSettlements(t, updates, now), writePaymentEvents(t, events)]);
   });
   return result;
-}
-
-const ts = (d: Date | null) => (d ? d.toISOString() : null);
-
-/**
- * One UPDATE for the whole batch (a row-by-row loop caps throughput at the round trips),
- * its values as one array per column: a dozen parameters whatever the batch size, so
- * the statement is parsed and planned like any small one.
- */
-type SettlementUpdate = { id: string; after: Settlement; completingTx: string | null; completedVia: string | null };
-
-async function writeSettlements(db: Db, updates: SettlementUpdate[], now: Date) {
-  if (updates.length === 0) return;
-  const column = <T>(f: (u: SettlementUpdate) => T) => sql.param(updates.map(f));
-  await db.execute(sql`
-    update payments p set
-      status = v.status, completed_via = v.completed_via, amount_received = v.amount_received, amount_remaining = v.amount_remaining, excess_owed = v.excess_owed,
-      late_amount = v.late_amount, confirmations = v.confirmations, completing_tx_hash = v.completing_tx_hash,
-      completing_block = v.completing_block, detected_at = v.detected_at, confirmed_at = v.confirmed_at,
-      reconciled_at = ${now.toISOString()}::timestamptz, updated_at = now()
-    from unnest(
-      ${column((u) => u.id)}::uuid[], ${column((u) => u.after.status)}::text[], ${column((u) => u.completedVia)}::text[],
-      ${column((u) => u.after.amountReceived.toString())}::numeric[], ${column((u) => u.after.amountRemaining.toString())}::numeric[],
-      ${column((u) => u.after.excessOwed.toString())}::numeric[], ${column((u) => u.after.lateAmount.toString())}::numeric[],
-      ${column((u) => u.after.confirmations)}::int[], ${column((u) => u.completingTx)}::text[],
-      ${column((u) => u.after.completingCredit?.blockNumber.toString() ?? null)}::numeric[],
-      ${column((u) => ts(u.after.detectedAt))}::timestamptz[], ${column((u) => ts(u.after.confirmedAt))}::timestamptz[]
-    ) as v(id, status, completed_via, amount_received, amount_remaining, excess_owed, late_amount, confirmations,
-      completing_tx_hash, completing_block, detected_at, confirmed_at)
-    where p.id = v.id`);
 }

@@ -9,6 +9,7 @@ import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnIndexer } from "../indexer/run.ts";
+import { createPrompts } from "../jobs/prompts.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 
@@ -32,7 +33,7 @@ const logger = createLogger({ level: config.logLevel, name: role });
 
 if (role === "api") {
   await runMigrations(databaseUrl);
-  const server = await startApiServer(config, logger, databaseUrl);
+  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config));
   stopWith(server.stop);
 } else if (role === "worker") {
   await runMigrations(databaseUrl);

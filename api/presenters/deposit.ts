@@ -1,15 +1,13 @@
-import { getAddress } from "viem";
 import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import type { TransferOutRow } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
-import { liveConfirmations } from "./payment.ts";
 
 const presentTransfer = (t: TransferOutRow, decimals: number) => ({
   id: t.id,
   status: t.status,
   amount: formatAmount(t.amount, decimals),
-  to: getAddress(t.toAddress),
+  to: t.toAddress,
   reason: t.reason,
   transactionHash: t.txHash,
   blockNumber: t.blockNumber?.toString() ?? null,
@@ -22,7 +20,7 @@ const presentTransfer = (t: TransferOutRow, decimals: number) => ({
  * over- and late payments (or all of it for an expired payment), less refunds sent or
  * under way.
  */
-export function presentDeposit(p: PaymentRow, network: Network | undefined, transfers: TransferOutRow[], head: bigint | null) {
+export function presentDeposit(p: PaymentRow, network: Network | undefined, transfers: TransferOutRow[]) {
   const refunds = transfers.filter((t) => t.kind === "refund");
   const refunded = refunds.filter((t) => t.status !== "failed").reduce((s, t) => s + t.amount, 0n);
   const isDeposit = p.kind === "deposit";
@@ -36,12 +34,12 @@ export function presentDeposit(p: PaymentRow, network: Network | undefined, tran
     lateAmount: formatAmount(p.lateAmount, p.tokenDecimals),
     refunded: formatAmount(refunded, p.tokenDecimals),
     // Null for a payment made through the settlement contract, as the spec says.
-    depositAddress: isDeposit && p.receiveAddress ? getAddress(p.receiveAddress) : null,
+    depositAddress: isDeposit ? p.receiveAddress : null,
     depositMethod: isDeposit ? "deposit_address" : "settlement_contract",
     currency: p.currency,
     token: p.tokenSymbol,
     network: network?.shortName ?? null,
-    confirmations: liveConfirmations(p, head),
+    confirmations: p.confirmations,
     requiredConfirmations: network?.requiredConfirmations ?? null,
     expiresAt: p.expiresAt.toISOString(),
     sweeps: transfers.filter((t) => t.kind === "sweep").map((t) => presentTransfer(t, p.tokenDecimals)),

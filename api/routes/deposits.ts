@@ -1,16 +1,14 @@
 import { Elysia, t } from "elysia";
-import { getAddress } from "viem";
-import { depositBalance } from "../../rails/evm/depositBalance.ts";
-import { evmClient } from "../../rails/evm/client.ts";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
 import { NotFoundError, PaymentLookupError, ServiceUnavailableError } from "../../domain/errors.ts";
+import { railFor, railOfPayment } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentDeposit, presentTransfer } from "../presenters/deposit.ts";
 import { presentNetwork } from "../presenters/network.ts";
-import { liveConfirmations, paymentUriOf } from "../presenters/payment.ts";
+import { paymentUriOf } from "../presenters/payment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
 import { createPayment } from "../services/createPayment.ts";
 import { requestRefund } from "../services/requestRefund.ts";
@@ -20,7 +18,7 @@ export const DEPOSIT_EXPIRES_IN = 15 * 60;
 
 /** Deposit-address payments: a unique counterfactual address per payment, swept to the merchant. */
 export const depositRoutes = (deps: ApiDeps) => {
-  const { config, db, indexedHead } = deps;
+  const { config, db } = deps;
   const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
 
   return new Elysia({ prefix: "/deposits", tags: ["Deposits"] })
@@ -30,7 +28,7 @@ export const depositRoutes = (deps: ApiDeps) => {
       () => ({
         success: true,
         chains: config.networks
-          .filter((n) => n.enabled && n.type === "evm" && n.forwarderFactory)
+          .filter((n) => n.enabled && railFor(n)?.supports(n, "deposit"))
           .map((n) => ({
             ...presentNetwork(n),
             requiredConfirmations: n.requiredConfirmations,
@@ -93,7 +91,7 @@ export const depositRoutes = (deps: ApiDeps) => {
         const payment = uuidPattern.test(params.paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId) : undefined;
         if (!payment) throw new PaymentLookupError(params.paymentId);
         const transfers = await transfersOutOf(db, payment.id);
-        return { success: true, payment: presentDeposit(payment, networkOf(payment.chainId), transfers, await indexedHead(payment.chainId)) };
+        return { success: true, payment: presentDeposit(payment, networkOf(payment.chainId), transfers) };
       },
       { auth: "public", params: anyPaymentIdParams, detail: { summary: "Deposit status: received, remaining, owed back, refunds" } },
     )
@@ -102,29 +100,28 @@ export const depositRoutes = (deps: ApiDeps) => {
       async ({ auth, params }) => {
         const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
         if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
-        const network = networkOf(payment.chainId);
         if (!payment.receiveAddress) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
-        if (!network?.enabled || network.type !== "evm") throw new ServiceUnavailableError(`The payment's network (chain ${payment.chainId}) is not available.`);
+        const { network, rail } = railOfPayment(config, payment);
         // From the chain itself, not our records: shows funds that arrived but are not credited yet.
-        const balanceRaw = await depositBalance(evmClient(network, config.rpcTimeoutMs * 2), payment).catch((error: Error) => {
-            throw new ServiceUnavailableError(`Could not read the balance from ${network.name}: ${error.message.split("\n")[0]}`);
-          });
+        const balanceRaw = await rail.balanceOf(network, payment, config.rpcTimeoutMs * 2).catch((error: Error) => {
+          throw new ServiceUnavailableError(`Could not read the balance from ${network.name}: ${error.message.split("\n")[0]}`);
+        });
         return {
           success: true,
           paymentId: payment.id,
-          depositAddress: getAddress(payment.receiveAddress),
+          depositAddress: payment.receiveAddress,
           balance: formatAmount(balanceRaw, payment.tokenDecimals),
           balanceRaw: balanceRaw.toString(),
           decimals: payment.tokenDecimals,
           token: payment.tokenSymbol,
-          tokenAddress: getAddress(payment.tokenAddress),
+          tokenAddress: payment.tokenAddress,
           expectedAmount: formatAmount(payment.amount, payment.tokenDecimals),
           // Complete once the amount is at the address, or was already swept after completing.
           isComplete: balanceRaw >= payment.amount || payment.status === "completed",
-          confirmations: liveConfirmations(payment, await indexedHead(payment.chainId)),
+          confirmations: payment.confirmations,
           requiredConfirmations: network.requiredConfirmations,
           status: payment.status,
-          paymentUri: paymentUriOf(payment),
+          paymentUri: paymentUriOf(payment, network),
         };
       },
       { auth: "public", params: paymentIdParams, detail: { summary: "What is at the deposit address now, read from the chain" } },

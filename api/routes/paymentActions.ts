@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
-import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentStatus } from "../presenters/payment.ts";
@@ -10,14 +10,14 @@ import { uuidPattern } from "../schemas.ts";
 
 /** Actions on an existing payment: submit a transaction, close it, verify a QR payment. */
 export const paymentActionRoutes = (deps: ApiDeps) => {
-  const { db, config, indexedHead } = deps;
+  const { db, config } = deps;
   return new Elysia({ prefix: "/payments", tags: ["Payments"] })
     .use(authPlugin(db))
     .post(
       "/process",
       async ({ auth, body }) => {
         const payment = await processPayment(deps, auth, body);
-        return { success: true, payment: presentStatus(payment, await indexedHead(payment.chainId)) };
+        return { success: true, payment: presentStatus(payment) };
       },
       {
         auth: "public",
@@ -32,7 +32,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       "/fail",
       async ({ auth, body }) => {
         const payment = await failPayment(deps, auth, body);
-        return { success: true, payment: presentStatus(payment, await indexedHead(payment.chainId)) };
+        return { success: true, payment: presentStatus(payment) };
       },
       {
         auth: "public",
@@ -53,7 +53,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         }
         const after = (await reconcilePayments(db, config, [payment.id])).get(payment.id)?.after;
         const current = (await findMerchantPayment(db, auth.merchantId, auth.mode, payment.id))!;
-        const view = presentStatus(current, await indexedHead(current.chainId));
+        const view = presentStatus(current);
         if (current.status === "confirming" || current.status === "completed") {
           return { success: true, verified: true, error: "", message: `Payment found on-chain (${current.status}).`, payment: view };
         }

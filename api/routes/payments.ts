@@ -11,14 +11,14 @@ import { findPayment } from "../../db/payments.ts";
 import type { Mode } from "../../domain/mode.ts";
 
 export const paymentRoutes = (deps: ApiDeps) => {
-  const { config, db, chainStatus, indexedHead } = deps;
+  const { config, db, chainStatus } = deps;
   const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
 
   /** Status reads: the spec fixes 500 (not 404) for an id that does not exist for this account. */
   const statusRead = async (auth: { merchantId: string; mode: Mode }, paymentId: string) => {
     const payment = uuidPattern.test(paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, paymentId) : undefined;
     if (!payment) throw new PaymentLookupError(paymentId);
-    return { success: true, payment: presentStatus(payment, await indexedHead(payment.chainId)) };
+    return { success: true, payment: presentStatus(payment) };
   };
 
   return new Elysia({ prefix: "/payments", tags: ["Payments"] })
@@ -109,7 +109,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
       async ({ auth, params }) => {
         const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
         if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
-        return { success: true, payment: presentPayment(payment, networkOf(payment.chainId), await indexedHead(payment.chainId)) };
+        return { success: true, payment: presentPayment(payment, networkOf(payment.chainId)) };
       },
       { auth: "public", params: paymentIdParams, detail: { summary: "The full payment record, with settlement progress" } },
     );

@@ -1,8 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Queue } from "bullmq";
-import { getAddress, type Address } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { computeDepositAddress, paymentIdToBytes32, signPaymentIntent } from "../../rails/evm/settlement/index.ts";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
@@ -13,8 +9,8 @@ import { insertPayment } from "../../db/payments.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { parseAmount } from "../../domain/amounts.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
+import type { Prompts } from "../../domain/prompts.ts";
 import { idempotencyKeyOf } from "../../domain/idempotency.ts";
-import { scheduleExpiry } from "../../jobs/enqueue.ts";
 import { presentPayment } from "../presenters/payment.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { parseAgentId } from "./agentPolicies.ts";
@@ -42,7 +38,7 @@ export type CreatePaymentContext = {
   config: Config;
   db: Db;
   logger: Logger;
-  reconcileQueue: Queue;
+  prompts: Prompts;
   auth: { merchantId: string; mode: Mode };
   idempotencyKey: string | undefined;
   /** Endpoint scope for idempotency keys (version-free: /api and /api/v1 share keys). */
@@ -55,8 +51,8 @@ export type CreatePaymentContext = {
 };
 
 /**
- * Creates a payment once per idempotency key: validates the target, signs the
- * settlement intent, derives the deposit address, stores both with the stored
+ * Creates a payment once per idempotency key: validates the target, lets the network's
+ * rail prepare it (receive address, signed intent), stores it with the stored
  * response, then schedules expiry after commit.
  */
 export async function createPayment(ctx: CreatePaymentContext, body: CreatePaymentBody) {
@@ -66,7 +62,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   // A retry of a finished request gets its stored answer before anything else is looked at.
   const replay = await storedResponse(db, idempotency);
   if (replay) return replay;
-  const { network, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, body);
+  const { network, rail, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, ctx.kind, body);
   const tokenAmount = fiatCurrency ? null : parseAmount("amount", body.amount, token.decimals);
   const agentId = resolveAgentId(ctx.agentId, body.agentId);
   const metadata = parseMetadata(body.metadata);
@@ -77,7 +73,8 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
     throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
   }
-  if (!config.operatorPrivateKey) throw new ServiceUnavailableError("Payment signing is not configured (OPERATOR_PRIVATE_KEY).");
+  const unavailable = rail.unavailable(config, network, ctx.kind);
+  if (unavailable) throw new ServiceUnavailableError(unavailable);
 
   const [wallets, merchant] = await Promise.all([settlementWalletsByNetwork(db, auth.merchantId), findMerchant(db, auth.merchantId)]);
   const merchantWallet = wallets.get(network.id);
@@ -99,24 +96,16 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     const expiresAt = new Date(now.getTime() + expiresIn * 1000);
     // Fees round down: the merchant is never charged more than the configured rate.
     const fee = ctx.kind === "payment" && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
-    const feeRecipient = (config.fees.recipient ?? merchantWallet) as Address;
-    // Deposit-address payments are paid by plain transfers only: no intent to sign.
-    const signature =
-      ctx.kind === "deposit"
-        ? null
-        : await signPaymentIntent({
-      operatorPrivateKey: config.operatorPrivateKey!,
-      chainId: Number(network.chainId),
-      settlementAddress: network.settlementContract as Address,
-      intent: {
-        paymentId: paymentIdToBytes32(id),
-        merchant: merchantWallet as Address,
-        token: token.address as Address,
-        amount: owed,
-        fee,
-        feeRecipient: getAddress(feeRecipient),
-        deadline: BigInt(Math.floor(expiresAt.getTime() / 1000)),
-      },
+    const prepared = await rail.prepare(config, {
+      paymentId: id,
+      kind: ctx.kind,
+      network,
+      token,
+      amount: owed,
+      fee,
+      feeRecipient: config.fees.recipient ?? merchantWallet,
+      merchantWallet,
+      expiresAt,
     });
     const row = await insertPayment(tx, {
       id,
@@ -140,13 +129,9 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
       tokenDecimals: token.decimals,
       networkId: network.id,
       chainId: network.chainId,
-      receiveAddress: computeDepositAddress({ factory: network.forwarderFactory as Address, paymentId: id, merchantWallet: merchantWallet as Address }),
-      contractAddress: ctx.kind === "deposit" ? null : network.settlementContract,
+      ...prepared,
       merchantWallet,
       feeAmount: fee,
-      feeRecipient,
-      intentSignature: signature,
-      intentDeadline: signature ? new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) : null,
       orderId: body.orderId ?? null,
       customerEmail: body.customerEmail ?? null,
       callbackUrl: body.callbackUrl ?? null,
@@ -162,7 +147,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   if (!result.replayed) {
     const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
     // After commit; if Redis is down the periodic recheck still expires it.
-    await scheduleExpiry(ctx.reconcileQueue, payment.id, new Date(payment.expiresAt)).catch((error) =>
+    await ctx.prompts.expire(payment.id, new Date(payment.expiresAt)).catch((error: unknown) =>
       ctx.logger.warn({ err: error, paymentId: payment.id }, "could not schedule expiry; recheck will catch it"),
     );
   }

@@ -2,7 +2,7 @@ import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { closePayment, findMerchantPayment } from "../../db/payments.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
-import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
 
 /**
  * Marks a payment failed, cancelled or expired, only while it is pending: first it is

@@ -1,14 +1,12 @@
-import type { Queue } from "bullmq";
-import { getAddress } from "viem";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
-import { normalizeAddress } from "../../domain/addresses.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../domain/errors.ts";
-import { enqueueRefund } from "../../jobs/enqueue.ts";
-import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
+import type { Prompts } from "../../domain/prompts.ts";
+import { railFor } from "../../rails/index.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
 
 /** What can be sent back from the deposit address: what is owed the customer, less refunds already made or under way. */
 export function refundable(payment: { excessOwed: bigint; receiveAddress: string | null }, refunded: bigint): bigint {
@@ -23,7 +21,7 @@ export function refundable(payment: { excessOwed: bigint; receiveAddress: string
  * the `refund` job sends it.
  */
 export async function requestRefund(
-  deps: { config: Config; db: Db; logger: Logger; transfersQueue: Queue },
+  deps: { config: Config; db: Db; logger: Logger; prompts: Prompts },
   auth: { merchantId: string; mode: Mode },
   paymentId: string,
   body: { address: string; reason?: string },
@@ -31,9 +29,10 @@ export async function requestRefund(
   const payment = await findMerchantPayment(deps.db, auth.merchantId, auth.mode, paymentId);
   if (!payment) throw new NotFoundError(`No payment with id ${paymentId}.`);
   const network = deps.config.networks.find((n) => n.chainId === payment.chainId);
-  const address = network ? normalizeAddress(network.type, body.address) : null;
+  const rail = network && railFor(network);
+  const address = rail ? rail.normalizeAddress(body.address) : null;
   if (!network || !address) throw new ValidationError("address", `Invalid field 'address': not a valid ${network?.name ?? ""} address`.replace("  ", " "));
-  if (address.toLowerCase() === payment.receiveAddress?.toLowerCase()) {
+  if (address === payment.receiveAddress) {
     throw new ValidationError("address", "Invalid field 'address': cannot refund to the payment's own deposit address");
   }
   // Up to date with the chain first: the refundable amount is computed from it.
@@ -51,10 +50,10 @@ export async function requestRefund(
           : `Nothing to refund: the payment is ${current.status} and owes the customer nothing.`;
       return null;
     }
-    return { kind: "refund", chainId: current.chainId, tokenAddress: current.tokenAddress, toAddress: getAddress(address), amount, reason: body.reason?.trim() || null };
+    return { kind: "refund", chainId: current.chainId, tokenAddress: current.tokenAddress, toAddress: address, amount, reason: body.reason?.trim() || null };
   });
   if (!row) throw new ConflictError(conflict ?? "A refund or sweep for this payment is already in progress.", conflict ? "nothing_to_refund" : "refund_in_progress");
-  await enqueueRefund(deps.transfersQueue, row.id).catch((error) =>
+  await deps.prompts.refund(row.id).catch((error: unknown) =>
     deps.logger.warn({ err: error, transfer: row.id }, "could not enqueue refund; recheck will"),
   );
   return row;

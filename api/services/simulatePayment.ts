@@ -1,12 +1,10 @@
-import { eq } from "drizzle-orm";
 import { keccak256, stringToHex } from "viem";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
-import { closePayment, findMerchantPayment } from "../../db/payments.ts";
-import { payments } from "../../db/schema/index.ts";
+import { closePayment, findMerchantPayment, lockPayment } from "../../db/payments.ts";
 import { findSimulatedCredit, insertSimulatedCredit } from "../../db/simulatedCredits.ts";
 import { NotFoundError, PaymentNotPendingError } from "../../domain/errors.ts";
-import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
 import { uuidPattern } from "../schemas.ts";
 import { requireTestMode } from "./requireTestMode.ts";
 
@@ -35,7 +33,7 @@ export async function simulatePayment(deps: { config: Config; db: Db }, auth: { 
   await reconcilePayments(db, config, [found.id]);
   await db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
-    const [payment] = await tx.select().from(payments).where(eq(payments.id, found.id)).for("update");
+    const payment = await lockPayment(tx, found.id);
     if (await findSimulatedCredit(tx, found.id)) throw new PaymentNotPendingError("Payment already completed");
     if (payment!.status !== "pending") {
       throw new PaymentNotPendingError(payment!.status === "confirming" ? "Payment is not pending: it is confirming" : `Payment already ${payment!.status}`);

@@ -18,7 +18,7 @@ import { AppError } from "../../domain/errors.ts";
 import type { Logger } from "../../config/logger.ts";
 import { unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { cancelTransferOut } from "../../rails/evm/transfers/cancelTransferOut.ts";
-import { normalizeAddress } from "../../domain/addresses.ts";
+import { addressFormats } from "../../rails/addressFormats.ts";
 
 /** A mistake in what the operator typed: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -133,14 +133,9 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const shortName = required(flags, "network");
     const network = config.networks.find((n) => n.shortName === shortName);
     if (!network) throw new UsageError(`--network: unknown network "${shortName}" (one of: ${config.networks.map((n) => n.shortName).join(", ")})`);
-    const address = normalizeAddress(network.type, required(flags, "address"));
-    if (!address) {
-      throw new UsageError(
-        network.type === "evm"
-          ? "--address: not a valid EVM address (0x + 40 hex digits; a mixed-case address must have a valid EIP-55 checksum)"
-          : "--address: not a valid Solana address (a base58 public key)",
-      );
-    }
+    const format = addressFormats[network.type];
+    const address = format.normalize(required(flags, "address"));
+    if (!address) throw new UsageError(`--address: not a valid ${format.description}`);
     await setSettlementWallet(db, merchant.id, network.id, address);
     return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;
   },

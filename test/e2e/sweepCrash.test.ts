@@ -21,7 +21,7 @@ import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testA
  * is the only sweeper (and the only reconciler, via its dispatcher).
  */
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const CHAIN_LOCK_CLASS = 726100; // jobs/executeTransferOut.ts withChainLock
+const CHAIN_LOCK_CLASS = 726100; // rails/evm/transfers/chainLock.ts withChainLock
 const operator = privateKeyToAccount(operatorKey).address;
 
 let chain: PaymentChain;
@@ -205,7 +205,12 @@ async function crashMidSweep(mode: InterceptMode, amount: string, units: bigint)
   }
 
   // The killed process's Postgres session goes with its socket, and its lock with it.
-  await until("the killed worker's chain lock to be released", async () => ((await chainLockHolders()).length === 0 ? true : undefined), 10_000);
+  // (The lock can be released a moment before the backend leaves pg_stat_activity: wait for both.)
+  await until(
+    "the killed worker's chain lock to be released and its backend gone",
+    async () => ((await chainLockHolders()).length === 0 && !(await backendAlive(holders[0]!.pid)) ? true : undefined),
+    10_000,
+  );
   expect(await backendAlive(holders[0]!.pid)).toBe(false);
 
   // Restart: a second worker, RPC passed straight through, and nothing prompted by hand:

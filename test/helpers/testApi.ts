@@ -8,8 +8,7 @@ import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
-import { createHeadCache } from "../../api/services/headCache.ts";
-import { openQueue, QUEUES } from "../../jobs/queues.ts";
+import { createPrompts } from "../../jobs/prompts.ts";
 
 export type TestMerchant = {
   id: string;
@@ -40,9 +39,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     redis: redis.redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
-    reconcileQueue: openQueue(config, QUEUES.reconcile),
-    transfersQueue: openQueue(config, QUEUES.transfers),
-    indexedHead: createHeadCache(handle.db, config.indexer.viewsSchema, 0),
+    prompts: createPrompts(config),
     startedAt: new Date(),
   };
   const app = createApp(deps);
@@ -94,7 +91,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     request,
     seedMerchant,
     close: async () => {
-      await Promise.all([deps.reconcileQueue.close(), deps.transfersQueue.close()]);
+      await deps.prompts.close();
       await handle.close();
       await redis.cleanup();
       await database.drop();

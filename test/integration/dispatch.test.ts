@@ -5,8 +5,10 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
-import { startDispatcher } from "../../reconcile/dispatch.ts";
+import { startDispatcher } from "../../reconcile/index.ts";
+import { createPrompts } from "../../jobs/prompts.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
+import type { Prompts } from "../../domain/prompts.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
@@ -21,6 +23,7 @@ let handle: DbHandle;
 let redis: ReturnType<typeof createTestRedis>;
 let config: Config;
 let queue: Queue;
+let prompts: Prompts;
 let merchantId: string;
 const schema = "dispatch_views";
 const chain = { name: "anvil", chainId: 31337 };
@@ -35,6 +38,7 @@ beforeAll(async () => {
     { extraNetworks: [anvilNetwork("http://127.0.0.1:1", { requiredConfirmations: 3 })] },
   );
   queue = openQueue(config, QUEUES.reconcile);
+  prompts = createPrompts(config);
   merchantId = (await createMerchant(handle.db, { name: "Dispatch" })).id;
   await createPonderCheckpointTable(handle.db, schema);
   await handle.db.execute(sql.raw(`
@@ -45,6 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await queue.close();
+  await prompts.close();
   await handle.close();
   await redis.cleanup();
   await database.drop();
@@ -55,17 +60,20 @@ beforeEach(async () => {
   await handle.db.execute(sql.raw(`truncate ${schema}.token_transfer; delete from dispatch_cursors; delete from payments`));
 });
 
-const dispatcher = () => startDispatcher({ config, db: handle.db, logger: createLogger({ level: "silent" }), queue, databaseUrl: database.url, intervalMs: 3_600_000 });
+const dispatcher = () => startDispatcher({ config, db: handle.db, logger: createLogger({ level: "silent" }), prompts, databaseUrl: database.url, intervalMs: 3_600_000 });
 
 async function promptedIds(): Promise<Set<string>> {
   const jobs = await queue.getJobs(["waiting", "delayed", "prioritized"]);
   return new Set(jobs.flatMap((j) => (j.data as { paymentIds: string[] }).paymentIds));
 }
 
+/** The token of the payments `paymentRowFactory` makes (a transfer of another token pays nothing, so prompts nothing). */
+const token = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+
 async function indexTransfer(block: number, to: string, amount = 1_000_000n) {
   await handle.db.execute(sql`
     insert into ${sql.identifier(schema)}.token_transfer values
-      (${`31337:0x${block.toString(16)}:0`}, 31337, ${block}, ${`0xb${block}`}, ${`0xt${block}`}, 0, '0xtoken', '0xfrom', ${to.toLowerCase()}, ${amount.toString()}, 0)`);
+      (${`31337:0x${block.toString(16)}:0`}, 31337, ${block}, ${`0xb${block}`}, ${`0xt${block}`}, 0, ${token}, '0xfrom', ${to.toLowerCase()}, ${amount.toString()}, 0)`);
 }
 
 test("a transfer to a payment's address prompts its reconcile once per indexed block", async () => {

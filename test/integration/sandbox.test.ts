@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { payments, simulatedCredits } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { reconcilePayments } from "../../reconcile/reconcilePayments.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
 import { simulatedTxHash } from "../../api/services/simulatePayment.ts";
 import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SIMULATED_CREDIT_BLOCK } from "../../db/credits.ts";
+import { SIMULATED_CREDIT_BLOCK } from "../../db/simulatedCredits.ts";
 import { settle, type Credit, type SettleInput } from "../../domain/settle.ts";
 
 const T0 = Date.parse("2025-01-01T00:00:00.000Z");

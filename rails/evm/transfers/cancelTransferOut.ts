@@ -4,7 +4,8 @@ import { operatorAccount } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { findTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../domain/errors.ts";
-import { ensureGasMoney, executeTransferOut, type TransferOutDeps } from "./executeTransferOut.ts";
+import type { RailContext } from "../../types.ts";
+import { ensureGasMoney, executeTransferOut } from "./executeTransferOut.ts";
 
 /** Gas of a plain transfer of nothing to oneself: all a cancellation needs. */
 const CANCEL_GAS = 21_000n;
@@ -25,7 +26,7 @@ export type CancelTransferOutResult = {
  * under a new nonce), or `confirmed` if the original was mined first. Either way the
  * nonce is spent once, so nothing can move twice.
  */
-export async function cancelTransferOut(deps: TransferOutDeps, rowId: string, { waitMs = 120_000 } = {}): Promise<CancelTransferOutResult> {
+export async function cancelTransferOut(deps: RailContext, rowId: string, { waitMs = 120_000 } = {}): Promise<CancelTransferOutResult> {
   const row = await findTransferOut(deps.db, rowId);
   if (!row) throw new NotFoundError(`no sweep or refund with id ${rowId}`);
   if (row.status !== "broadcast" || row.nonce === null || !row.rawTx) {

@@ -1,42 +1,25 @@
-import pg from "pg";
 import { getAddress, keccak256, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { depositBalance } from "../depositBalance.ts";
 import { evmClient } from "../client.ts";
 import { operatorAccount, operatorWallet } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../settlement/index.ts";
-import type { Config } from "../../../config/index.ts";
 import type { Network } from "../../../config/types.ts";
-import type { Logger } from "../../../config/logger.ts";
-import type { Db } from "../../../db/client.ts";
 import { findPayment } from "../../../db/payments.ts";
 import { confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
-import { ServiceUnavailableError } from "../../../domain/errors.ts";
+import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
+import type { RailContext } from "../../types.ts";
+import { withChainLock } from "./chainLock.ts";
 
-export class OperatorBalanceLowError extends ServiceUnavailableError {
-  constructor(network: string, balance: bigint, needed: bigint) {
-    super(`The operator's balance on ${network} (${balance} wei) is below the ${needed} wei a sweep needs; sweeps wait until it is funded.`);
-  }
+
+/** A rail context that can take session locks (sweeps and refunds serialize signing per chain). */
+export type TransferOutDeps = RailContext & { databaseUrl: string };
+
+/** Sweeps and refunds take a session lock on their own connection: they need the database URL. */
+export function withDatabaseUrl(ctx: RailContext): TransferOutDeps {
+  if (!ctx.databaseUrl) throw new Error("sweeps and refunds need the database URL (session locks)");
+  return { ...ctx, databaseUrl: ctx.databaseUrl };
 }
-
-/**
- * One operator signer at a time per chain, across every worker process: a session
- * advisory lock on its own connection (released if the process dies), so nonces are
- * never handed out twice. It covers signing, recording and broadcasting only; waiting
- * for receipts happens outside it, so many sweeps can go out in one block.
- */
-async function withChainLock<T>(databaseUrl: string, chainId: string, work: () => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query("select pg_advisory_lock(726100, hashtext($1))", [chainId]);
-    return await work();
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-export type TransferOutDeps = { config: Config; db: Db; logger: Logger; databaseUrl: string };
 
 const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.status === "failed";
 
@@ -52,7 +35,8 @@ const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.statu
  *   it reverted); the nonce taken by any other transaction closes it as `failed`.
  * Safe to call twice, concurrently, or after a crash at any point.
  */
-export async function executeTransferOut(deps: TransferOutDeps, rowId: string): Promise<TransferOutRow> {
+export async function executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow> {
+  const deps = withDatabaseUrl(ctx);
   const first = await findTransferOut(deps.db, rowId);
   if (!first) throw new Error(`no transfer ${rowId}`);
   if (isFinal(first)) return first;

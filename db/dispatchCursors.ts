@@ -1,0 +1,21 @@
+import { sql } from "drizzle-orm";
+import type { EvidenceCursor } from "../rails/types.ts";
+import { queryRows, type Db } from "./client.ts";
+
+/** How far dispatch has looked at a chain's ingested evidence (null: not yet). */
+export async function readCursor(db: Db, chainId: string): Promise<EvidenceCursor | null> {
+  const [row] = await queryRows<{ block_number: string; window_digest: string | null }>(
+    db,
+    sql`select block_number::text, window_digest from dispatch_cursors where chain_id = ${chainId}`,
+  );
+  return row ? { block: BigInt(row.block_number), windowDigest: row.window_digest } : null;
+}
+
+/** Moves a chain's cursor forward (never back: concurrent dispatchers can only agree). */
+export async function advanceCursor(db: Db, chainId: string, { block, windowDigest }: EvidenceCursor): Promise<void> {
+  await db.execute(sql`
+    insert into dispatch_cursors (chain_id, block_number, window_digest) values (${chainId}, ${block.toString()}::numeric, ${windowDigest})
+    on conflict (chain_id) do update set
+      window_digest = case when excluded.block_number >= dispatch_cursors.block_number then excluded.window_digest else dispatch_cursors.window_digest end,
+      block_number = greatest(dispatch_cursors.block_number, excluded.block_number), updated_at = now()`);
+}

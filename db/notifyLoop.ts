@@ -1,0 +1,104 @@
+import pg from "pg";
+import type { Logger } from "../config/logger.ts";
+
+/**
+ * A loop woken by Postgres NOTIFY on `channel`, and every `intervalMs` as the safety
+ * net (a missed notification, a dropped connection). Wake-ups coalesce: at most one run
+ * at a time, and exactly one more if woken meanwhile, so nothing that arrived during a
+ * run is missed. A lost listener reconnects on the next tick; `prepare` runs on the
+ * listening connection first (and on every tick), and holds listening off while it
+ * answers false. `ready` settles after the first run.
+ */
+export function startNotifyLoop(options: {
+  name: string;
+  channel: string;
+  databaseUrl: string | undefined;
+  intervalMs: number;
+  logger: Logger;
+  run: () => Promise<void>;
+  prepare?: (client: pg.Client) => Promise<boolean>;
+}) {
+  const { logger, name } = options;
+  const loop = coalescing(options.run, (error) => logger.warn({ err: error }, `${name} failed; will retry`));
+  let listener: pg.Client | null = null;
+
+  async function listen(): Promise<void> {
+    if (loop.stopped() || !options.databaseUrl) return;
+    if (listener) {
+      await options.prepare?.(listener); // what it set up may have been dropped and recreated since
+      return;
+    }
+    const client = new pg.Client({ connectionString: options.databaseUrl });
+    client.on("error", (error) => {
+      logger.warn({ err: error }, `${name} listener lost; reconnecting`);
+      if (listener === client) listener = null;
+      client.end().catch(() => {});
+    });
+    await client.connect();
+    if (options.prepare && !(await options.prepare(client))) {
+      await client.end();
+      return;
+    }
+    client.on("notification", () => void loop.wake());
+    await client.query(`listen ${options.channel}`);
+    if (loop.stopped()) {
+      await client.end();
+      return;
+    }
+    listener = client;
+  }
+
+  const tick = () =>
+    listen()
+      .catch((error) => logger.warn({ err: error }, `${name} could not listen; polling`))
+      .then(() => loop.wake());
+  const timer = setInterval(() => void tick(), options.intervalMs);
+  const ready = tick();
+
+  return {
+    /** Runs the loop now (tests, and callers that just wrote what it acts on). */
+    wake: loop.wake,
+    ready,
+    stop: async () => {
+      clearInterval(timer);
+      await ready.catch(() => {});
+      await loop.stop();
+      await listener?.end().catch(() => {});
+      listener = null;
+    },
+  };
+}
+
+/** Coalescing wake-ups around `run`; errors are reported and the next wake-up tries again. */
+function coalescing(run: () => Promise<void>, onError: (error: unknown) => void) {
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+
+  function wake(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await run();
+        } catch (error) {
+          onError(error);
+        }
+      } while (again && !stopped);
+    })().finally(() => (running = null));
+    return running;
+  }
+
+  return {
+    wake,
+    stopped: () => stopped,
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * Prompts to act on rows. Postgres holds the truth; a prompt (a queued job) only says
+ * "look at this now", so giving one twice, or losing one, is harmless: the periodic
+ * recheck gives it again. The API and the jobs prompt through this port; `jobs/`
+ * implements it on BullMQ.
+ */
+export interface Prompts {
+  /** Recompute these payments; `reason` (e.g. chain and block) makes the prompt's id, so the same prompt twice is one. */
+  reconcile(paymentIds: readonly string[], reason: string): Promise<void>;
+  /** Recompute a payment at its expiry, so `expired` appears on time. */
+  expire(paymentId: string, at: Date): Promise<void>;
+  /** Forward what these payments' deposit addresses owe their merchants (the job decides whether anything is owed). */
+  sweep(paymentIds: readonly string[]): Promise<void>;
+  /** Send a recorded refund. */
+  refund(transferId: string): Promise<void>;
+  close(): Promise<void>;
+}

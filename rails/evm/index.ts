@@ -1,0 +1,44 @@
+import type { Rail } from "../types.ts";
+import { chainHead, finalizedHead } from "./chainHead.ts";
+import { evmClient } from "./client.ts";
+import { contractDescription } from "./contractDescription.ts";
+import { depositBalance } from "./depositBalance.ts";
+import { normalizeEvmAddress } from "./normalizeAddress.ts";
+import { operatorStatus } from "./operatorStatus.ts";
+import { preparePayment } from "./preparePayment.ts";
+import { announceIndexerCommits } from "./readModel/announceIngest.ts";
+import { indexedBlocks } from "./readModel/indexedBlocks.ts";
+import { loadIndexedCredits } from "./readModel/loadCredits.ts";
+import { newIndexedEvidence } from "./readModel/newEvidence.ts";
+import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
+import { executeTransferOut } from "./transfers/executeTransferOut.ts";
+import { supportsKind, unavailable } from "./unavailable.ts";
+import { verifySubmission } from "./verifySubmission.ts";
+import { paymentUri, walletInstructions } from "./walletInstructions.ts";
+
+/**
+ * EVM chains: contract payments through PaymentSettlement (an EIP-712 intent the
+ * contract checks), deposit addresses as CREATE2 forwarders swept by the operator,
+ * evidence indexed by Ponder (`indexer/`) and read through `readModel/`.
+ */
+export const evmRail: Rail = {
+  name: "evm",
+  supports: supportsKind,
+  unavailable,
+  normalizeAddress: normalizeEvmAddress,
+  prepare: preparePayment,
+  paymentUri,
+  walletInstructions,
+  contract: contractDescription,
+  indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),
+  loadCredits: (ctx, payments) => loadIndexedCredits(ctx, payments),
+  newEvidence: newIndexedEvidence,
+  announceIngest: announceIndexerCommits,
+  verifySubmission,
+  chainHead,
+  finalizedHead,
+  balanceOf: (network, payment, timeoutMs) => depositBalance(evmClient(network, timeoutMs), payment),
+  operatorStatus,
+  executeTransferOut,
+  cancelTransferOut: (ctx, rowId, options) => cancelTransferOut(ctx, rowId, options),
+};

@@ -1,0 +1,18 @@
+import type { Config, Network } from "../../config/index.ts";
+import type { OperatorStatus } from "../types.ts";
+import { evmClient } from "./client.ts";
+import { operatorAccount } from "./operator.ts";
+import { SWEEP_GAS } from "./settlement/index.ts";
+
+/** The operator's native balance on a network with deposit addresses, and whether it covers a sweep's gas now; null if unknown. */
+export async function operatorStatus(config: Config, network: Network, timeoutMs: number): Promise<OperatorStatus | null> {
+  const operator = operatorAccount(config);
+  if (!operator || !network.forwarderFactory) return null;
+  try {
+    const client = evmClient(network, timeoutMs);
+    const [balance, gasPrice] = await Promise.all([client.getBalance({ address: operator.address }), client.getGasPrice()]);
+    return { address: operator.address, balance, sufficient: balance >= SWEEP_GAS * gasPrice };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,40 @@
+import { getAddress, type Address } from "viem";
+import type { Config } from "../../config/index.ts";
+import { ServiceUnavailableError } from "../../domain/errors.ts";
+import type { PreparedPayment, PrepareRequest } from "../types.ts";
+import { computeDepositAddress, paymentIdToBytes32, signPaymentIntent } from "./settlement/index.ts";
+
+/**
+ * The EVM columns of a new payment: its counterfactual deposit address (CREATE2 from
+ * the factory, the payment id and the merchant's wallet: no key per address), and for
+ * a contract payment the operator's EIP-712 intent, which the contract checks before
+ * it pays merchant and fee recipient. Deposit payments are paid by plain transfers only.
+ */
+export async function preparePayment(config: Config, request: PrepareRequest): Promise<PreparedPayment> {
+  const { network, kind } = request;
+  if (!config.operatorPrivateKey) throw new ServiceUnavailableError("Payment signing is not configured (OPERATOR_PRIVATE_KEY).");
+  const feeRecipient = getAddress(request.feeRecipient);
+  const receiveAddress = computeDepositAddress({
+    factory: network.forwarderFactory as Address,
+    paymentId: request.paymentId,
+    merchantWallet: request.merchantWallet as Address,
+  });
+  if (kind === "deposit") return { receiveAddress, contractAddress: null, feeRecipient, intentSignature: null, intentDeadline: null };
+
+  const deadline = Math.floor(request.expiresAt.getTime() / 1000);
+  const intentSignature = await signPaymentIntent({
+    operatorPrivateKey: config.operatorPrivateKey,
+    chainId: Number(network.chainId),
+    settlementAddress: network.settlementContract as Address,
+    intent: {
+      paymentId: paymentIdToBytes32(request.paymentId),
+      merchant: request.merchantWallet as Address,
+      token: request.token.address as Address,
+      amount: request.amount,
+      fee: request.fee,
+      feeRecipient,
+      deadline: BigInt(deadline),
+    },
+  });
+  return { receiveAddress, contractAddress: network.settlementContract, feeRecipient, intentSignature, intentDeadline: new Date(deadline * 1000) };
+}

@@ -1,0 +1,18 @@
+import pg from "pg";
+
+/**
+ * One operator signer at a time per chain, across every worker process: a session
+ * advisory lock on its own connection (released if the process dies), so nonces are
+ * never handed out twice. It covers signing, recording and broadcasting only; waiting
+ * for receipts happens outside it, so many sweeps can go out in one block.
+ */
+export async function withChainLock<T>(databaseUrl: string, chainId: string, work: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("select pg_advisory_lock(726100, hashtext($1))", [chainId]);
+    return await work();
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,0 +1,43 @@
+import { erc20Abi, getAddress, isAddressEqual, parseEventLogs, type Address, type Hex } from "viem";
+import type { Network } from "../../config/index.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
+import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
+import type { RailContext, SubmittedCredit } from "../types.ts";
+import { evmClient } from "./client.ts";
+import { parsePaymentSettledLogs } from "./settlement/index.ts";
+
+/**
+ * What a submitted transaction pays a payment, from its receipt: a `PaymentSettled` of
+ * this payment's intent from its settlement contract (for its token and merchant), or a
+ * transfer of its token to its receive address. Anything else pays nothing.
+ */
+export async function verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]> {
+  const client = evmClient(network, ctx.config.rpcTimeoutMs * 5);
+  const hash = transaction.toLowerCase() as Hex;
+  const receipt = await client.getTransactionReceipt({ hash }).catch((error: Error) => {
+    if (error.name === "TransactionReceiptNotFoundError") {
+      throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} was not found on ${network.name} (not mined yet?)`);
+    }
+    throw new ServiceUnavailableError(`Could not read the transaction from ${network.name}: ${error.message.split("\n")[0]}`);
+  });
+  if (receipt.status !== "success") throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} reverted`);
+
+  const token = getAddress(payment.tokenAddress);
+  const paid: Array<{ logIndex: number; amount: bigint }> = [];
+  if (payment.contractAddress) {
+    for (const e of parsePaymentSettledLogs(receipt.logs, { settlementAddress: getAddress(payment.contractAddress) })) {
+      if (e.paymentId === payment.id && isAddressEqual(e.token, token) && isAddressEqual(e.merchant, payment.merchantWallet as Address)) {
+        paid.push({ logIndex: e.logIndex, amount: e.amount });
+      }
+    }
+  }
+  if (payment.receiveAddress) {
+    for (const t of parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs })) {
+      if (isAddressEqual(t.address, token) && isAddressEqual(t.args.to, payment.receiveAddress as Address)) paid.push({ logIndex: t.logIndex, amount: t.args.value });
+    }
+  }
+  if (paid.length === 0) return [];
+  const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+  const blockTimestamp = new Date(Number(block.timestamp) * 1000);
+  return paid.map((c) => ({ txHash: hash, logIndex: c.logIndex, blockNumber: receipt.blockNumber, blockTimestamp, amount: c.amount }));
+}

@@ -1,0 +1,120 @@
+import type pg from "pg";
+import type { Config, Network, Token } from "../config/index.ts";
+import type { Logger } from "../config/logger.ts";
+import type { Db } from "../db/client.ts";
+import type { NewPayment, PaymentRow, TransferOutRow } from "../db/schema/index.ts";
+import type { Credit } from "../domain/settle.ts";
+
+/**
+ * The Rail port: everything that differs between the ways money arrives (EVM, Solana,
+ * a bridge) sits behind this one interface, one implementation per rail, registered
+ * by network type in `rails/index.ts`. Nothing outside `rails/` asks which chain a
+ * payment is on; it asks the payment's rail.
+ */
+export interface Rail {
+  readonly name: RailName;
+
+  // ── Creating a payment ──────────────────────────────────────────────────────────
+  /** Whether `network` is set up (contracts deployed) for payments of `kind`: a static capability. */
+  supports(network: Network, kind: PaymentKind): boolean;
+  /** Why `network` cannot take payments of `kind` now (contracts or signer missing); null when it can. */
+  unavailable(config: Config, network: Network, kind: PaymentKind): string | null;
+  /** The canonical form of an address on this rail (checksummed, base58…), or null if it is not one. */
+  normalizeAddress(address: string): string | null;
+  /** The rail's part of a new payment row: receive/deposit address, signed intent, contract. */
+  prepare(config: Config, request: PrepareRequest): Promise<PreparedPayment>;
+
+  // ── Showing it ─────────────────────────────────────────────────────────────────
+  /** The URI a wallet opens from a QR code (EIP-681, Solana Pay), or null. */
+  paymentUri(payment: PaymentRow): string | null;
+  /** What a customer's wallet sends (signed intent, transactions), merged into the full payment view; null if nothing. */
+  walletInstructions(payment: PaymentRow): Record<string, unknown> | null;
+  /** What `/payments/contract/{chainId}` describes for a network; null when the rail has no settlement contract there. */
+  contract(network: Network): Record<string, unknown> | null;
+
+  // ── Evidence ───────────────────────────────────────────────────────────────────
+  /** How far this rail's ingest has verified each of its chains (chain id → block or slot). */
+  indexedHeads(ctx: RailContext): Promise<Map<string, bigint>>;
+  /**
+   * The chain's evidence for these payments (all on this rail) in the one credit shape
+   * `settle` takes. `heads` are the indexed heads the caller read once for this run.
+   */
+  loadCredits(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Map<string, SourcedCredit[]>>;
+  /**
+   * Payments with evidence the rail ingested on `network` since `cursor` (null: since the
+   * beginning), up to `head`; and the cursor to store for next time. Rows rewritten by a
+   * reorg below the cursor count as new.
+   */
+  newEvidence(ctx: RailContext, network: Network, cursor: EvidenceCursor | null, head: bigint): Promise<NewEvidence>;
+  /** Makes the rail's ingest announce each commit on `channel` (Postgres NOTIFY); false until its tables exist. */
+  announceIngest(client: pg.Client, ctx: RailContext, channel: string): Promise<boolean>;
+  /**
+   * Reads a transaction a client submitted for `payment` from the chain and returns what
+   * in it pays the payment (nothing: it does not). Throws ValidationError for a
+   * transaction that is unknown or failed, ServiceUnavailableError when the chain cannot be read.
+   */
+  verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]>;
+
+  // ── The chain itself ───────────────────────────────────────────────────────────
+  /** The chain's current head (block or slot) from its RPC. */
+  chainHead(network: Network, timeoutMs: number): Promise<bigint>;
+  /** The newest block the chain itself calls final (`finalized` tag / commitment); null when it has none. */
+  finalizedHead(network: Network, timeoutMs: number): Promise<bigint | null>;
+  /** What the payment's receive address holds of its token, read from the chain (not our records). */
+  balanceOf(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
+  /** The operator account that pays for sweeps and refunds here, and whether it can pay one now; null if none. */
+  operatorStatus(config: Config, network: Network, timeoutMs: number): Promise<OperatorStatus | null>;
+
+  // ── Moving money out ───────────────────────────────────────────────────────────
+  /** Drives one recorded sweep or refund to a final state, exactly once on chain; safe to call again at any point. */
+  executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow>;
+  /** Ends a stuck sweep or refund without moving anything (the operator's way out). */
+  cancelTransferOut(ctx: RailContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
+}
+
+export type RailName = "evm";
+
+/** What a rail needs from the process running it. `databaseUrl` is for session locks on their own connection. */
+export type RailContext = { config: Config; db: Db; logger: Logger; databaseUrl?: string };
+
+export type PaymentKind = PaymentRow["kind"];
+
+/** Where a credit came from; `transfer` means funds sit at an address the service sweeps. */
+export type CreditSource = NonNullable<PaymentRow["completedVia"]>;
+
+/** A credit with the transaction that carries it and where it was found. */
+export type SourcedCredit = Credit & { txHash: string; source: CreditSource };
+
+export type PrepareRequest = {
+  paymentId: string;
+  kind: PaymentKind;
+  network: Network;
+  token: Token;
+  /** Owed, smallest units. */
+  amount: bigint;
+  /** Service fee inside `amount`, smallest units. */
+  fee: bigint;
+  feeRecipient: string;
+  merchantWallet: string;
+  expiresAt: Date;
+};
+
+/** The columns of a new payment row that the rail decides. */
+export type PreparedPayment = Required<Pick<NewPayment, "receiveAddress" | "contractAddress" | "feeRecipient" | "intentSignature" | "intentDeadline">>;
+
+/** How far dispatch has looked at a chain's ingested evidence. */
+export type EvidenceCursor = { block: bigint; windowDigest: string | null };
+
+export type NewEvidence = { paymentIds: string[]; cursor: EvidenceCursor };
+
+/** One credit found in a submitted transaction; it counts until ingest passes its block. */
+export type SubmittedCredit = { txHash: string; logIndex: number; blockNumber: bigint; blockTimestamp: Date; amount: bigint };
+
+export type OperatorStatus = { address: string; balance: bigint; sufficient: boolean };
+
+export type CancelledTransferOut = {
+  /** The row afterwards: `failed` (cancelled), `confirmed` (the original landed first), or still in flight. */
+  row: TransferOutRow;
+  /** The cancelling transaction, if one was sent. */
+  cancelTxHash: string | null;
+};

@@ -1,0 +1,8 @@
+/**
+ * Reconciliation's one face: what a payment has received and what its state is,
+ * computed from evidence by `domain/settle`, persisted with its events. `jobs/` and
+ * `api/` call these; nothing else reaches into this folder.
+ */
+export { INDEXED_CHANNEL, startDispatcher } from "./dispatch.ts";
+export { reconcilePayments, type Reconciled } from "./reconcilePayments.ts";
+export { verifySubmission } from "./verifySubmission.ts";

@@ -1,0 +1,66 @@
+import type { Config } from "../config/index.ts";
+import type { PaymentRow } from "../db/schema/index.ts";
+import { SIMULATED_CREDIT_BLOCK, simulatedCreditsOf } from "../db/simulatedCredits.ts";
+import { submissionsOf } from "../db/submissions.ts";
+import { railFor, type Rail, type RailContext, type SourcedCredit } from "../rails/index.ts";
+
+/**
+ * Every credit of these payments: what each one's rail has ingested from its chain,
+ * plus transactions a client submitted that ingest has not reached yet (`heads`: the
+ * ingested head per chain, read once by the caller), plus sandbox simulations.
+ */
+export async function loadEvidence(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Map<string, SourcedCredit[]>> {
+  const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
+  if (payments.length === 0) return result;
+  const ids = payments.map((p) => p.id);
+  // Every read goes out at once (pipelined on the connection).
+  const [railCredits, submitted, simulated] = await Promise.all([
+    Promise.all([...byRail(ctx.config, payments)].map(([rail, own]) => rail.loadCredits(ctx, own, heads))),
+    submissionsOf(ctx.db, ids),
+    simulatedCreditsOf(ctx.db, ids),
+  ]);
+  for (const credits of railCredits) for (const [id, list] of credits) result.get(id)?.push(...list);
+
+  for (const r of submitted) {
+    const head = heads.get(r.chain_id);
+    const credits = result.get(r.payment_id)!;
+    // Once ingest has passed the block, only ingested rows decide (a reorged tx must not live on).
+    if (head !== undefined && BigInt(r.block_number) <= head) continue;
+    if (credits.some((c) => c.txHash.toLowerCase() === r.tx_hash.toLowerCase() && c.logIndex === Number(r.log_index))) continue;
+    credits.push({
+      amount: BigInt(r.amount),
+      blockNumber: BigInt(r.block_number),
+      logIndex: Number(r.log_index),
+      timestamp: new Date(Number(r.ts) * 1000),
+      txHash: r.tx_hash,
+      source: "submission",
+    });
+  }
+  for (const r of simulated) {
+    result.get(r.payment_id)!.push({
+      amount: BigInt(r.amount),
+      blockNumber: SIMULATED_CREDIT_BLOCK,
+      logIndex: 0,
+      timestamp: new Date(Math.round(Number(r.ts) * 1000)),
+      txHash: r.tx_hash,
+      source: "simulation",
+      final: true,
+    });
+  }
+  return result;
+}
+
+/** Payments grouped by the rail of their network (a payment whose network has no rail has only the service's own evidence). */
+function byRail(config: Config, payments: readonly PaymentRow[]): Map<Rail, PaymentRow[]> {
+  const networks = new Map(config.networks.map((n) => [n.chainId, n]));
+  const groups = new Map<Rail, PaymentRow[]>();
+  for (const p of payments) {
+    const network = networks.get(p.chainId);
+    const rail = network && railFor(network);
+    if (!rail) continue;
+    const group = groups.get(rail);
+    if (group) group.push(p);
+    else groups.set(rail, [p]);
+  }
+  return groups;
+}
