@@ -46,7 +46,7 @@ try {
     create table ${schema}.token_transfer (
       id text primary key, chain_id integer not null, block_number numeric(78,0) not null, block_hash text not null, tx_hash text not null,
       log_index integer not null, token text not null, "from" text not null, "to" text not null, amount numeric(78,0) not null, timestamp numeric(78,0) not null);
-    create index on ${schema}.token_transfer (chain_id, "to");
+    create index on ${schema}.token_transfer ("to", chain_id);
     create index on ${schema}.token_transfer (chain_id, block_number);
     create table ${schema}.settlement_payment (
       id text primary key, chain_id integer not null, payment_id text not null, payer text not null, token text not null, merchant text not null,

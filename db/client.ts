@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import type { SQLWrapper } from "drizzle-orm";
+import { sql, type SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
 import * as schema from "./schema/index.ts";
 
@@ -20,4 +20,9 @@ export { schema };
 /** Raw SQL returning typed rows (drizzle's bun-sql `execute` is untyped). */
 export async function queryRows<T>(db: Db, query: SQLWrapper): Promise<T[]> {
   return (await db.execute(query)) as unknown as T[];
+}
+
+/** A round trip to the database (health checks). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.execute(sql`select 1`);
 }

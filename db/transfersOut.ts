@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
-import { payments, transfersOut, type TransferOutRow } from "./schema/index.ts";
+import { transfersOut, type TransferOutRow } from "./schema/index.ts";
 import { lockPayment, type PaymentRow } from "./payments.ts";
 import { recordPaymentEvent } from "./paymentEvents.ts";
 

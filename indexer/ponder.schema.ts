@@ -23,7 +23,8 @@ export const tokenTransfer = onchainTable(
     timestamp: t.bigint().notNull(),
   }),
   (table) => ({
-    toIdx: index().on(table.chainId, table.to),
+    // Led by the address: evidence is looked up by a payment's receive address (rails/evm/readModel/evidence.ts).
+    toIdx: index().on(table.to, table.chainId),
     blockIdx: index().on(table.chainId, table.blockNumber),
   }),
 );

@@ -3,7 +3,8 @@ import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { startNotifyLoop } from "../db/notifyLoop.ts";
-import { assignFeedPositions, WEBHOOK_CHANNEL } from "../db/paymentEvents.ts";
+import { assignFeedPositions } from "../db/eventFeed.ts";
+import { WEBHOOK_CHANNEL } from "../db/paymentEvents.ts";
 import { dueDeliveries } from "../db/webhookDeliveries.ts";
 import { webhookJobOptions, type JobPayloads } from "../jobs/queues.ts";
 

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
-import { assignFeedPositions, findMerchantEvent, listFeed, redeliverEvent } from "../../db/paymentEvents.ts";
+import { assignFeedPositions, findMerchantEvent, listFeed } from "../../db/eventFeed.ts";
+import { redeliverEvent } from "../../db/paymentEvents.ts";
 import { findPayment } from "../../db/payments.ts";
 import { deliveriesOfEvents } from "../../db/webhookDeliveries.ts";
 import { NotFoundError, ValidationError } from "../../domain/errors.ts";

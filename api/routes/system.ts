@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
+import { pingDatabase } from "../../db/client.ts";
 import type { ApiDeps } from "../deps.ts";
 
 export const API_VERSIONS = [{ version: "v1", status: "current", basePath: "/api/v1", releasedAt: "2026-11-22" }] as const;
@@ -25,7 +25,7 @@ export const systemRoutes = ({ config, db, redis, startedAt }: ApiDeps) =>
       "/health",
       async ({ set }) => {
         const [database, queue] = await Promise.all([
-          ping(() => db.execute(sql`select 1`), 2_000),
+          ping(() => pingDatabase(db), 2_000),
           ping(() => redis.ping(), 2_000),
         ]);
         const ok = database === "ok" && queue === "ok";

@@ -1,6 +1,6 @@
 /** Money moved out of deposit addresses: sweeps to the merchant and refunds to customers. */
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { amount, createdAt } from "./columns.ts";
 import { payments } from "./payments.ts";
 
