@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, inArray, isNull, sql } from "drizzle-orm";
 import { formatAmount } from "../domain/amounts.ts";
 import { filterMatches, type PaymentEventType } from "../domain/paymentEvents.ts";
 import { queryRows, type Db } from "./client.ts";
@@ -89,11 +89,7 @@ async function insertPaymentEvents(tx: Db, events: readonly NewPaymentEvent[], r
   // here, so every delivery is known before anything is written, and events and
   // deliveries go in one statement.
   const merchantIds = [...new Set(events.map((e) => e.payment.merchantId))];
-  const targets = tx
-    .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, mode: webhookEndpoints.mode, url: webhookEndpoints.url, events: webhookEndpoints.events })
-    .from(webhookEndpoints)
-    .where(and(inArray(webhookEndpoints.merchantId, merchantIds), isNull(webhookEndpoints.disabledAt), isNull(webhookEndpoints.deletedAt)))
-    .execute();
+  const targets = enabledEndpointsOf(tx, merchantIds);
 
   // The reconcile job writes thousands of events a second, several per payment, so what
   // events share is sent once: per subject (a payment, and its payload: the snapshot,
@@ -171,6 +167,13 @@ export async function recordPaymentEvent(tx: Db, payment: PaymentRow, type: Paym
   return event!;
 }
 
+/** The merchants' endpoints that still take deliveries (not disabled by a 410, not removed); `deliveriesFor` picks by mode and filter. */
+const enabledEndpointsOf = (tx: Db, merchantIds: string[]): Promise<EndpointTarget[]> =>
+  tx
+    .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, mode: webhookEndpoints.mode, url: webhookEndpoints.url, events: webhookEndpoints.events })
+    .from(webhookEndpoints)
+    .where(and(inArray(webhookEndpoints.merchantId, merchantIds), isNull(webhookEndpoints.disabledAt), isNull(webhookEndpoints.deletedAt)));
+
 type EndpointTarget = { id: string; merchantId: string; mode: Mode; url: string; events: string[] };
 
 /** Amounts in `extra` may be bigints: they are written as decimal strings of smallest units. */
@@ -196,17 +199,7 @@ function deliveriesFor(event: Pick<PaymentEventRow, "id" | "merchantId" | "mode"
 export async function redeliverEvent(db: Db, event: PaymentEventRow, callbackUrl: string | null): Promise<number> {
   return db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
-    const endpoints = await tx
-      .select({ id: webhookEndpoints.id, merchantId: webhookEndpoints.merchantId, mode: webhookEndpoints.mode, url: webhookEndpoints.url, events: webhookEndpoints.events })
-      .from(webhookEndpoints)
-      .where(
-        and(
-          eq(webhookEndpoints.merchantId, event.merchantId),
-          eq(webhookEndpoints.mode, event.mode),
-          isNull(webhookEndpoints.disabledAt),
-          isNull(webhookEndpoints.deletedAt),
-        ),
-      );
+    const endpoints = await enabledEndpointsOf(tx, [event.merchantId]);
     const deliveries = deliveriesFor(event, callbackUrl, endpoints);
     if (deliveries.length === 0) return 0;
     await tx.insert(webhookDeliveries).values(deliveries);

@@ -2,6 +2,7 @@ import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import type { TransferOutRow } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
+import { amountsOf } from "./payment.ts";
 
 const presentTransfer = (t: TransferOutRow, decimals: number) => ({
   id: t.id,
@@ -27,9 +28,7 @@ export function presentDeposit(p: PaymentRow, network: Network | undefined, tran
   return {
     id: p.id,
     status: p.status,
-    amount: formatAmount(p.amount, p.tokenDecimals),
-    amountReceived: formatAmount(p.amountReceived, p.tokenDecimals),
-    amountRemaining: formatAmount(p.amountRemaining, p.tokenDecimals),
+    ...amountsOf(p),
     excessOwed: formatAmount(p.excessOwed > refunded ? p.excessOwed - refunded : 0n, p.tokenDecimals),
     lateAmount: formatAmount(p.lateAmount, p.tokenDecimals),
     refunded: formatAmount(refunded, p.tokenDecimals),

@@ -9,6 +9,13 @@ import { railFor } from "../../rails/index.ts";
  */
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** What was asked, what arrived and what is still missing, in whole tokens. */
+export const amountsOf = (p: PaymentRow) => ({
+  amount: formatAmount(p.amount, p.tokenDecimals),
+  amountReceived: formatAmount(p.amountReceived, p.tokenDecimals),
+  amountRemaining: formatAmount(p.amountRemaining, p.tokenDecimals),
+});
+
 /** Settlement progress (the spec's `paymentSplitterStatus`), plus how the split went. */
 export function presentSettlement(p: PaymentRow, network: Network | undefined) {
   return {
@@ -31,9 +38,7 @@ export function presentStatus(p: PaymentRow) {
   return {
     id: p.id,
     status: p.status,
-    amount: formatAmount(p.amount, p.tokenDecimals),
-    amountReceived: formatAmount(p.amountReceived, p.tokenDecimals),
-    amountRemaining: formatAmount(p.amountRemaining, p.tokenDecimals),
+    ...amountsOf(p),
     currency: p.currency,
     confirmations: p.confirmations,
     detectedAt: iso(p.detectedAt),
@@ -84,9 +89,7 @@ export function presentPublicPayment(p: PaymentRow, network: Network | undefined
   return {
     id: p.id,
     status: p.status,
-    amount: formatAmount(p.amount, p.tokenDecimals),
-    amountReceived: formatAmount(p.amountReceived, p.tokenDecimals),
-    amountRemaining: formatAmount(p.amountRemaining, p.tokenDecimals),
+    ...amountsOf(p),
     currency: p.currency,
     token: p.tokenSymbol,
     tokenAddress: p.tokenAddress,

@@ -10,8 +10,9 @@ import { presentDeposit, presentTransfer } from "../presenters/deposit.ts";
 import { presentNetwork } from "../presenters/network.ts";
 import { paymentUriOf } from "../presenters/payment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
-import { createPayment } from "../services/createPayment.ts";
+import { answerCreation } from "../services/answerCreation.ts";
 import { requestRefund } from "../services/requestRefund.ts";
+import { requirePayment } from "../services/requirePayment.ts";
 
 /** The deposit window is fixed by the spec: fifteen minutes, not settable. */
 export const DEPOSIT_EXPIRES_IN = 15 * 60;
@@ -39,23 +40,10 @@ export const depositRoutes = (deps: ApiDeps) => {
     )
     .post(
       "/create",
-      async ({ auth, body, headers, set }) => {
+      async (request) => {
         // `expiresIn` is ignored: the window is fixed (documented in docs/decisions.md).
-        const result = await createPayment(
-          {
-            ...deps,
-            auth,
-            idempotencyKey: headers["idempotency-key"],
-            agentId: headers["x-agent-id"],
-            scope: "deposits.create",
-            kind: "deposit",
-            fixedExpiresIn: DEPOSIT_EXPIRES_IN,
-          },
-          body,
-        );
-        set.status = result.status;
-        if (result.replayed) set.headers["Idempotent-Replayed"] = "true";
-        const payment = (result.body as { payment: Record<string, unknown> }).payment;
+        const created = await answerCreation(deps, request, { scope: "deposits.create", kind: "deposit", fixedExpiresIn: DEPOSIT_EXPIRES_IN });
+        const payment = (created as { payment: Record<string, unknown> }).payment;
         return {
           success: true,
           payment: {
@@ -98,8 +86,7 @@ export const depositRoutes = (deps: ApiDeps) => {
     .get(
       "/balance/:paymentId",
       async ({ auth, params }) => {
-        const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
-        if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
+        const payment = await requirePayment(db, auth, params.paymentId);
         if (!payment.receiveAddress) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
         const { network, rail } = railOfPayment(config, payment);
         // From the chain itself, not our records: shows funds that arrived but are not credited yet.

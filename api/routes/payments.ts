@@ -5,7 +5,8 @@ import { NotFoundError, PaymentLookupError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentPayment, presentPublicPayment, presentSettlement, presentStatus } from "../presenters/payment.ts";
-import { createPayment } from "../services/createPayment.ts";
+import { answerCreation } from "../services/answerCreation.ts";
+import { requirePayment } from "../services/requirePayment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
 import { findPayment } from "../../db/payments.ts";
 import type { Mode } from "../../domain/mode.ts";
@@ -64,15 +65,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
     )
     .post(
       "/create",
-      async ({ auth, body, headers, set }) => {
-        const result = await createPayment(
-          { ...deps, auth, idempotencyKey: headers["idempotency-key"], agentId: headers["x-agent-id"], scope: "payments.create", kind: "payment" },
-          body,
-        );
-        set.status = result.status;
-        if (result.replayed) set.headers["Idempotent-Replayed"] = "true";
-        return result.body;
-      },
+      (request) => answerCreation(deps, request, { scope: "payments.create", kind: "payment" }),
       {
         auth: "public",
         body: createPaymentBody,
@@ -98,8 +91,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
     .get(
       "/splitter-status/:paymentId",
       async ({ auth, params }) => {
-        const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
-        if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
+        const payment = await requirePayment(db, auth, params.paymentId);
         return { success: true, paymentSplitterStatus: presentSettlement(payment, networkOf(payment.chainId)) };
       },
       { auth: "public", params: paymentIdParams, detail: { summary: "Settlement progress of a payment" } },
@@ -107,8 +99,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
     .get(
       "/:paymentId",
       async ({ auth, params }) => {
-        const payment = await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId);
-        if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
+        const payment = await requirePayment(db, auth, params.paymentId);
         return { success: true, payment: presentPayment(payment, networkOf(payment.chainId)) };
       },
       { auth: "public", params: paymentIdParams, detail: { summary: "The full payment record, with settlement progress" } },

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { createPaymentBody, createPaymentHeaders } from "../schemas.ts";
-import { createPayment } from "../services/createPayment.ts";
+import { answerCreation } from "../services/answerCreation.ts";
 import { requireTestMode } from "../services/requireTestMode.ts";
 import { simulatePayment } from "../services/simulatePayment.ts";
 
@@ -12,15 +12,9 @@ export const sandboxRoutes = (deps: ApiDeps) =>
     .use(authPlugin(deps.db))
     .post(
       "",
-      async ({ auth, body, headers, set }) => {
-        requireTestMode(auth);
-        const result = await createPayment(
-          { ...deps, auth, idempotencyKey: headers["idempotency-key"], agentId: headers["x-agent-id"], scope: "sandbox.payments.create", kind: "payment" },
-          body,
-        );
-        set.status = result.status;
-        if (result.replayed) set.headers["Idempotent-Replayed"] = "true";
-        return result.body;
+      (request) => {
+        requireTestMode(request.auth);
+        return answerCreation(deps, request, { scope: "sandbox.payments.create", kind: "payment" });
       },
       {
         auth: "public",

@@ -1,8 +1,9 @@
 import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { closePayment, findMerchantPayment } from "../../db/payments.ts";
-import { ConflictError, NotFoundError } from "../../domain/errors.ts";
+import { ConflictError } from "../../domain/errors.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
+import { requirePayment } from "./requirePayment.ts";
 
 /**
  * Marks a payment failed, cancelled or expired, only while it is pending: first it is
@@ -14,8 +15,7 @@ export async function failPayment(
   auth: { merchantId: string; mode: Mode },
   body: { paymentId: string; status: "failed" | "cancelled" | "expired"; reason?: string },
 ) {
-  const payment = await findMerchantPayment(deps.db, auth.merchantId, auth.mode, body.paymentId);
-  if (!payment) throw new NotFoundError(`No payment with id ${body.paymentId}.`);
+  const payment = await requirePayment(deps.db, auth, body.paymentId);
   await reconcilePayments(deps.db, deps.config, [payment.id]);
   const closed = await closePayment(deps.db, payment.id, auth.merchantId, { status: body.status, reason: body.reason?.trim() || null });
   if (!closed) {

@@ -1,12 +1,12 @@
 import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import { findMerchantPayment } from "../../db/payments.ts";
 import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
-import { ConflictError, NotFoundError, ValidationError } from "../../domain/errors.ts";
+import { ConflictError, ValidationError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { railFor } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
+import { requirePayment } from "./requirePayment.ts";
 
 /** What can be sent back from the deposit address: what is owed the customer, less refunds already made or under way. */
 export function refundable(payment: { excessOwed: bigint; receiveAddress: string | null }, refunded: bigint): bigint {
@@ -26,8 +26,7 @@ export async function requestRefund(
   paymentId: string,
   body: { address: string; reason?: string },
 ): Promise<TransferOutRow> {
-  const payment = await findMerchantPayment(deps.db, auth.merchantId, auth.mode, paymentId);
-  if (!payment) throw new NotFoundError(`No payment with id ${paymentId}.`);
+  const payment = await requirePayment(deps.db, auth, paymentId);
   const network = deps.config.networks.find((n) => n.chainId === payment.chainId);
   const rail = network && railFor(network);
   const address = rail ? rail.normalizeAddress(body.address) : null;

@@ -10,17 +10,13 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { testStablecoinAbi, testStablecoinBytecode } from "../../contracts/artifacts/index.ts";
+import type { Token } from "../../config/types.ts";
 import { localChain } from "./localChain.ts";
 
 export type TestTokenSymbol = "USDC" | "USDT" | "DAI";
 
-export type DeployedToken = {
-  symbol: TestTokenSymbol;
-  name: string;
-  /** EIP-55 checksummed. */
-  address: Address;
-  decimals: number;
-};
+/** A deployed test token, as the catalogue describes tokens (address EIP-55 checksummed). */
+export type DeployedToken = Token & { symbol: TestTokenSymbol; address: Address };
 
 export type DeployTestTokensParameters = {
   rpcUrl: string;
