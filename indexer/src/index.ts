@@ -2,7 +2,8 @@ import { ponder } from "ponder:registry";
 import { settlementPayment, tokenTransfer } from "ponder:schema";
 import { transferRow } from "../transferRow.ts";
 
-// Handlers only record what the chain says; accounting happens in jobs/ from these rows.
+// Handlers only record what the chain says; reconcile/ accounts from these rows through the
+// EVM rail's read model (rails/evm/readModel/).
 ponder.on("Stablecoin:Transfer", async ({ event, context }) => {
   await context.db
     .insert(tokenTransfer)
