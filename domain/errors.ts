@@ -120,3 +120,72 @@ export class AgentPolicyError extends ForbiddenError {
     this.code = `AGENT_${rule.toUpperCase()}`;
   }
 }
+
+/**
+ * 422: the bridge has no route for this origin, destination and amount (bridge minimums are
+ * the usual cause). The body's `error` is the bridge's own explanation (spec: NO_ROUTE).
+ */
+export class BridgeRouteError extends AppError {
+  readonly status = 422;
+  readonly error: string;
+  override readonly code = "NO_ROUTE";
+  constructor(
+    bridgeMessage: string,
+    /** The bridge's machine code (Relay's `errorCode`, e.g. AMOUNT_TOO_LOW), for logs. */
+    readonly bridgeCode?: string,
+  ) {
+    super("The bridge has no route for this origin chain, token and amount.");
+    this.error = bridgeMessage;
+  }
+}
+
+/** 422: customers cannot pay from this origin chain (not EVM, or the bridge does not serve it). */
+export class OriginNotSupportedError extends AppError {
+  readonly status = 422;
+  readonly error = "origin_not_supported";
+  override readonly code = "ORIGIN_NOT_SUPPORTED";
+}
+
+/** 422: a refund on the origin chain could not be arranged, so the payment was not created. */
+export class OriginRefundNotSupportedError extends AppError {
+  readonly status = 422;
+  readonly error = "origin_refund_not_supported";
+  override readonly code = "ORIGIN_REFUND_NOT_SUPPORTED";
+}
+
+/** 422: the merchant has no working settlement destination for this route. */
+export class NoDestinationError extends AppError {
+  readonly status = 422;
+  readonly error = "no_destination";
+  override readonly code = "NO_DESTINATION";
+}
+
+/**
+ * 502: the bridge failed us (5xx, rate limit after retries, timeout, an answer we cannot
+ * read). Nothing was created on our side; safe to retry.
+ */
+export class BridgeUnavailableError extends AppError {
+  readonly status = 502;
+  readonly error = "bridge_unavailable";
+  override readonly retryable = true;
+  /** The bridge's machine code, when it sent one (Relay's `errorCode`). */
+  readonly bridgeCode: string | undefined;
+  /** The bridge's HTTP status, when it answered at all. */
+  readonly httpStatus: number | undefined;
+
+  constructor(
+    readonly bridge: string,
+    reason: string,
+    options?: { cause?: unknown; bridgeCode?: string; httpStatus?: number },
+  ) {
+    super(`The bridge (${bridge}) failed: ${reason}`, options);
+    this.bridgeCode = options?.bridgeCode;
+    this.httpStatus = options?.httpStatus;
+  }
+}
+
+/** 401: a bridge webhook whose signature, timestamp or body does not verify; it is not acted on. */
+export class BridgeWebhookError extends AppError {
+  readonly status = 401;
+  readonly error = "invalid_webhook_signature";
+}

@@ -1,0 +1,40 @@
+/**
+ * Where a bridge request stands, in the bridge's own words (Relay's status enum, which
+ * the `local` adapter speaks too), and the service's public `bridgeStatus` for it.
+ */
+export const BRIDGE_PROGRESS = ["waiting", "depositing", "pending", "submitted", "success", "delayed", "refund", "failure"] as const;
+export type BridgeProgress = (typeof BRIDGE_PROGRESS)[number];
+
+/** The public `bridgeStatus` values (DESIGN.md, "Decisions for the spec's gaps"). */
+export const BRIDGE_STATUSES = ["awaiting_deposit", "deposit_detected", "bridging", "completed", "refunding", "refunded", "failed"] as const;
+export type BridgeStatusValue = (typeof BRIDGE_STATUSES)[number];
+
+/**
+ * The public `bridgeStatus` of a bridge progress. `refunding` never comes out of this:
+ * Relay's `refund` means "successfully refunded" and it reports no refund in flight
+ * (a failed fill is `failure`, then `refund` once the money is back), so only the service,
+ * knowing it asked for a refund, can say `refunding`.
+ */
+export function bridgeStatusOf(progress: BridgeProgress): BridgeStatusValue {
+  switch (progress) {
+    case "waiting":
+      return "awaiting_deposit";
+    case "depositing":
+      return "deposit_detected";
+    case "pending":
+    case "submitted":
+    case "delayed":
+      return "bridging";
+    case "success":
+      return "completed";
+    case "refund":
+      return "refunded";
+    case "failure":
+      return "failed";
+    default: {
+      const unknown: never = progress;
+      throw new RangeError(`unknown bridge progress ${String(unknown)}`);
+    }
+  }
+}
+
