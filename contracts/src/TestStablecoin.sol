@@ -64,6 +64,13 @@ contract TestStablecoin {
         return true;
     }
 
+    /// One Transfer of `amount` to each of `to`, in one transaction: how benchmarks make a
+    /// mainnet-like stream of unrelated transfers cheaply (bench/ingest.ts).
+    function transferBatch(address[] calldata to, uint256 amount) external returns (bool) {
+        for (uint256 i = 0; i < to.length; i++) _transfer(msg.sender, to[i], amount);
+        return true;
+    }
+
     function approve(address spender, uint256 amount) external returns (bool) {
         _approve(msg.sender, spender, amount);
         return true;

@@ -102,6 +102,8 @@ export async function startTestIndexer(config: Config, databaseUrl: string, netw
   }
   if (Date.now() >= until) throw new Error("indexer did not become ready in 90 s");
   return {
+    /** The indexer's process id (benchmarks read its CPU time). */
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);

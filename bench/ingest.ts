@@ -1,0 +1,196 @@
+/**
+ * Benchmark (not a test): `npm run bench:ingest -- [--blocks 60] [--rate 300] [--block-time 2] [--every 1]`.
+ * Mainnet-shaped traffic on a local chain: anvil mines a block every `--block-time`
+ * seconds, and a generator fills each with `--rate` Transfers of the configured USDC
+ * between addresses the service does not know (Base at peak: ~300 per 2-second block).
+ * Meanwhile the real pipeline runs (Ponder indexer, workers, API) and every `--every`
+ * blocks a deposit payment is created over HTTP and paid. Prints, over `--blocks` blocks
+ * after a warm-up:
+ *  - Postgres bytes added per 1,000 unrelated transfers (`pg_database_size`: every schema,
+ *    the indexer's sync store included), with the growth per schema;
+ *  - indexer lag behind the chain head (blocks), sampled at each block;
+ *  - the indexer's CPU seconds per 1,000 blocks (its whole process tree, from /proc);
+ *  - receipt (block announced) → payment visible on `GET /payments/{id}/status`, p50/p99.
+ * `--rate 0` gives the unloaded figures to compare with.
+ */
+import { parseArgs } from "node:util";
+import { createPublicClient, encodeFunctionData, erc20Abi, webSocket, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { sql } from "drizzle-orm";
+import { testStablecoinAbi } from "../contracts/artifacts/index.ts";
+import { createLogger } from "../config/logger.ts";
+import { queryRows } from "../db/client.ts";
+import { setSettlementWallet } from "../db/settlementWallets.ts";
+import { anvilAccounts } from "../devchain/evm/anvil.ts";
+import { freePort } from "../devchain/freePort.ts";
+import { startWorkers } from "../jobs/worker.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
+import { createTestApi } from "../test/helpers/testApi.ts";
+import { processTreeCpuSeconds } from "./lib/processCpu.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    blocks: { type: "string", default: "60" },
+    rate: { type: "string", default: "300" },
+    "block-time": { type: "string", default: "2" },
+    every: { type: "string", default: "1" },
+    warmup: { type: "string", default: "5" },
+  },
+});
+const BLOCKS = Number(args.blocks);
+const RATE = Number(args.rate);
+const BLOCK_TIME = Number(args["block-time"]);
+const EVERY = Number(args.every);
+const WARMUP = Number(args.warmup);
+/** Unrelated transfers per generator transaction (`transferBatch`). */
+const PER_TX = 30;
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)] ?? NaN;
+
+const chain = await startPaymentChain({ requiredConfirmations: 3 });
+const api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, LOG_LEVEL: "silent" } });
+const merchant = await api.seedMerchant();
+const network = api.config.networks.find((n) => n.shortName === "anvil")!;
+await setSettlementWallet(api.db, merchant.id, network.id, merchantWallet);
+const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
+
+// Generator senders, funded with tokens while the chain still mines on demand.
+const senders = anvilAccounts.slice(3, 9).map((key) => ({ account: privateKeyToAccount(key as Hex), nonce: 0 }));
+const operator = privateKeyToAccount(operatorKey);
+for (const sender of senders) {
+  const hash = await chain.customerWallet.writeContract({ address: usdc, abi: testStablecoinAbi, functionName: "mint", args: [sender.account.address, 10n ** 15n], account: operator, chain: null });
+  await chain.publicClient.waitForTransactionReceipt({ hash });
+  sender.nonce = await chain.publicClient.getTransactionCount({ address: sender.account.address });
+}
+
+const indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile);
+const workers = await startWorkers({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }), databaseUrl: api.databaseUrl });
+const port = await freePort();
+api.app.listen({ hostname: "127.0.0.1", port });
+const base = `http://127.0.0.1:${port}/api/v1`;
+const headers = { "content-type": "application/json", "x-public-key": merchant.publicKey };
+
+/** Sends one block's worth of unrelated transfers (signed here, so sending costs the node only). */
+async function generate(count: number) {
+  const txs: Promise<unknown>[] = [];
+  for (let sent = 0, i = 0; sent < count; sent += PER_TX, i++) {
+    const sender = senders[i % senders.length]!;
+    const recipients = Array.from({ length: Math.min(PER_TX, count - sent) }, () => privateKeyToAccount(generatePrivateKey()).address);
+    const raw = await sender.account.signTransaction({
+      chainId: 31337,
+      nonce: sender.nonce++,
+      to: usdc,
+      data: encodeFunctionData({ abi: testStablecoinAbi, functionName: "transferBatch", args: [recipients, 1n] }),
+      gas: 40_000n * BigInt(recipients.length) + 60_000n,
+      maxFeePerGas: 50_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+    txs.push(chain.rpc("eth_sendRawTransaction", [raw]));
+  }
+  await Promise.all(txs);
+}
+
+async function indexedBlock(): Promise<bigint> {
+  const [row] = await queryRows<{ n: string }>(api.db, sql`select substring(latest_checkpoint from 27 for 16) as n from onchain._ponder_checkpoint where chain_id = 31337`).catch(() => []);
+  return row ? BigInt(row.n) : 0n;
+}
+
+async function sizes(): Promise<{ total: number; schemas: Map<string, number> }> {
+  const [db] = await queryRows<{ n: string }>(api.db, sql`select pg_database_size(current_database())::text as n`);
+  const rows = await queryRows<{ schema: string; n: string }>(api.db, sql`
+    select n.nspname as schema, sum(pg_total_relation_size(c.oid))::text as n
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where c.relkind in ('r', 'm', 'p') and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg_toast%'
+    group by 1`);
+  return { total: Number(db!.n), schemas: new Map(rows.map((r) => [r.schema, Number(r.n)])) };
+}
+
+const blockSeen = new Map<bigint, number>();
+const ws = createPublicClient({ transport: webSocket(chain.anvil.wsUrl) });
+const latencies: number[] = [];
+const lags: bigint[] = [];
+let measuring = false;
+let blocksSeen = 0;
+let unrelated = 0;
+let start: { size: Awaited<ReturnType<typeof sizes>>; cpu: number } | null = null;
+let finished: () => void;
+const done = new Promise<void>((resolve) => (finished = resolve));
+
+/** Create a deposit payment, pay it in the next block, and time block → visible on the API. */
+async function samplePayment(i: number) {
+  const r = await fetch(`${base}/deposits/create`, { method: "POST", headers, body: JSON.stringify({ amount: "1", currency: "USDC", network: "anvil", orderId: `ingest-${i}` }) });
+  if (r.status !== 201) throw new Error(`create ${r.status}: ${await r.text()}`);
+  const p = ((await r.json()) as { payment: { id: string; depositAddress: Address } }).payment;
+  const hash = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [p.depositAddress, 1_000_000n], account: customer, chain: null });
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  const mined = blockSeen.get(receipt.blockNumber) ?? performance.now();
+  for (;;) {
+    const s = (await (await fetch(`${base}/payments/${p.id}/status`, { headers })).json()) as { payment: { status: string } };
+    if (s.payment.status !== "pending") break;
+    if (performance.now() - mined > 60_000) throw new Error(`payment ${p.id} not visible after 60 s`);
+    await Bun.sleep(2);
+  }
+  return performance.now() - mined;
+}
+
+const samples: Promise<void>[] = [];
+const unwatch = ws.watchBlockNumber({
+  emitOnBegin: false,
+  onBlockNumber: (block) => {
+    blockSeen.set(block, performance.now());
+    blocksSeen++;
+    void (async () => {
+      if (blocksSeen === WARMUP) {
+        start = { size: await sizes(), cpu: processTreeCpuSeconds(indexer.pid) };
+        measuring = true;
+      }
+      if (measuring && blocksSeen >= WARMUP + BLOCKS) {
+        measuring = false;
+        finished();
+        return;
+      }
+      if (blocksSeen < WARMUP + BLOCKS) {
+        await generate(RATE);
+        if (measuring) unrelated += RATE;
+      }
+      if (measuring) {
+        lags.push(block - (await indexedBlock()));
+        if ((blocksSeen - WARMUP) % EVERY === 0) samples.push(samplePayment(blocksSeen).then((ms) => void latencies.push(ms)));
+      }
+    })().catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
+  },
+});
+
+try {
+  await chain.rpc("evm_setAutomine", [false]);
+  await chain.rpc("evm_setIntervalMining", [BLOCK_TIME]);
+  await done;
+  const end = { size: await sizes(), cpu: processTreeCpuSeconds(indexer.pid) };
+  await Promise.all(samples);
+  unwatch();
+  const grown = end.size.total - start!.size.total;
+  const perSchema = [...end.size.schemas]
+    .map(([schema, bytes]) => [schema, bytes - (start!.size.schemas.get(schema) ?? 0)] as const)
+    .filter(([, bytes]) => bytes !== 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([schema, bytes]) => `${schema} ${(bytes / 1024).toFixed(0)} KiB`)
+    .join(", ");
+  const cpu = end.cpu - start!.cpu;
+  console.log(
+    [
+      `blocks: ${BLOCKS} at ${BLOCK_TIME} s, ${RATE} unrelated transfers each (${unrelated} in all), a paid deposit every ${EVERY} block(s)`,
+      `database growth: ${(grown / 1024).toFixed(0)} KiB in all${unrelated ? `, ${((grown / unrelated) * 1000 / 1024).toFixed(1)} KiB per 1,000 unrelated transfers` : ""} (${perSchema || "no schema grew"})`,
+      `indexer lag: max ${lags.reduce((a, b) => (b > a ? b : a), 0n)} blocks, ${lags.filter((l) => l > 1n).length} of ${lags.length} samples over 1`,
+      `indexer CPU: ${cpu.toFixed(2)} s over ${BLOCKS} blocks = ${((cpu / BLOCKS) * 1000).toFixed(1)} s per 1,000 blocks`,
+      `block → status visible: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms (${latencies.length} payments)`,
+    ].join("\n"),
+  );
+} finally {
+  await api.app.stop();
+  await workers.close();
+  await indexer.stop();
+  await api.close();
+  await chain.stop();
+}
