@@ -43,7 +43,7 @@ describe("commitment levels follow slot production", () => {
     const slot = chain.slot();
 
     const processed = (await connection.getSignatureStatuses([signature])).value[0];
-    expect(processed).toEqual({ slot, confirmations: 0, err: null, status: { Ok: null }, confirmationStatus: "processed" });
+    expect(processed).toEqual({ slot, confirmations: 0, err: null, confirmationStatus: "processed", status: { Ok: null } } as never);
     expect(await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" })).toBeNull();
     expect(await connection.getSignaturesForAddress(merchantAta, {}, "confirmed")).toHaveLength(1); // only the ATA creation
     expect((await connection.getTokenAccountBalance(merchantAta, "processed")).value.amount).toBe("1000000");
@@ -62,7 +62,7 @@ describe("commitment levels follow slot production", () => {
 
     chain.advanceSlots(2);
     const finalized = (await connection.getSignatureStatuses([signature])).value[0];
-    expect(finalized).toEqual({ slot, confirmations: null, err: null, status: { Ok: null }, confirmationStatus: "finalized" });
+    expect(finalized).toEqual({ slot, confirmations: null, err: null, confirmationStatus: "finalized", status: { Ok: null } } as never);
     expect((await connection.getTokenAccountBalance(merchantAta, "finalized")).value.amount).toBe("1000000");
     expect((await connection.getSignaturesForAddress(merchantAta, {}, "finalized"))[0]?.signature).toBe(signature);
   });
