@@ -40,6 +40,8 @@ export interface SolanaDevChain {
   /** Mints (smallest units) to the owner's associated token account, creating it if needed. */
   mintTo(mint: TestMint, owner: PublicKey, amount: bigint): Promise<{ tokenAccount: PublicKey; signature: string }>;
   createFundedCustomer(options?: FundedCustomerOptions): Promise<FundedCustomer>;
+  /** Live WebSocket subscriptions, so tests can wait until a client has subscribed. */
+  subscriptionCount(): number;
   stop(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startSolanaDevChain(options: SolanaDevChainOptions = {}): 
     createMint: async (mintOptions) => createTestMint(ledger, mintOptions),
     mintTo: async (mint, owner, amount) => mintTestTokens(ledger, mint, owner, amount),
     createFundedCustomer: async (customerOptions) => createFundedCustomer(ledger, customerOptions),
+    subscriptionCount: () => pubsub.size,
     async stop() {
       clearInterval(timer);
       pubsub.dispose();

@@ -44,6 +44,11 @@ export class PubSub {
     ];
   }
 
+  /** Live subscriptions (tests wait for a client's subscribe to arrive). */
+  get size(): number {
+    return this.subscriptions.size;
+  }
+
   dispose(): void {
     for (const dispose of this.disposers) dispose();
     this.subscriptions.clear();
