@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Connection, Keypair, LAMPORTS_PER_SOL, SendTransactionError, SystemProgram, Transaction } from "@solana/web3.js";
+import { Connection, Keypair, LAMPORTS_PER_SOL, NONCE_ACCOUNT_LENGTH, NonceAccount, SendTransactionError, SystemProgram, Transaction } from "@solana/web3.js";
 import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../../devchain/solana/index.ts";
 
 // Slots only move when the test says so (slotMs: 0), so each commitment step is exact.
@@ -142,5 +142,30 @@ describe("failures a wallet meets", () => {
     const signature = await connection.sendRawTransaction(transaction.serialize(), { skipPreflight: true });
     chain.advanceSlots(1);
     expect((await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0]).toBeNull();
+  });
+
+  test("a durable-nonce transaction is accepted long after blockhashes expire", async () => {
+    const nonce = Keypair.generate();
+    const lamports = await connection.getMinimumBalanceForRentExemption(NONCE_ACCOUNT_LENGTH);
+    const create = SystemProgram.createNonceAccount({ fromPubkey: customer.publicKey, noncePubkey: nonce.publicKey, authorizedPubkey: customer.publicKey, lamports });
+    // web3.js reuses a fetched blockhash for 30 s, and this file jumps 150+ slots at once: fetch a fresh one.
+    const fresh = new Transaction({ ...(await connection.getLatestBlockhash("processed")), feePayer: customer.publicKey }).add(create);
+    fresh.sign(customer, nonce);
+    await connection.sendRawTransaction(fresh.serialize());
+    chain.advanceSlots(1);
+    const stored = NonceAccount.fromAccountData((await connection.getAccountInfo(nonce.publicKey))!.data).nonce;
+    const transaction = new Transaction({
+      feePayer: customer.publicKey,
+      nonceInfo: { nonce: stored, nonceInstruction: SystemProgram.nonceAdvance({ noncePubkey: nonce.publicKey, authorizedPubkey: customer.publicKey }) },
+    }).add(SystemProgram.transfer({ fromPubkey: customer.publicKey, toPubkey: merchant.publicKey, lamports: 1_000_000 }));
+    transaction.sign(customer);
+    chain.advanceSlots(200);
+    const signature = await connection.sendRawTransaction(transaction.serialize());
+    chain.advanceSlots(1);
+    expect((await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 }))?.meta?.err).toBeNull();
+    expect(NonceAccount.fromAccountData((await connection.getAccountInfo(nonce.publicKey))!.data).nonce).not.toBe(stored);
+    // The nonce moved on, so the same transaction cannot land twice.
+    const replay = await connection.sendRawTransaction(transaction.serialize()).catch((caught: unknown) => caught);
+    expect((replay as SendTransactionError).transactionError.message).toBe("Transaction simulation failed: This transaction has already been processed");
   });
 });

@@ -8,6 +8,7 @@ import {
 } from "@solana/spl-token";
 import {
   AddressLookupTableProgram,
+  ComputeBudgetProgram,
   Connection,
   Keypair,
   LAMPORTS_PER_SOL,
@@ -142,6 +143,21 @@ describe("a v0 transaction with an address lookup table", () => {
 
     // A client that does not declare v0 support is told so, like a real node tells it.
     await expect(connection.getTransaction(signature)).rejects.toThrow("Transaction version (0) is not supported by the requesting client");
+  });
+});
+
+describe("fees", () => {
+  test.each([
+    ["no priority fee", [], 5000],
+    ["price and limit", [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1000 }), ComputeBudgetProgram.setComputeUnitLimit({ units: 50_000 })], 5050],
+    ["price only (default limit)", [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_000 })], 11_000],
+  ])("%s: meta.fee is what the payer paid", async (_label, budget, fee) => {
+    const transaction = new Transaction().add(...budget, SystemProgram.transfer({ fromPubkey: customer.publicKey, toPubkey: merchant.publicKey, lamports: 1_000_000 }));
+    const signature = await confirmed(await connection.sendTransaction(transaction, [customer]));
+    const found = await connection.getTransaction(signature, { maxSupportedTransactionVersion: 0 });
+    expect(found!.meta!.fee).toBe(fee);
+    expect(found!.meta!.preBalances[0]! - found!.meta!.postBalances[0]!).toBe(fee + 1_000_000);
+    expect((await connection.getFeeForMessage(transaction.compileMessage(), "confirmed")).value).toBe(fee);
   });
 });
 

@@ -35,8 +35,8 @@ export function computeFee(message: Message | MessageV0): bigint {
     if (programId === programIds.computeBudget) {
       if (data[0] === 2 && data.length >= 5) unitLimit = BigInt(data.readUInt32LE(1));
       if (data[0] === 3 && data.length >= 9) microLamportsPerUnit = data.readBigUInt64LE(1);
-      continue;
     }
+    // Without an explicit limit each instruction reserves units, compute-budget ones included.
     defaultLimit += programId !== undefined && builtinPrograms.has(programId) ? builtinInstructionComputeUnits : defaultInstructionComputeUnits;
   }
   const limit = minBigint(unitLimit ?? defaultLimit, maxComputeUnitLimit);
