@@ -127,7 +127,7 @@ export class DevLedger {
     const finalizedSlot = this.clock.slotAt("finalized");
     this.history.prune(finalizedSlot);
     const event = { block, confirmedSlot: this.clock.slotAt("confirmed"), finalizedSlot, previousConfirmedSlot, previousFinalizedSlot };
-    for (const listener of this.slotListeners) listener(event);
+    notify(this.slotListeners, event);
     return block;
   }
 
@@ -172,7 +172,7 @@ export class DevLedger {
    */
   submit(wire: Uint8Array, options: { skipPreflight?: boolean } = {}): string {
     const decoded = this.decode(wire);
-    for (const listener of this.receivedListeners) listener(decoded.signature);
+    notify(this.receivedListeners, decoded.signature);
     if (!options.skipPreflight) {
       if (!verifySignatures(decoded)) throw new RpcError(-32003, "Transaction signature verification failure");
       const simulation = this.simulateDecoded(decoded, { replaceRecentBlockhash: false });
@@ -274,7 +274,7 @@ export class DevLedger {
     });
     this.transactions.add(record);
     block.signatures.push(record.signature);
-    for (const listener of this.transactionListeners) listener(record);
+    notify(this.transactionListeners, record);
     return record;
   }
 
@@ -284,5 +284,16 @@ export class DevLedger {
     const epochStart = this.clock.block(Number(epoch * slotsPerEpoch))?.blockTime ?? block.blockTime;
     this.svm.setClock(new Clock(slot, BigInt(epochStart), epoch, epoch + 1n, BigInt(block.blockTime)));
     this.svm.setSlotHashes(this.slotHashes);
+  }
+}
+
+/** Listeners (PubSub) must not turn a landed transaction or a produced slot into an error. */
+function notify<T>(listeners: Set<(value: T) => void>, value: T): void {
+  for (const listener of listeners) {
+    try {
+      listener(value);
+    } catch (error) {
+      console.error("devchain listener failed:", error);
+    }
   }
 }

@@ -45,7 +45,11 @@ export class SlotClock {
 
   /** Opens the next slot with the given blockhash and returns it. */
   open(blockhash: string): Block {
-    return this.append(blockhash);
+    const block = this.append(blockhash);
+    // Only blockhashes young enough to be used are looked up; forget the one that just expired.
+    const expired = this.blocks[block.slot - this.options.blockhashValiditySlots - 1];
+    if (expired) this.slotByBlockhash.delete(expired.blockhash);
+    return block;
   }
 
   slotAt(commitment: Commitment): number {
