@@ -4,3 +4,4 @@ export type { TestMint, TestMintOptions } from "./testing/createTestMint.ts";
 export type { FundedCustomer, FundedCustomerOptions } from "./testing/createFundedCustomer.ts";
 export { DevChainTransactionError } from "./testing/sendDevChainTransaction.ts";
 export type { Commitment } from "./ledger/commitment.ts";
+export type { DevLedger } from "./ledger/DevLedger.ts";

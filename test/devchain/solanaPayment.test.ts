@@ -86,4 +86,21 @@ describe("a USDC payment through the devchain RPC", () => {
       },
     });
   });
+
+  test("a Connection without a commitment reads at finalized, as against a real node", async () => {
+    const defaultConnection = new Connection(chain.rpcUrl);
+    let found = await defaultConnection.getSignaturesForAddress(merchantAta.address, { limit: 1 });
+    while (found[0]?.signature !== signature) {
+      await Bun.sleep(10);
+      found = await defaultConnection.getSignaturesForAddress(merchantAta.address, { limit: 1 });
+    }
+    expect(found[0]?.confirmationStatus).toBe("finalized");
+    expect(chain.slot("finalized")).toBeGreaterThanOrEqual(found[0]!.slot);
+  });
+
+  test("batched requests (getParsedTransactions) are answered in order", async () => {
+    const [creation] = (await connection.getSignaturesForAddress(merchantAta.address)).slice(-1);
+    const parsed = await connection.getParsedTransactions([signature, creation!.signature], { maxSupportedTransactionVersion: 0 });
+    expect(parsed.map((transaction) => transaction?.transaction.signatures[0])).toEqual([signature, creation!.signature]);
+  });
 });
