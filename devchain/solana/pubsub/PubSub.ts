@@ -7,6 +7,7 @@ import { type AccountEncoding, encodeAccount, parseAccountEncoding } from "../en
 import { matchesAccountFilter } from "../rpc/matchesAccountFilter.ts";
 import { addressParam, configParam, stringParam } from "../rpc/params.ts";
 import { RpcError } from "../rpc/RpcError.ts";
+import { toJsonText } from "../rpc/toJsonText.ts";
 
 /** The side of a websocket the PubSub writes notifications to. */
 export interface PubSubSocket {
@@ -66,7 +67,7 @@ export class PubSub {
     if (id === null || typeof method !== "string") return null; // notifications (web3.js pings) get no answer
     try {
       const result = this.call(socket, method, Array.isArray(params) ? params : []);
-      return JSON.stringify({ jsonrpc: "2.0", result, id });
+      return toJsonText({ jsonrpc: "2.0", result, id });
     } catch (error) {
       const rpcError = error instanceof RpcError ? error : new RpcError(-32603, "Internal error");
       return JSON.stringify({ jsonrpc: "2.0", error: rpcError.toJson(), id });
@@ -226,7 +227,7 @@ export class PubSub {
   }
 
   private send(subscription: Subscription, method: string, result: unknown): void {
-    subscription.socket.send(JSON.stringify({ jsonrpc: "2.0", method, params: { result, subscription: subscription.id } }));
+    subscription.socket.send(toJsonText({ jsonrpc: "2.0", method, params: { result, subscription: subscription.id } }));
   }
 }
 

@@ -4,6 +4,7 @@ import type { DevLedger } from "../ledger/DevLedger.ts";
 import type { PubSub, PubSubSocket } from "../pubsub/PubSub.ts";
 import { handleJsonRpc } from "../rpc/handleJsonRpc.ts";
 import type { RpcMethods } from "../rpc/rpcMethod.ts";
+import { toJsonText } from "../rpc/toJsonText.ts";
 
 interface SocketData {
   socket?: PubSubSocket;
@@ -78,5 +79,5 @@ async function answerHttp(request: Request, ledger: DevLedger, methods: RpcMetho
     return new Response("Used HTTP Method is not allowed. POST or OPTIONS is required", { status: 405, headers: corsHeaders });
   }
   const body = handleJsonRpc(await request.text(), methods, ledger);
-  return Response.json(body, { headers: corsHeaders });
+  return new Response(toJsonText(body), { headers: { ...corsHeaders, "Content-Type": "application/json" } });
 }
