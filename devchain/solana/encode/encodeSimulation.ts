@@ -1,4 +1,4 @@
-import type { Simulation } from "../ledger/DevLedger.ts";
+import type { Simulation } from "../ledger/simulation.ts";
 import { encodeInstruction } from "./encodeInstruction.ts";
 
 /**

@@ -19,6 +19,8 @@ import { describeTransactionError, transactionError } from "./transactionError.t
 import { TransactionLog } from "./transactionLog.ts";
 import type { TransactionErrorInfo, TransactionRecord } from "./transactionRecord.ts";
 import { TransactionRejectedError } from "./transactionRejected.ts";
+import { PreflightFailedError } from "./preflightFailedError.ts";
+import type { Simulation } from "./simulation.ts";
 import { verifySignatures } from "./verifySignatures.ts";
 
 export interface DevLedgerOptions {
@@ -35,25 +37,6 @@ export interface SlotEvent {
   finalizedSlot: number;
   previousConfirmedSlot: number;
   previousFinalizedSlot: number;
-}
-
-/** The outcome of simulating a transaction against the newest state. */
-export interface Simulation {
-  decoded: DecodedTransaction;
-  err: TransactionErrorInfo | null;
-  meta: ExecutionMeta;
-  fee: bigint;
-  /** Post-simulation state of the transaction's accounts (empty when it failed). */
-  postAccounts: Map<string, AccountState | null>;
-}
-
-/** Preflight simulation failed; sendTransaction answers with the simulation. */
-export class PreflightFailedError extends Error {
-  override readonly name = "PreflightFailedError";
-
-  constructor(readonly simulation: Simulation) {
-    super(`Transaction simulation failed: ${simulation.err?.message}`);
-  }
 }
 
 const slotsPerEpoch = 432_000n;

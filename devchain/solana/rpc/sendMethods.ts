@@ -1,7 +1,7 @@
 import { getBase58Encoder } from "@solana/kit";
 import { VersionedMessage } from "@solana/web3.js";
 import { computeFee } from "../ledger/computeFee.ts";
-import { PreflightFailedError } from "../ledger/DevLedger.ts";
+import { PreflightFailedError } from "../ledger/preflightFailedError.ts";
 import { encodeAccount, parseAccountEncoding } from "../encode/encodeAccount.ts";
 import { encodeSimulation } from "../encode/encodeSimulation.ts";
 import { addressParam, configParam, numberParam, querySlot, stringParam, withContext } from "./params.ts";

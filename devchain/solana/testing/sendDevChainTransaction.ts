@@ -1,5 +1,6 @@
 import { type Keypair, Transaction, type TransactionInstruction } from "@solana/web3.js";
-import { type DevLedger, PreflightFailedError } from "../ledger/DevLedger.ts";
+import type { DevLedger } from "../ledger/DevLedger.ts";
+import { PreflightFailedError } from "../ledger/preflightFailedError.ts";
 
 /** A helper transaction the chain refused; carries the simulation logs. */
 export class DevChainTransactionError extends Error {
