@@ -128,17 +128,7 @@ export class PubSub {
     }
     this.nextId++;
     this.subscriptions.set(subscription.id, subscription);
-    if (subscription.kind === "signature") this.notifyIfAlreadyReached(subscription);
     return subscription.id;
-  }
-
-  /** A signature that already reached the commitment is notified right after the subscription answer. */
-  private notifyIfAlreadyReached(subscription: Extract<Subscription, { kind: "signature" }>): void {
-    const record = this.ledger.transactions.get(subscription.signature);
-    if (!record || record.slot > this.ledger.clock.slotAt(subscription.commitment)) return;
-    queueMicrotask(() => {
-      if (this.subscriptions.has(subscription.id)) this.notifySignature(subscription, record);
-    });
   }
 
   private slotProduced(event: SlotEvent): void {
@@ -146,6 +136,12 @@ export class PubSub {
     for (const subscription of this.ofKind("slot")) this.send(subscription, "slotNotification", { parent: block.parentSlot, root: finalizedSlot, slot: block.slot });
     this.slotsReached("confirmed", previousConfirmedSlot, confirmedSlot);
     this.slotsReached("finalized", previousFinalizedSlot, finalizedSlot);
+    // Like a real node, each new slot also answers subscriptions to signatures that had
+    // already reached their commitment when subscribed (clients poll getSignatureStatuses meanwhile).
+    for (const subscription of this.ofKind("signature")) {
+      const record = this.ledger.transactions.get(subscription.signature);
+      if (record && record.slot <= this.ledger.clock.slotAt(subscription.commitment)) this.notifySignature(subscription, record);
+    }
     for (let root = previousFinalizedSlot + 1; root <= finalizedSlot; root++) {
       for (const subscription of this.ofKind("root")) this.send(subscription, "rootNotification", root);
     }

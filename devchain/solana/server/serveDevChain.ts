@@ -31,6 +31,7 @@ const corsHeaders = {
  * WebSocket URL as port + 1, like a validator's 8899/8900.
  */
 export async function serveDevChain(ledger: DevLedger, pubsub: PubSub, methods: RpcMethods, port?: number): Promise<DevChainServer> {
+  const sockets = new Set<ServerWebSocket<SocketData>>();
   const options = {
     hostname: "127.0.0.1",
     fetch(request: Request, server: Server<SocketData>) {
@@ -42,12 +43,14 @@ export async function serveDevChain(ledger: DevLedger, pubsub: PubSub, methods: 
     websocket: {
       open(ws: ServerWebSocket<SocketData>) {
         ws.data.socket = { send: (message: string) => ws.send(message) };
+        sockets.add(ws);
       },
       message(ws: ServerWebSocket<SocketData>, message: string | Buffer) {
         const response = pubsub.handleMessage(ws.data.socket!, String(message));
         if (response) ws.send(response);
       },
       close(ws: ServerWebSocket<SocketData>) {
+        sockets.delete(ws);
         if (ws.data.socket) pubsub.closeSocket(ws.data.socket);
       },
     },
@@ -62,7 +65,9 @@ export async function serveDevChain(ledger: DevLedger, pubsub: PubSub, methods: 
         port: first,
         wsPort: first + 1,
         async stop() {
-          await Promise.all([http!.stop(true), ws.stop(true)]);
+          // A normal closure (1000) tells web3.js's socket client not to reconnect.
+          for (const socket of sockets) socket.close(1000, "devchain stopped");
+          await Promise.all([http!.stop(), ws.stop()]);
         },
       };
     } catch (error) {
