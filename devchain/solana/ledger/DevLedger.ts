@@ -18,7 +18,7 @@ import { toAccountInfo } from "./toAccountInfo.ts";
 import { describeTransactionError, transactionError } from "./transactionError.ts";
 import { TransactionLog } from "./transactionLog.ts";
 import type { TransactionErrorInfo, TransactionRecord } from "./transactionRecord.ts";
-import { TransactionRejectedError } from "./transactionRejected.ts";
+import { TransactionRejectedError } from "./transactionRejectedError.ts";
 import { PreflightFailedError } from "./preflightFailedError.ts";
 import type { Simulation } from "./simulation.ts";
 import { verifySignatures } from "./verifySignatures.ts";
