@@ -193,4 +193,6 @@ try {
   await indexer.stop();
   await api.close();
   await chain.stop();
+  // The websocket block watcher's reconnect timer would keep the process alive.
+  process.exit(0);
 }
