@@ -1,5 +1,4 @@
 import { createConfig } from "ponder";
-import { erc20Abi } from "viem";
 import { buildConfig } from "./config/index.ts";
 import { indexedEvmNetworks } from "./config/indexer.ts";
 import { paymentSettlementAbi } from "./contracts/artifacts/PaymentSettlement.ts";
@@ -24,13 +23,14 @@ export default createConfig({
       },
     ]),
   ),
-  contracts: {
-    Stablecoin: {
-      abi: erc20Abi,
-      chain: Object.fromEntries(
-        networks.map((n) => [n.shortName, { address: n.tokens.map((t) => t.address as `0x${string}`), startBlock: n.startBlock }]),
-      ),
+  // Stablecoin transfers are not a contract source: on mainnets that would be every transfer of
+  // every user. A block handler asks the node for transfers into watched addresses only.
+  blocks: {
+    WatchedTransfers: {
+      chain: Object.fromEntries(networks.map((n) => [n.shortName, { startBlock: n.startBlock, interval: 1 }])),
     },
+  },
+  contracts: {
     PaymentSettlement: {
       abi: paymentSettlementAbi,
       chain: Object.fromEntries(

@@ -14,14 +14,15 @@
  * `--rate 0` gives the unloaded figures to compare with.
  */
 import { parseArgs } from "node:util";
-import { createPublicClient, encodeFunctionData, erc20Abi, webSocket, type Address, type Hex } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createPublicClient, erc20Abi, webSocket, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { sql } from "drizzle-orm";
 import { testStablecoinAbi } from "../contracts/artifacts/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";
 import { anvilAccounts } from "../devchain/evm/anvil.ts";
+import { createTransferGenerator } from "../devchain/evm/transferGenerator.ts";
 import { freePort } from "../devchain/freePort.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
@@ -42,8 +43,6 @@ const RATE = Number(args.rate);
 const BLOCK_TIME = Number(args["block-time"]);
 const EVERY = Number(args.every);
 const WARMUP = Number(args.warmup);
-/** Unrelated transfers per generator transaction (`transferBatch`). */
-const PER_TX = 30;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)] ?? NaN;
 
 const chain = await startPaymentChain({ requiredConfirmations: 3 });
@@ -54,13 +53,13 @@ await setSettlementWallet(api.db, merchant.id, network.id, merchantWallet);
 const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
 
 // Generator senders, funded with tokens while the chain still mines on demand.
-const senders = anvilAccounts.slice(3, 9).map((key) => ({ account: privateKeyToAccount(key as Hex), nonce: 0 }));
+const generator = createTransferGenerator({ chainId: 31337, token: usdc, senderKeys: anvilAccounts.slice(3, 9) as Hex[], send: (raw) => chain.rpc("eth_sendRawTransaction", [raw]) });
 const operator = privateKeyToAccount(operatorKey);
-for (const sender of senders) {
-  const hash = await chain.customerWallet.writeContract({ address: usdc, abi: testStablecoinAbi, functionName: "mint", args: [sender.account.address, 10n ** 15n], account: operator, chain: null });
+for (const sender of generator.senders) {
+  const hash = await chain.customerWallet.writeContract({ address: usdc, abi: testStablecoinAbi, functionName: "mint", args: [sender, 10n ** 15n], account: operator, chain: null });
   await chain.publicClient.waitForTransactionReceipt({ hash });
-  sender.nonce = await chain.publicClient.getTransactionCount({ address: sender.account.address });
 }
+generator.setNonces(await Promise.all(generator.senders.map((address) => chain.publicClient.getTransactionCount({ address }))));
 
 const indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile);
 const workers = await startWorkers({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }), databaseUrl: api.databaseUrl });
@@ -68,26 +67,6 @@ const port = await freePort();
 api.app.listen({ hostname: "127.0.0.1", port });
 const base = `http://127.0.0.1:${port}/api/v1`;
 const headers = { "content-type": "application/json", "x-public-key": merchant.publicKey };
-
-/** Sends one block's worth of unrelated transfers (signed here, so sending costs the node only). */
-async function generate(count: number) {
-  const txs: Promise<unknown>[] = [];
-  for (let sent = 0, i = 0; sent < count; sent += PER_TX, i++) {
-    const sender = senders[i % senders.length]!;
-    const recipients = Array.from({ length: Math.min(PER_TX, count - sent) }, () => privateKeyToAccount(generatePrivateKey()).address);
-    const raw = await sender.account.signTransaction({
-      chainId: 31337,
-      nonce: sender.nonce++,
-      to: usdc,
-      data: encodeFunctionData({ abi: testStablecoinAbi, functionName: "transferBatch", args: [recipients, 1n] }),
-      gas: 40_000n * BigInt(recipients.length) + 60_000n,
-      maxFeePerGas: 50_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-    });
-    txs.push(chain.rpc("eth_sendRawTransaction", [raw]));
-  }
-  await Promise.all(txs);
-}
 
 async function indexedBlock(): Promise<bigint> {
   const [row] = await queryRows<{ n: string }>(api.db, sql`select substring(latest_checkpoint from 27 for 16) as n from onchain._ponder_checkpoint where chain_id = 31337`).catch(() => []);
@@ -149,7 +128,7 @@ const unwatch = ws.watchBlockNumber({
         return;
       }
       if (blocksSeen < WARMUP + BLOCKS) {
-        await generate(RATE);
+        await generator.send(RATE);
         if (measuring) unrelated += RATE;
       }
       if (measuring) {

@@ -46,6 +46,11 @@ export const envSchema = z.object({
   INDEXER_PORT: port.default(42069),
   /** A network is payable only while the indexer is at most this many blocks behind the head. */
   INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(5),
+  /**
+   * How long after a payment's expiry its receive address is still watched (late money is
+   * recorded and owed back); after that a transfer to it is not ingested (replay finds it).
+   */
+  INDEXER_WATCH_AFTER_EXPIRY_HOURS: z.coerce.number().min(0).max(24 * 365).default(7 * 24),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** Signs payment intents and pays gas for sweeps. Never logged. */
   OPERATOR_PRIVATE_KEY: z

@@ -20,7 +20,7 @@ export type Config = {
   databasePoolSize: number;
   dataDir: string;
   redis: { url: string; prefix: string };
-  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; port: number };
+  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; port: number; watchAfterExpiryHours: number };
   rpcTimeoutMs: number;
   logLevel: Env["LOG_LEVEL"];
   networks: Network[];
@@ -95,7 +95,13 @@ export function buildConfig(
     databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.DATA_DIR,
     redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX },
-    indexer: { schema: e.INDEXER_SCHEMA, viewsSchema: e.INDEXER_VIEWS_SCHEMA, maxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS, port: e.INDEXER_PORT },
+    indexer: {
+      schema: e.INDEXER_SCHEMA,
+      viewsSchema: e.INDEXER_VIEWS_SCHEMA,
+      maxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
+      port: e.INDEXER_PORT,
+      watchAfterExpiryHours: e.INDEXER_WATCH_AFTER_EXPIRY_HOURS,
+    },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     networks,

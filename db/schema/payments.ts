@@ -78,6 +78,8 @@ export const payments = pgTable(
     index("payments_merchant_created_idx").on(t.merchantId, t.mode, t.createdAt, t.id),
     index("payments_open_idx").on(t.chainId, t.status).where(sql`status in ('pending', 'confirming')`),
     index("payments_receive_address_idx").on(t.chainId, sql`lower(${t.receiveAddress})`),
+    // The EVM indexer's watched set: receive addresses of a chain by expiry (rails/evm/ingest/).
+    index("payments_watched_idx").on(t.chainId, t.expiresAt).where(sql`receive_address is not null`),
     index("payments_expiry_idx").on(t.expiresAt).where(sql`status = 'pending'`),
     index("payments_agent_created_idx").on(t.merchantId, t.mode, t.agentId, t.createdAt).where(sql`agent_id is not null`),
   ],

@@ -1,27 +1,17 @@
 import { ponder } from "ponder:registry";
 import { settlementPayment, tokenTransfer } from "ponder:schema";
-import { transferRow } from "../transferRow.ts";
+import { buildConfig } from "../../config/index.ts";
+import { createTransferIngest } from "../../rails/evm/ingest/index.ts";
 
 // Handlers only record what the chain says; reconcile/ accounts from these rows through the
 // EVM rail's read model (rails/evm/readModel/).
-ponder.on("Stablecoin:Transfer", async ({ event, context }) => {
-  await context.db
-    .insert(tokenTransfer)
-    .values(
-      transferRow({
-        chainId: context.chain.id,
-        blockNumber: event.block.number,
-        blockHash: event.block.hash,
-        txHash: event.transaction.hash,
-        logIndex: event.log.logIndex,
-        token: event.log.address,
-        from: event.args.from,
-        to: event.args.to,
-        amount: event.args.value,
-        timestamp: event.block.timestamp,
-      }),
-    )
-    .onConflictDoNothing();
+const transfers = createTransferIngest(buildConfig(process.env));
+
+// Every block: the stablecoin transfers into watched addresses only (rails/evm/ingest/). The
+// chain's other transfers are filtered out by the node and never reach this process.
+ponder.on("WatchedTransfers:block", async ({ event, context }) => {
+  const rows = await transfers.rowsOf(context.chain.id, event.block);
+  if (rows.length > 0) await context.db.insert(tokenTransfer).values(rows).onConflictDoNothing();
 });
 
 ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {

@@ -1,4 +1,4 @@
-/** The shape shared by the EVM indexer and (later) the Solana subscriber. */
+/** An ERC-20 Transfer as the indexer records it in `token_transfer`. */
 export type TransferLog = {
   chainId: number;
   blockNumber: bigint;

@@ -1,0 +1,1 @@
+CREATE INDEX "payments_watched_idx" ON "payments" USING btree ("chain_id","expires_at") WHERE receive_address is not null;
