@@ -18,8 +18,9 @@ export default createConfig({
         // A websocket makes detection ~16 ms instead of ~525 ms at Ponder's 1 s polling.
         ...(n.wsUrl ? { ws: n.wsUrl } : {}),
         pollingInterval: n.isLocal ? 100 : 1_000,
-        // Local chains are recreated on every start; never trust a cache of them.
-        disableCache: n.isLocal,
+        // No sync-store copy of finalized blocks: the indexed rows are all the service keeps of a
+        // chain (and local chains are recreated on every start, so a cache of them would lie).
+        disableCache: true,
       },
     ]),
   ),

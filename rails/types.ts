@@ -46,6 +46,12 @@ export interface Rail {
    * reorg below the cursor count as new.
    */
   newEvidence(ctx: RailContext, network: Network, cursor: EvidenceCursor | null, head: bigint): Promise<NewEvidence>;
+  /**
+   * Removes ingested rows that are no payment's evidence (never one that is: payments'
+   * rows are their audit trail). A rail whose ingest stores only watched evidence has
+   * nothing to prune and leaves this out.
+   */
+  pruneIngested?(ctx: RailContext, options: { dryRun: boolean }): Promise<PruneResult>;
   /** Makes the rail's ingest announce each commit on `channel` (Postgres NOTIFY); false until its tables exist. */
   announceIngest(client: pg.Client, ctx: RailContext, channel: string): Promise<boolean>;
   /**
@@ -109,6 +115,9 @@ export type NewEvidence = { paymentIds: string[]; cursor: EvidenceCursor };
 
 /** One credit found in a submitted transaction; it counts until ingest passes its block. */
 export type SubmittedCredit = { txHash: string; logIndex: number; blockNumber: bigint; blockTimestamp: Date; amount: bigint };
+
+/** What a prune removed (or, dry, would remove) and what stays. */
+export type PruneResult = { removed: number; kept: number };
 
 export type OperatorStatus = { address: string; balance: bigint; sufficient: boolean };
 

@@ -23,6 +23,7 @@ const { positionals, values } = parseArgs({
     url: { type: "string" },
     events: { type: "string" },
     id: { type: "string" },
+    "dry-run": { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
 });

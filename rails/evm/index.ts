@@ -10,6 +10,7 @@ import { announceIndexerCommits } from "./readModel/announceIngest.ts";
 import { indexedBlocks } from "./readModel/indexedBlocks.ts";
 import { loadIndexedCredits } from "./readModel/loadCredits.ts";
 import { newIndexedEvidence } from "./readModel/newEvidence.ts";
+import { pruneUnreferencedTransfers } from "./readModel/pruneUnreferenced.ts";
 import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
@@ -33,6 +34,7 @@ export const evmRail: Rail = {
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),
   loadCredits: (ctx, payments) => loadIndexedCredits(ctx, payments),
   newEvidence: newIndexedEvidence,
+  pruneIngested: pruneUnreferencedTransfers,
   announceIngest: announceIndexerCommits,
   verifySubmission,
   chainHead,

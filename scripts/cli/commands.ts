@@ -19,6 +19,7 @@ import type { Logger } from "../../config/logger.ts";
 import { unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { cancelTransferOut } from "../../rails/evm/transfers/cancelTransferOut.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
+import { allRails } from "../../rails/index.ts";
 
 /** A mistake in what the operator typed: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -187,6 +188,17 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     return `callbackUrl signing secret (${mode}): ${(await callbackSigningSecret(db, config.secrets, merchant.id, mode)).secret}`;
   },
 
+  async "indexer prune"({ db, config, logger }, flags) {
+    const dryRun = flags["dry-run"] === true;
+    const lines = [];
+    for (const rail of allRails()) {
+      if (!rail.pruneIngested) continue;
+      const { removed, kept } = await rail.pruneIngested({ db, config, logger }, { dryRun });
+      lines.push(`${rail.name}: ${dryRun ? "would remove" : "removed"} ${removed} indexed rows that are no payment's evidence; ${kept} stay`);
+    }
+    return lines.length > 0 ? lines.join("\n") : "Nothing to prune.";
+  },
+
   async "transfers list"({ db }) {
     const rows = await unfinishedTransfersOut(db);
     return rows.length === 0 ? "No sweeps or refunds in flight." : rows.map(showTransfer).join("\n");
@@ -234,6 +246,8 @@ export const usage = `Usage: npm run cli -- <command> [flags]
   webhook rotate --id ENDPOINT_ID                                       new secret; the old one also signs for WEBHOOK_SECRET_OVERLAP_HOURS
   webhook rotate --merchant ID --mode test|live                         the same for the secret that signs payments' callbackUrl webhooks
   webhook secret --merchant ID --mode test|live                         show the callbackUrl signing secret
+  indexer prune [--dry-run]                                             remove indexed transfers that are no payment's evidence
+                                                                        (left by an indexer that recorded every transfer); never a payment's
   transfers list                                                        sweeps and refunds in flight (signed or waiting)
   transfers cancel --id TRANSFER_ID                                     spend a stuck sweep/refund's nonce on a transfer of nothing to the
                                                                         operator (later ones queue behind it); what it was to move is owed again`;
