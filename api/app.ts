@@ -14,6 +14,7 @@ import { merchantRoutes } from "./routes/merchants.ts";
 import { networkRoutes } from "./routes/networks.ts";
 import { paymentActionRoutes } from "./routes/paymentActions.ts";
 import { paymentRoutes } from "./routes/payments.ts";
+import { publicPaymentRoutes } from "./routes/publicPayments.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { webhookEndpointRoutes, webhookSecretRoutes } from "./routes/webhookEndpoints.ts";
@@ -24,6 +25,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(networkRoutes(deps))
     .use(contractRoutes(deps))
     .use(paymentActionRoutes(deps))
+    .use(publicPaymentRoutes(deps))
     .use(merchantAccountRoutes(deps))
     .use(paymentRoutes(deps))
     .use(depositRoutes(deps))
