@@ -5,6 +5,7 @@ import type { ApiDeps } from "./deps.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { textGuardPlugin } from "./plugins/textGuard.ts";
 import { agentPolicyRoutes } from "./routes/agentPolicies.ts";
+import { checkoutRoutes } from "./routes/checkout.ts";
 import { contractRoutes } from "./routes/contracts.ts";
 import { currencyRoutes } from "./routes/currency.ts";
 import { depositRoutes } from "./routes/deposits.ts";
@@ -77,6 +78,7 @@ export function createApp(deps: ApiDeps) {
       }),
     )
     .use(systemRoutes(deps))
+    .use(checkoutRoutes(deps))
     .use(versionedApi("/api/v1", deps))
     .use(versionedApi("/api", deps));
 }
