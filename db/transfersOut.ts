@@ -165,7 +165,8 @@ export async function confirmTransferOut(db: Db, id: string, mined: { blockNumbe
       recordPaymentEvent(tx, payment!, row.kind === "sweep" ? "payment.forwarded" : "payment.refunded", {
         transfer: { id: row.id, amount: row.amount, to: row.toAddress, transactionHash: row.txHash, blockNumber: row.blockNumber },
       }),
-      announcePaymentChanges(tx, [row.paymentId]),
+      // A refund sent changes what the checkout page shows; a sweep does not.
+      row.kind === "refund" ? announcePaymentChanges(tx, [row.paymentId]) : undefined,
     ]);
   });
 }

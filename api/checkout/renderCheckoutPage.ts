@@ -5,7 +5,11 @@ import { escapeHtml as h, pageShell } from "./pageShell.ts";
 
 const hidden = (visible: boolean) => (visible ? "" : " hidden");
 
-/** The QR image of what is due now; `due` changes the address when the amount left changes, so a cached image is never stale. */
+/**
+ * The QR image of what is due now; `due` changes the address when the amount left
+ * changes, so a cached image is never stale. (Loaded only while the payment is open:
+ * after that the image answers 404.)
+ */
 export const qrPath = (view: PublicPaymentView) => `/pay/${view.id}/qr.svg?due=${encodeURIComponent(view.amountRemaining)}`;
 
 /**
@@ -55,10 +59,17 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
   <section id="pay" class="pay" aria-labelledby="pay-title"${hidden(sections.pay)}>
     <h2 id="pay-title">${h(t.payTitle)}</h2>
     <figure class="qr">
-      <img id="qr" src="${h(qrPath(view))}" alt="${h(format(t.qrAlt, { ...values, amount: due }))}" width="240" height="240">
+      <img id="qr"${sections.pay ? ` src="${h(qrPath(view))}"` : ""} alt="${h(format(t.qrAlt, { ...values, amount: due }))}" width="240" height="240">
       <figcaption>${h(t.qrCaption)}</figcaption>
     </figure>
     <div class="fields">
+      <div class="wallet">
+        <button type="button" id="wallet-pay" class="primary" hidden>${h(t.walletButton)}</button>
+        <p id="wallet-message" class="wallet-message" role="status" aria-live="polite"></p>
+        <p id="wallet-error" class="error" role="alert"></p>
+        <a id="open-wallet" class="button secondary" href="${h(view.remainingPaymentUri ?? "#")}">${h(t.openInWallet)}</a>
+        <p id="wallet-none" class="hint" hidden>${h(t.walletNone)}</p>
+      </div>
       <div class="field">
         <p class="label" id="address-label">${h(format(t.addressLabel, values))}</p>
         <p class="value"><code id="address" aria-labelledby="address-label">${h(view.receiveAddress ?? "")}</code></p>
@@ -71,12 +82,6 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
       </div>
       <p id="copy-message" class="copy-message" role="status" aria-live="polite"></p>
       <p class="note">${h(format(t.onlyToken, values))}</p>
-      <div class="wallet">
-        <button type="button" id="wallet-pay" class="primary" hidden>${h(t.walletButton)}</button>
-        <p id="wallet-none" class="hint" hidden>${h(t.walletNone)}</p>
-        <p id="wallet-message" class="wallet-message" role="status" aria-live="polite"></p>
-        <p id="wallet-error" class="error" role="alert"></p>
-      </div>
     </div>
   </section>
 

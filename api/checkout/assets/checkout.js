@@ -56,8 +56,14 @@ function render() {
     if (due.dataset.value !== view.amountRemaining) {
       due.dataset.value = view.amountRemaining;
       due.textContent = formatAmount(view.amountRemaining, locale);
-      const qr = byId("qr");
-      qr.src = `/pay/${encodeURIComponent(view.id)}/qr.svg?due=${encodeURIComponent(view.amountRemaining)}`;
+    }
+    // The QR code asks for what is due now (the image is drawn by the server).
+    const qr = byId("qr");
+    const src = `/pay/${encodeURIComponent(view.id)}/qr.svg?due=${encodeURIComponent(view.amountRemaining)}`;
+    const link = byId("open-wallet");
+    if (view.remainingPaymentUri && link.getAttribute("href") !== view.remainingPaymentUri) link.href = view.remainingPaymentUri;
+    if (qr.getAttribute("src") !== src) {
+      qr.src = src;
       qr.alt = format(t.qrAlt, { ...values, amount: formatAmount(view.amountRemaining, locale) });
     }
   }

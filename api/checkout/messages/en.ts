@@ -44,6 +44,7 @@ export const en = {
   onlyToken: "Send only {token} on {network}. Other tokens or networks are not credited.",
   timeLeft: "Time left to pay:",
   walletButton: "Pay with wallet",
+  openInWallet: "Open in a wallet app",
   walletNone: "No browser wallet found. Scan the QR code with your phone's wallet app, or send the amount to the address.",
   walletConnecting: "Connecting to your wallet…",
   walletSwitching: "Asking your wallet to switch to {network}…",

@@ -43,6 +43,7 @@ export const es: Messages = {
   onlyToken: "Envía solo {token} en {network}. Otros tokens u otras redes no se acreditan.",
   timeLeft: "Tiempo para pagar:",
   walletButton: "Pagar con billetera",
+  openInWallet: "Abrir en una app de billetera",
   walletNone: "No se encontró ninguna billetera en el navegador. Escanea el código QR con la app de billetera de tu móvil, o envía el importe a la dirección.",
   walletConnecting: "Conectando con tu billetera…",
   walletSwitching: "Pidiendo a tu billetera que cambie a {network}…",

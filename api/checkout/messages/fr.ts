@@ -43,6 +43,7 @@ export const fr: Messages = {
   onlyToken: "N’envoyez que des {token} sur {network}. Les autres jetons ou réseaux ne sont pas crédités.",
   timeLeft: "Temps restant pour payer :",
   walletButton: "Payer avec un portefeuille",
+  openInWallet: "Ouvrir dans une application portefeuille",
   walletNone: "Aucun portefeuille trouvé dans le navigateur. Scannez le code QR avec l’application portefeuille de votre téléphone, ou envoyez le montant à l’adresse.",
   walletConnecting: "Connexion à votre portefeuille…",
   walletSwitching: "Demande à votre portefeuille de passer sur {network}…",
