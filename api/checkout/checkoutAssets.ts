@@ -5,6 +5,7 @@ import { join } from "node:path";
 /** The page's static files and their types: everything it loads comes from this folder (no CDN, no build step). */
 const FILES: Record<string, string> = {
   "checkout.css": "text/css; charset=utf-8",
+  "controls.css": "text/css; charset=utf-8",
   "checkout.js": "text/javascript; charset=utf-8",
   "status.js": "text/javascript; charset=utf-8",
   "live.js": "text/javascript; charset=utf-8",

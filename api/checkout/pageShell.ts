@@ -35,6 +35,7 @@ export function pageShell(options: { language: Language; title: string; assets: 
 <title>${escapeHtml(options.title)}</title>
 <link rel="icon" href="${assets}/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${assets}/checkout.css">
+<link rel="stylesheet" href="${assets}/controls.css">
 ${options.data === undefined ? "" : `<script type="module" src="${assets}/checkout.js"></script>`}
 </head>
 <body>
