@@ -228,6 +228,20 @@ describe("the hosted checkout page", () => {
     expect(await text(second, "#cancel-link")).toBe("Return to Acme Coffee");
   }, 60_000);
 
+  test("without the event stream (refused here), the page falls back to polling and still follows the payment", async () => {
+    const payment = await create("/api/v1/payments/create", "2");
+    const context = await browser.newContext({ viewport: PHONE });
+    contexts.push(context);
+    let refused = 0;
+    await context.route("**/events", (route) => (refused++, route.fulfill({ status: 503, contentType: "application/json", body: '{"success":false}' })));
+    const page = await context.newPage();
+    await page.goto(`${base}/pay/${payment.id}`);
+    expect(await phaseOf(page)).toBe("waiting");
+    await expirePayment(api, payment.id);
+    await waitForPhase(page, "expired", 10_000);
+    expect(refused).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+
   test("Pay with wallet: an injected EIP-1193 wallet (the sandbox customer's key) switches chain, approves and pays", async () => {
     const payment = await create("/api/v1/payments/create", "12.34");
     const { page, walletCalls } = await open(payment.id, { wallet: { chainId: "0x1" } });
@@ -235,7 +249,8 @@ describe("the hosted checkout page", () => {
     await page.waitForFunction(() => document.getElementById("wallet-message")?.textContent?.startsWith("Sent."), undefined, { timeout: 30_000 });
     expect(walletCalls).toContain("wallet_switchEthereumChain");
     expect(walletCalls.filter((m) => m === "eth_sendTransaction")).toHaveLength(2);
-    await waitForPhase(page, "confirming");
+    // Confirming until the next block (another test's sweep may already have mined it).
+    await page.waitForFunction(() => ["confirming", "completed"].includes(document.body.dataset.phase ?? ""), undefined, { timeout: 20_000 });
     await chain.mine(1);
     await waitForPhase(page, "completed");
     expect(await text(page, "#status-detail")).toBe("Acme Coffee has received 12.34 USDC. Thank you!");
