@@ -40,7 +40,7 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
     <p id="amount-label" class="label">${h(t.amountLabel)}</p>
     <p class="amount"><span id="amount">${h(amount)}</span> <span class="token">${h(view.token)}</span></p>
     ${view.fiatAmount && view.fiatCurrency ? `<p class="fiat">${h(format(t.fiatPrice, { ...values, amount: formatAmount(view.fiatAmount, locale) }))}</p>` : ""}
-    <p class="network"><img src="/api/static/networks/${h(view.network ?? "")}.svg" alt="" width="28" height="28"><span><span class="visually-hidden">${h(t.networkLabel)}: </span>${h(format(t.tokenOnNetwork, values))}</span></p>
+    <p class="network">${view.network ? `<img src="/api/static/networks/${h(view.network)}.svg" alt="" width="28" height="28">` : ""}<span><span class="visually-hidden">${h(t.networkLabel)}: </span>${h(format(t.tokenOnNetwork, values))}</span></p>
   </section>
 
   <section id="status" class="status tone-${status.tone}" aria-labelledby="status-label">
@@ -89,7 +89,7 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
     <h2 id="refund-title">${h(t.refundTitle)}</h2>
     <form id="refund-form" novalidate>
       <label for="refund-address">${h(format(t.refundAddressLabel, values))}</label>
-      <input id="refund-address" name="address" type="text" autocomplete="off" autocapitalize="off" spellcheck="false" required aria-describedby="refund-hint">
+      <input id="refund-address" name="address" type="text" autocomplete="off" autocapitalize="off" spellcheck="false" required aria-describedby="refund-hint refund-message">
       <p id="refund-hint" class="hint">${h(format(t.refundAddressHint, values))}</p>
       <button type="submit" class="primary">${h(t.refundSubmit)}</button>
     </form>
