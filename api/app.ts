@@ -5,6 +5,7 @@ import type { ApiDeps } from "./deps.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
 import { textGuardPlugin } from "./plugins/textGuard.ts";
 import { agentPolicyRoutes } from "./routes/agentPolicies.ts";
+import { checkoutRoutes } from "./routes/checkout.ts";
 import { contractRoutes } from "./routes/contracts.ts";
 import { currencyRoutes } from "./routes/currency.ts";
 import { depositRoutes } from "./routes/deposits.ts";
@@ -14,6 +15,7 @@ import { merchantRoutes } from "./routes/merchants.ts";
 import { networkRoutes } from "./routes/networks.ts";
 import { paymentActionRoutes } from "./routes/paymentActions.ts";
 import { paymentRoutes } from "./routes/payments.ts";
+import { publicPaymentRoutes } from "./routes/publicPayments.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { webhookEndpointRoutes, webhookSecretRoutes } from "./routes/webhookEndpoints.ts";
@@ -24,6 +26,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(networkRoutes(deps))
     .use(contractRoutes(deps))
     .use(paymentActionRoutes(deps))
+    .use(publicPaymentRoutes(deps))
     .use(merchantAccountRoutes(deps))
     .use(paymentRoutes(deps))
     .use(depositRoutes(deps))
@@ -75,6 +78,7 @@ export function createApp(deps: ApiDeps) {
       }),
     )
     .use(systemRoutes(deps))
+    .use(checkoutRoutes(deps))
     .use(versionedApi("/api/v1", deps))
     .use(versionedApi("/api", deps));
 }

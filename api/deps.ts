@@ -4,6 +4,7 @@ import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { ChainStatusService } from "../rails/chainStatus.ts";
+import type { PaymentStreamHub } from "./services/paymentStreamHub.ts";
 
 /** Everything the HTTP layer needs, built once by the process entry point (or a test). */
 export type ApiDeps = {
@@ -14,5 +15,7 @@ export type ApiDeps = {
   chainStatus: ChainStatusService;
   /** Reconcile, expiry, sweep and refund prompts (given after commit). */
   prompts: Prompts;
+  /** This process's checkout streams and their one listening connection. */
+  paymentStreams: PaymentStreamHub;
   startedAt: Date;
 };

@@ -14,6 +14,8 @@ export const createPaymentBody = t.Object(
     orderId: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
     customerEmail: t.Optional(t.String({ format: "email", maxLength: 320 })),
     callbackUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL for webhooks" })),
+    successUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page sends the customer to once paid" })),
+    cancelUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page offers to go back to without paying" })),
     // Checked in the service: Elysia would coerce a string into a record of its characters.
     metadata: t.Optional(t.Unknown({ description: "Map of string keys to string values (at most 50)" })),
     expiresIn: t.Optional(t.Integer({ description: "Seconds until expiry" })),
@@ -32,3 +34,6 @@ export const createPaymentHeaders = t.Object(
   },
   { additionalProperties: true },
 );
+
+/** A customer's refund address (and why), for `/deposits/refund-request` and the checkout page's credential-free twin. */
+export const refundRequestBody = t.Object({ address: t.String({ minLength: 1, maxLength: 100 }), reason: t.Optional(t.String({ maxLength: 500 })) });

@@ -5,6 +5,8 @@ import { createDb } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
+import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
+import { loadPublicViews } from "./services/publicPaymentViews.ts";
 
 /** Starts the HTTP API on the configured host and port; `stop` drains and closes (the prompts too). */
 export async function startApiServer(config: Config, logger: Logger, databaseUrl: string, prompts: Prompts) {
@@ -12,6 +14,13 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
   redis.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
   await redis.connect().catch((error) => logger.warn({ err: error }, "redis not reachable yet"));
+  const deps = { config, db: handle.db };
+  const paymentStreams = createPaymentStreamHub({
+    databaseUrl,
+    logger,
+    load: (ids) => loadPublicViews(deps, ids),
+    maxStreams: config.checkout.maxStreams,
+  });
   const app = createApp({
     config,
     db: handle.db,
@@ -19,6 +28,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     logger,
     chainStatus: createChainStatusService(config, handle.db),
     prompts,
+    paymentStreams,
     startedAt: new Date(),
   });
   app.listen({ hostname: config.http.host, port: config.http.port });
@@ -26,6 +36,8 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
   return {
     app,
     stop: async () => {
+      // Open streams never end by themselves: close them first, or the drain would wait forever.
+      await paymentStreams.stop();
       await app.stop();
       await prompts.close();
       redis.disconnect();

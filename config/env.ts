@@ -80,6 +80,8 @@ export const envSchema = z.object({
   SECRETS_KEY: z.string().min(1).optional(),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(30 * 24).default(24),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(16),
+  /** Live checkout streams (Server-Sent Events) one API process holds at most; past it, pages poll. */
+  CHECKOUT_MAX_STREAMS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Where fiat exchange rates come from: a configured table, or an HTTP source. */
   RATES_PROVIDER: z.enum(["static", "http"]).default("static"),
   /** Static table, units of each currency per one US dollar: "EUR=0.92,NGN=1550". */

@@ -31,6 +31,8 @@ export type Config = {
   transfers: { replaceAfterMs: number };
   payments: { defaultExpiresIn: number; maxExpiresIn: number };
   webhooks: WebhooksConfig;
+  /** The hosted checkout page: live streams one API process holds at most. */
+  checkout: { maxStreams: number };
   rates: RatesConfig;
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
@@ -116,6 +118,7 @@ export function buildConfig(
       secretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
+    checkout: { maxStreams: e.CHECKOUT_MAX_STREAMS },
     rates: {
       provider: e.RATES_PROVIDER,
       static: parseStaticRates(e.RATES_STATIC),

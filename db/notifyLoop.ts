@@ -8,6 +8,10 @@ import type { Logger } from "../config/logger.ts";
  * run is missed. A lost listener reconnects on the next tick; `prepare` runs on the
  * listening connection first (and on every tick), and holds listening off while it
  * answers false. `ready` settles after the first run.
+ *
+ * With `onNotification`, a notification is handed its payload instead of waking the
+ * loop: a listener that acts on what each NOTIFY names (the checkout streams) and keeps
+ * `run` as the periodic catch-up.
  */
 export function startNotifyLoop(options: {
   name: string;
@@ -17,6 +21,7 @@ export function startNotifyLoop(options: {
   logger: Logger;
   run: () => Promise<void>;
   prepare?: (client: pg.Client) => Promise<boolean>;
+  onNotification?: (payload: string) => void;
 }) {
   const { logger, name } = options;
   const loop = coalescing(options.run, (error) => logger.warn({ err: error }, `${name} failed; will retry`));
@@ -39,7 +44,8 @@ export function startNotifyLoop(options: {
       await client.end();
       return;
     }
-    client.on("notification", () => void loop.wake());
+    const { onNotification } = options;
+    client.on("notification", onNotification ? (message) => onNotification(message.payload ?? "") : () => void loop.wake());
     await client.query(`listen ${options.channel}`);
     if (loop.stopped()) {
       await client.end();

@@ -1,6 +1,7 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
 import { queryRows, type Db } from "./client.ts";
+import { announcePaymentChanges } from "./paymentChanges.ts";
 import { recordPaymentEvents } from "./paymentEvents.ts";
 import { payments, type NewPayment, type PaymentRow } from "./schema/index.ts";
 import type { Mode } from "../domain/mode.ts";
@@ -75,7 +76,7 @@ export async function closePayment(
       .returning();
     if (row) {
       const types = eventsForTransition({ ...row, status: "pending" }, row);
-      await recordPaymentEvents(tx, types.map((type) => ({ payment: row, type })));
+      await Promise.all([recordPaymentEvents(tx, types.map((type) => ({ payment: row, type }))), announcePaymentChanges(tx, [row.id])]);
     }
     return row;
   });

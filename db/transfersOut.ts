@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
 import { transfersOut, type TransferOutRow } from "./schema/index.ts";
 import { lockPayment, type PaymentRow } from "./payments.ts";
+import { announcePaymentChanges } from "./paymentChanges.ts";
 import { recordPaymentEvent } from "./paymentEvents.ts";
 
 export type { TransferOutRow };
@@ -58,10 +59,16 @@ export async function failTransferOut(
   from: "requested" | "broadcast",
   values: { error: string; blockNumber?: bigint },
 ): Promise<void> {
-  await db
-    .update(transfersOut)
-    .set({ ...values, status: "failed", updatedAt: sql`now()` })
-    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, from)));
+  await db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    const [row] = await tx
+      .update(transfersOut)
+      .set({ ...values, status: "failed", updatedAt: sql`now()` })
+      .where(and(eq(transfersOut.id, id), eq(transfersOut.status, from)))
+      .returning({ paymentId: transfersOut.paymentId, kind: transfersOut.kind });
+    // A failed refund is owed again: the checkout page offers it anew.
+    if (row?.kind === "refund") await announcePaymentChanges(tx, [row.paymentId]);
+  });
 }
 
 /**
@@ -131,7 +138,10 @@ export async function reserveTransferOut(
     if (!payment) return undefined;
     const values = decide(payment, await movedOut(tx, paymentId));
     if (!values) return undefined;
-    return insertTransferOut(tx, { ...values, paymentId });
+    const row = await insertTransferOut(tx, { ...values, paymentId });
+    // A refund reserved changes what the checkout page says is owed back.
+    if (row?.kind === "refund") await announcePaymentChanges(tx, [paymentId]);
+    return row;
   });
 }
 
@@ -151,9 +161,13 @@ export async function confirmTransferOut(db: Db, id: string, mined: { blockNumbe
       .returning();
     if (!row) return;
     const payment = await lockPayment(tx, row.paymentId);
-    await recordPaymentEvent(tx, payment!, row.kind === "sweep" ? "payment.forwarded" : "payment.refunded", {
-      transfer: { id: row.id, amount: row.amount, to: row.toAddress, transactionHash: row.txHash, blockNumber: row.blockNumber },
-    });
+    await Promise.all([
+      recordPaymentEvent(tx, payment!, row.kind === "sweep" ? "payment.forwarded" : "payment.refunded", {
+        transfer: { id: row.id, amount: row.amount, to: row.toAddress, transactionHash: row.txHash, blockNumber: row.blockNumber },
+      }),
+      // A refund sent changes what the checkout page shows; a sweep does not.
+      row.kind === "refund" ? announcePaymentChanges(tx, [row.paymentId]) : undefined,
+    ]);
   });
 }
 

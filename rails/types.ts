@@ -29,6 +29,11 @@ export interface Rail {
   paymentUri(payment: PaymentRow): string | null;
   /** What a customer's wallet sends (signed intent, transactions), merged into the full payment view; null if nothing. */
   walletInstructions(payment: PaymentRow): Record<string, unknown> | null;
+  /**
+   * What the hosted checkout page's wallet button sends for `payment` now, through the
+   * browser wallet interface the rail names (null: nothing to send, or no browser wallet).
+   */
+  checkoutWallet(payment: PaymentRow): CheckoutWallet | null;
   /** What `/payments/contract/{chainId}` describes for a network; null when the rail has no settlement contract there. */
   contract(network: Network): Record<string, unknown> | null;
 
@@ -107,6 +112,21 @@ export type PrepareRequest = {
 
 /** The columns of a new payment row that the rail decides. */
 export type PreparedPayment = Required<Pick<NewPayment, "receiveAddress" | "contractAddress" | "feeRecipient" | "intentSignature" | "intentDeadline">>;
+
+/**
+ * A browser wallet's part of a checkout: the page checks the balance, then sends the
+ * transactions in order, each once the previous one is mined.
+ */
+export type CheckoutWallet = {
+  /** The browser wallet interface the page drives: `eip1193` is the injected `window.ethereum`. */
+  protocol: "eip1193";
+  /** The chain the wallet must be on, as that interface names it (EIP-1193: the 0x-hex chain id). */
+  chain: string;
+  /** The token the payer needs, and how much of it (smallest units), checked before anything is sent. */
+  token: string;
+  amount: string;
+  transactions: Array<{ description: string; to: string; data: string; value: string }>;
+};
 
 /** How far dispatch has looked at a chain's ingested evidence. */
 export type EvidenceCursor = { block: bigint; windowDigest: string | null };

@@ -1,6 +1,7 @@
 import type { Config } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import { announcePaymentChanges } from "../db/paymentChanges.ts";
 import { writePaymentEvents, type NewPaymentEvent } from "../db/paymentEvents.ts";
 import { lockPayments, type PaymentRow } from "../db/payments.ts";
 import { writeSettlements, type SettlementUpdate } from "../db/paymentSettlements.ts";
@@ -68,9 +69,14 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
       }
       result.set(p.id, { before: p, after, changed });
     }
-    // The outbox: each change's events commit with it (or not at all). Both writes go out
-    // together (pipelined on the transaction's connection).
-    await Promise.all([writeSettlements(t, updates, now), writePaymentEvents(t, events)]);
+    // The outbox: each change's events commit with it (or not at all). The writes go out
+    // together (pipelined on the transaction's connection); one NOTIFY statement tells
+    // the checkout streams which payments changed, delivered on commit.
+    await Promise.all([
+      writeSettlements(t, updates, now),
+      writePaymentEvents(t, events),
+      announcePaymentChanges(t, updates.map((u) => u.id)),
+    ]);
   });
   return result;
 }

@@ -16,6 +16,13 @@ const presentTransfer = (t: TransferOutRow, decimals: number) => ({
   createdAt: t.createdAt.toISOString(),
 });
 
+/** Smallest units refunded to the customer or on their way (failed refunds moved nothing). */
+export const refundedOf = (transfers: readonly TransferOutRow[]): bigint =>
+  transfers.filter((t) => t.kind === "refund" && t.status !== "failed").reduce((s, t) => s + t.amount, 0n);
+
+/** What is still owed the customer: over- and late payments (all of it for an ended payment), less refunds sent or under way. */
+export const owedBack = (p: Pick<PaymentRow, "excessOwed">, refunded: bigint): bigint => (p.excessOwed > refunded ? p.excessOwed - refunded : 0n);
+
 /**
  * The spec's Deposit payment view. `excessOwed` is what is still owed the customer:
  * over- and late payments (or all of it for an expired payment), less refunds sent or
@@ -23,13 +30,13 @@ const presentTransfer = (t: TransferOutRow, decimals: number) => ({
  */
 export function presentDeposit(p: PaymentRow, network: Network | undefined, transfers: TransferOutRow[]) {
   const refunds = transfers.filter((t) => t.kind === "refund");
-  const refunded = refunds.filter((t) => t.status !== "failed").reduce((s, t) => s + t.amount, 0n);
+  const refunded = refundedOf(refunds);
   const isDeposit = p.kind === "deposit";
   return {
     id: p.id,
     status: p.status,
     ...amountsOf(p),
-    excessOwed: formatAmount(p.excessOwed > refunded ? p.excessOwed - refunded : 0n, p.tokenDecimals),
+    excessOwed: formatAmount(owedBack(p, refunded), p.tokenDecimals),
     lateAmount: formatAmount(p.lateAmount, p.tokenDecimals),
     refunded: formatAmount(refunded, p.tokenDecimals),
     // Null for a payment made through the settlement contract, as the spec says.

@@ -52,8 +52,11 @@ export function presentStatus(p: PaymentRow) {
 /** The payment's QR/deep-link URI, from its rail (null when its network has none). */
 const paymentUriOf = (p: PaymentRow, network: Network | undefined) => (network && railFor(network)?.paymentUri(p)) ?? null;
 
+/** The hosted checkout page of a payment: where a merchant sends the customer. */
+export const checkoutUrlOf = (publicBaseUrl: string, paymentId: string) => `${publicBaseUrl}/pay/${paymentId}`;
+
 /** The full record for the merchant (creation response and `GET /payments/{id}`). */
-export function presentPayment(p: PaymentRow, network: Network | undefined) {
+export function presentPayment(p: PaymentRow, network: Network | undefined, publicBaseUrl: string) {
   return {
     ...presentStatus(p),
     excessOwed: formatAmount(p.excessOwed, p.tokenDecimals),
@@ -66,9 +69,12 @@ export function presentPayment(p: PaymentRow, network: Network | undefined) {
     receiveAddress: p.receiveAddress,
     contractAddress: p.contractAddress,
     paymentUri: paymentUriOf(p, network),
+    checkoutUrl: checkoutUrlOf(publicBaseUrl, p.id),
     orderId: p.orderId,
     customerEmail: p.customerEmail,
     callbackUrl: p.callbackUrl,
+    successUrl: p.successUrl,
+    cancelUrl: p.cancelUrl,
     metadata: p.metadata,
     agentId: p.agentId,
     // Set when priced in fiat: what was asked, and the rate (units per US dollar) it was converted at.
@@ -81,25 +87,6 @@ export function presentPayment(p: PaymentRow, network: Network | undefined) {
     updatedAt: p.updatedAt.toISOString(),
     ...(network && railFor(network)?.walletInstructions(p)),
     settlement: presentSettlement(p, network),
-  };
-}
-
-/** Only what a checkout page needs: no merchant data, metadata or e-mail. */
-export function presentPublicPayment(p: PaymentRow, network: Network | undefined) {
-  return {
-    id: p.id,
-    status: p.status,
-    ...amountsOf(p),
-    currency: p.currency,
-    token: p.tokenSymbol,
-    tokenAddress: p.tokenAddress,
-    decimals: p.tokenDecimals,
-    network: network?.shortName ?? null,
-    chainId: p.chainId,
-    receiveAddress: p.receiveAddress,
-    contractAddress: p.contractAddress,
-    paymentUri: paymentUriOf(p, network),
-    expiresAt: p.expiresAt.toISOString(),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
@@ -9,7 +9,7 @@ import { authPlugin } from "../plugins/auth.ts";
 import { presentDeposit, presentTransfer } from "../presenters/deposit.ts";
 import { presentNetwork } from "../presenters/network.ts";
 import { paymentUriOf } from "../presenters/payment.ts";
-import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
+import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, refundRequestBody, uuidPattern } from "../schemas.ts";
 import { answerCreation } from "../services/answerCreation.ts";
 import { requestRefund } from "../services/requestRefund.ts";
 import { requirePayment } from "../services/requirePayment.ts";
@@ -58,6 +58,7 @@ export const depositRoutes = (deps: ApiDeps) => {
             network: payment.network,
             chainId: payment.chainId,
             paymentUri: payment.paymentUri,
+            checkoutUrl: payment.checkoutUrl,
             expiresAt: payment.expiresAt,
             createdAt: payment.createdAt,
             orderId: payment.orderId,
@@ -116,15 +117,15 @@ export const depositRoutes = (deps: ApiDeps) => {
     .post(
       "/refund-request/:paymentId",
       async ({ auth, params, body, set }) => {
-        const row = await requestRefund(deps, auth, params.paymentId, body);
-        const payment = (await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId))!;
+        const payment = await requirePayment(db, auth, params.paymentId);
+        const row = await requestRefund(deps, payment, body);
         set.status = 202;
         return { success: true, message: "Refund requested; it is sent shortly.", refund: presentTransfer(row, payment.tokenDecimals) };
       },
       {
         auth: "public",
         params: paymentIdParams,
-        body: t.Object({ address: t.String({ minLength: 1, maxLength: 100 }), reason: t.Optional(t.String({ maxLength: 500 })) }),
+        body: refundRequestBody,
         detail: { summary: "Give the address to refund what the payment owes the customer (overpaid, late, or expired with funds)" },
       },
     );

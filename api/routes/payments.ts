@@ -1,14 +1,13 @@
 import { Elysia } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { transfersInFlight } from "../../db/transfersOut.ts";
-import { NotFoundError, PaymentLookupError } from "../../domain/errors.ts";
+import { PaymentLookupError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
-import { presentPayment, presentPublicPayment, presentSettlement, presentStatus } from "../presenters/payment.ts";
+import { presentPayment, presentSettlement, presentStatus } from "../presenters/payment.ts";
 import { answerCreation } from "../services/answerCreation.ts";
 import { requirePayment } from "../services/requirePayment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
-import { findPayment } from "../../db/payments.ts";
 import type { Mode } from "../../domain/mode.ts";
 
 export const paymentRoutes = (deps: ApiDeps) => {
@@ -73,11 +72,6 @@ export const paymentRoutes = (deps: ApiDeps) => {
         detail: { summary: "Create a payment (idempotent: Idempotency-Key header, else orderId, else the body)" },
       },
     )
-    .get("/public/:paymentId", async ({ params }) => {
-      const payment = await findPayment(db, params.paymentId);
-      if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
-      return { success: true, payment: presentPublicPayment(payment, networkOf(payment.chainId)) };
-    }, { params: paymentIdParams, detail: { summary: "What a checkout page needs (no credentials, no merchant data)" } })
     .get("/status/:paymentId", ({ auth, params }) => statusRead(auth, params.paymentId), {
       auth: "public",
       params: anyPaymentIdParams,
@@ -100,7 +94,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
       "/:paymentId",
       async ({ auth, params }) => {
         const payment = await requirePayment(db, auth, params.paymentId);
-        return { success: true, payment: presentPayment(payment, networkOf(payment.chainId)) };
+        return { success: true, payment: presentPayment(payment, networkOf(payment.chainId), config.http.publicBaseUrl) };
       },
       { auth: "public", params: paymentIdParams, detail: { summary: "The full payment record, with settlement progress" } },
     );

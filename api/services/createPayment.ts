@@ -18,6 +18,7 @@ import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { priceInFiat } from "./priceInFiat.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
+import { parseHttpUrl } from "./parseHttpUrl.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 
 export type CreatePaymentBody = {
@@ -28,6 +29,8 @@ export type CreatePaymentBody = {
   orderId?: string;
   customerEmail?: string;
   callbackUrl?: string;
+  successUrl?: string;
+  cancelUrl?: string;
   metadata?: unknown;
   expiresIn?: number;
   /** The agent creating the payment (same as the `X-Agent-Id` header). */
@@ -66,7 +69,10 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const tokenAmount = fiatCurrency ? null : parseAmount("amount", body.amount, token.decimals);
   const agentId = resolveAgentId(ctx.agentId, body.agentId);
   const metadata = parseMetadata(body.metadata);
-  if (body.callbackUrl !== undefined) parseCallbackUrl(body.callbackUrl);
+  if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
+  // Where the hosted checkout page sends the customer: the browser opens them, the service never fetches them.
+  if (body.successUrl !== undefined) parseHttpUrl("successUrl", body.successUrl);
+  if (body.cancelUrl !== undefined) parseHttpUrl("cancelUrl", body.cancelUrl);
   // Live mode: the callback must resolve to public addresses only (SSRF); checked again at each delivery.
   if (body.callbackUrl !== undefined && auth.mode === "live") await assertWebhookUrl("callbackUrl", body.callbackUrl, auth.mode);
   const expiresIn = ctx.fixedExpiresIn ?? body.expiresIn ?? config.payments.defaultExpiresIn;
@@ -135,13 +141,15 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
       orderId: body.orderId ?? null,
       customerEmail: body.customerEmail ?? null,
       callbackUrl: body.callbackUrl ?? null,
+      successUrl: body.successUrl ?? null,
+      cancelUrl: body.cancelUrl ?? null,
       metadata,
       expiresAt,
       createdAt: now,
       updatedAt: now,
     });
     await recordPaymentEvent(tx, row, "payment.created");
-    return { status: 201, body: { success: true, payment: presentPayment(row, network) } };
+    return { status: 201, body: { success: true, payment: presentPayment(row, network, config.http.publicBaseUrl) } };
   });
 
   if (!result.replayed) {
@@ -179,18 +187,4 @@ function parseMetadata(value: unknown): Record<string, string> {
     }
   }
   return Object.fromEntries(entries) as Record<string, string>;
-}
-
-/** Webhook targets are http(s) URLs; anything else could never be delivered. */
-function parseCallbackUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ValidationError("callbackUrl", "Invalid field 'callbackUrl': not a URL");
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new ValidationError("callbackUrl", "Invalid field 'callbackUrl': must be an http or https URL");
-  }
-  return url;
 }

@@ -1,12 +1,12 @@
-import type { Config, Mode } from "../../config/index.ts";
+import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
+import type { PaymentRow } from "../../db/payments.ts";
 import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { ConflictError, ValidationError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { railFor } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
-import { requirePayment } from "./requirePayment.ts";
 
 /** What can be sent back from the deposit address: what is owed the customer, less refunds already made or under way. */
 export function refundable(payment: { excessOwed: bigint; receiveAddress: string | null }, refunded: bigint): bigint {
@@ -18,15 +18,15 @@ export function refundable(payment: { excessOwed: bigint; receiveAddress: string
  * A customer's refund address for what the payment owes them: an overpayment, money
  * that arrived late, or everything received by a payment that expired or failed.
  * Recorded as a row under the payment's lock (one refund in flight at a time), then
- * the `refund` job sends it.
+ * the `refund` job sends it. The caller has established who may ask: the merchant's
+ * key (`/deposits/refund-request`) or the payment id itself (the checkout page's
+ * `/payments/public/{id}/refund-request`).
  */
 export async function requestRefund(
   deps: { config: Config; db: Db; logger: Logger; prompts: Prompts },
-  auth: { merchantId: string; mode: Mode },
-  paymentId: string,
+  payment: PaymentRow,
   body: { address: string; reason?: string },
 ): Promise<TransferOutRow> {
-  const payment = await requirePayment(deps.db, auth, paymentId);
   const network = deps.config.networks.find((n) => n.chainId === payment.chainId);
   const rail = network && railFor(network);
   const address = rail ? rail.normalizeAddress(body.address) : null;

@@ -42,6 +42,9 @@ export const payments = pgTable(
     orderId: text("order_id"),
     customerEmail: text("customer_email"),
     callbackUrl: text("callback_url"),
+    /** Where the hosted checkout page sends the customer once the payment is complete, and where to go back to instead. */
+    successUrl: text("success_url"),
+    cancelUrl: text("cancel_url"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     agentId: text("agent_id"),
     /** Set when the merchant priced the payment in fiat: what was asked, in that currency's units. */

@@ -1,5 +1,6 @@
 import type { Rail } from "../types.ts";
 import { chainHead, finalizedHead } from "./chainHead.ts";
+import { checkoutWallet } from "./checkoutWallet.ts";
 import { evmClient } from "./client.ts";
 import { contractDescription } from "./contractDescription.ts";
 import { depositBalance } from "./depositBalance.ts";
@@ -30,6 +31,7 @@ export const evmRail: Rail = {
   prepare: preparePayment,
   paymentUri,
   walletInstructions,
+  checkoutWallet,
   contract: contractDescription,
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),
   loadCredits: (ctx, payments) => loadIndexedCredits(ctx, payments),

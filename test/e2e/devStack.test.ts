@@ -140,10 +140,28 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
     ["anvil-2", true],
   ]);
 
+  // The hosted checkout page is served, and a live stream left open does not hold up Ctrl-C.
+  const checkoutUrl = naira.body.payment.checkoutUrl;
+  expect(checkoutUrl).toBe(`${devStack.baseUrl}/pay/${naira.body.payment.id}`);
+  const page = await fetch(checkoutUrl);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain("Waiting for your payment");
+  const stream = await fetch(`${devStack.baseUrl}/api/v1/payments/public/${naira.body.payment.id}/events`);
+  expect(stream.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+  const reader = stream.body!.getReader();
+  await reader.read();
+
   // Ctrl-C: every child stops, the API and the chains go away.
   const exited = new Promise<number | null>((r) => stack.once("exit", (code) => r(code)));
   stack.kill("SIGINT");
+  const streamEnded = (async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {}
+    return true;
+  })();
   expect(await exited).toBe(0);
+  expect(await streamEnded).toBe(true);
   await expect(fetch(`${devStack.baseUrl}/api/health`)).rejects.toThrow();
   await expect(fetch(chain.rpcUrl, { method: "POST", body: "{}" })).rejects.toThrow();
 }, 240_000);

@@ -9,6 +9,8 @@ import { createMerchant } from "../../db/merchants.ts";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
+import { createPaymentStreamHub } from "../../api/services/paymentStreamHub.ts";
+import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
 
 export type TestMerchant = {
   id: string;
@@ -40,6 +42,12 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     logger,
     chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
     prompts: createPrompts(config),
+    paymentStreams: createPaymentStreamHub({
+      databaseUrl: database.url,
+      logger,
+      load: (ids) => loadPublicViews({ config, db: handle.db }, ids),
+      maxStreams: config.checkout.maxStreams,
+    }),
     startedAt: new Date(),
   };
   const app = createApp(deps);
@@ -91,6 +99,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     request,
     seedMerchant,
     close: async () => {
+      await deps.paymentStreams.stop();
       await deps.prompts.close();
       await handle.close();
       await redis.cleanup();

@@ -112,3 +112,19 @@ test("no route answers an unhandled 500 to hostile bodies", async () => {
   // Nothing a caller sent reached the prototype of every object.
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 }, 120_000);
+
+test("the checkout page's routes answer a 4xx page or file to hostile path segments and queries, never a 500", async () => {
+  const failures: string[] = [];
+  const pageRoutes = (api.app.routes as Array<{ method: string; path: string }>).filter((r) => r.path.startsWith("/pay/") && r.method === "GET");
+  expect(pageRoutes.map((r) => r.path).sort()).toEqual(["/pay/:paymentId", "/pay/:paymentId/qr.svg", "/pay/assets/:version/:file"]);
+  for (const route of pageRoutes) {
+    for (const segment of SEGMENTS) {
+      const path = route.path.replace(/:[^/]+/g, segment);
+      for (const query of ["", "?lang=%00", `?lang=${"x".repeat(3_000)}`, "?lang[]=es", "?due=%F0%9F%98%80"]) {
+        const response = await api.app.handle(new Request(`http://localhost${path}${query}`, { headers: { "accept-language": "%00;q=x, *;q=-1" } }));
+        if (response.status >= 500 || response.status === 200) failures.push(`GET ${path.slice(0, 80)}${query.slice(0, 40)} → ${response.status}`);
+      }
+    }
+  }
+  expect(failures).toEqual([]);
+}, 60_000);

@@ -1,0 +1,44 @@
+/*
+ * Keeps the page's view of the payment current without hammering the service:
+ * Server-Sent Events from GET {apiBase}/payments/public/{id}/events push each change;
+ * while the stream is down (reconnecting, refused, or EventSource missing) the page
+ * polls GET {apiBase}/payments/public/{id} every few seconds instead.
+ */
+
+/** Follows a payment; `onView` gets each view the service sends. */
+export function followPayment({ apiBase, paymentId, onView, pollMs = 4000 }) {
+  const url = `${apiBase}/payments/public/${encodeURIComponent(paymentId)}`;
+  let timer = null;
+
+  async function poll() {
+    try {
+      const response = await fetch(url, { cache: "no-store", headers: { accept: "application/json" } });
+      if (response.ok) onView((await response.json()).payment);
+    } catch {
+      // Offline for a moment: the next poll tries again.
+    }
+  }
+  const startPolling = () => {
+    if (timer !== null) return;
+    timer = setInterval(poll, pollMs);
+    void poll();
+  };
+  const stopPolling = () => {
+    clearInterval(timer);
+    timer = null;
+  };
+
+  if (typeof EventSource !== "function") {
+    startPolling();
+    return { refresh: poll };
+  }
+  const source = new EventSource(`${url}/events`);
+  source.addEventListener("payment", (event) => {
+    stopPolling();
+    onView(JSON.parse(event.data));
+  });
+  source.addEventListener("open", stopPolling);
+  // The browser reconnects by itself (and gives up on an HTTP error): poll meanwhile.
+  source.addEventListener("error", startPolling);
+  return { refresh: poll };
+}

@@ -1,0 +1,112 @@
+/*
+ * What the checkout page says about a payment, as pure functions of its public view
+ * (GET /api/v1/payments/public/{id}). The server renders the first paint with them and
+ * the browser re-renders with them on every update, so both always say the same.
+ * Amounts stay decimal strings: no money ever passes through a JavaScript number.
+ */
+
+/** Fills `{name}` placeholders of a message. */
+export function format(template, values) {
+  return template.replace(/\{(\w+)\}/g, (match, key) => (values[key] === undefined || values[key] === null ? match : String(values[key])));
+}
+
+/** A decimal amount string written the way the page's language writes numbers, exactly. */
+export function formatAmount(amount, locale) {
+  try {
+    // Given a string, Intl formats the exact decimal (no float rounding).
+    return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 20 }).format(amount);
+  } catch {
+    return amount;
+  }
+}
+
+const isZero = (amount) => /^0*(\.0*)?$/.test(amount ?? "0");
+
+/**
+ * The phase the page shows: waiting, partial, confirming, completed, overpaid,
+ * expiring (time is up but the server has not said so yet), expired or closed.
+ */
+export function phaseOf(view, now) {
+  switch (view.status) {
+    case "pending":
+      if (Date.parse(view.expiresAt) <= now) return "expiring";
+      return isZero(view.amountReceived) ? "waiting" : "partial";
+    case "confirming":
+      return "confirming";
+    case "completed":
+      return isZero(view.excessOwed) ? "completed" : "overpaid";
+    case "expired":
+      return "expired";
+    default:
+      return "closed";
+  }
+}
+
+/** The status box: its tone (info, progress, success, warning), title and detail, in the page's language. */
+export function describeStatus(view, t, locale, now) {
+  const phase = phaseOf(view, now);
+  const amount = (a) => formatAmount(a, locale);
+  const values = {
+    amount: amount(view.amount),
+    received: amount(view.amountReceived ?? "0"),
+    remaining: amount(view.amountRemaining ?? "0"),
+    excess: amount(view.excessOwed ?? "0"),
+    token: view.token,
+    network: view.networkName ?? view.network,
+    merchant: view.merchantName,
+    confirmations: view.confirmations,
+    required: view.requiredConfirmations,
+  };
+  const owed = !isZero(view.excessOwed);
+  const say = (tone, title, detail) => ({ phase, tone, title: format(title, values), detail: format(detail, values) });
+  switch (phase) {
+    case "waiting":
+      return say("info", t.waitingTitle, t.waitingDetail);
+    case "partial":
+      return say("info", t.partialTitle, t.partialDetail);
+    case "confirming":
+      return say("progress", t.confirmingTitle, t.confirmingDetail);
+    case "completed":
+      return say("success", t.completedTitle, t.completedDetail);
+    case "overpaid":
+      return say("success", t.overpaidTitle, t.overpaidDetail);
+    case "expiring":
+      return say("progress", t.expiringTitle, t.expiringDetail);
+    case "expired":
+      if (owed) return say("warning", t.expiredTitle, t.expiredOwedDetail);
+      return say("warning", t.expiredTitle, isZero(view.amountReceived) ? t.expiredDetail : t.expiredReturnedDetail);
+    default:
+      return say("warning", t.closedTitle, owed ? t.closedOwedDetail : t.closedDetail);
+  }
+}
+
+/** Which parts of the page are shown for a view. */
+export function sectionsOf(view, now) {
+  const phase = phaseOf(view, now);
+  const paying = phase === "waiting" || phase === "partial";
+  return {
+    pay: paying,
+    countdown: paying,
+    progress: phase === "confirming",
+    refund: !isZero(view.excessOwed) && Boolean(view.receiveAddress) && phase !== "confirming" && !paying,
+    transaction: (phase === "completed" || phase === "overpaid") && Boolean(view.transactionHash),
+    success: (phase === "completed" || phase === "overpaid") && Boolean(view.successUrl),
+    cancel: (paying || phase === "expiring" || phase === "expired" || phase === "closed") && Boolean(view.cancelUrl),
+  };
+}
+
+/** One line per refund of the payment, in the page's language. */
+export function refundLines(view, t, locale) {
+  return (view.refunds ?? []).map((refund) => {
+    const template = refund.status === "confirmed" ? t.refundStatusSent : refund.status === "failed" ? t.refundStatusFailed : t.refundStatusPending;
+    return format(template, { amount: formatAmount(refund.amount, locale), token: view.token });
+  });
+}
+
+/** Minutes and seconds left ("14:05"), and the ISO 8601 duration for `<time datetime>`. */
+export function timeLeft(expiresAt, now) {
+  const seconds = Math.max(0, Math.floor((Date.parse(expiresAt) - now) / 1000));
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  return { text: `${minutes}:${String(rest).padStart(2, "0")}`, duration: `PT${minutes}M${rest}S`, seconds };
+}

@@ -1,0 +1,138 @@
+/*
+ * "Pay with wallet": drives the browser's injected EIP-1193 wallet (window.ethereum)
+ * through what the payment's view lists under `wallet` (protocol "eip1193"): connect,
+ * switch to the payment's chain, check the token balance, then send each transaction
+ * and wait until it is mined before the next (approve, then pay; or one transfer).
+ * The service notices the payment on chain by itself; this page only reports progress,
+ * and says what went wrong in words a customer understands.
+ */
+import { format, formatAmount } from "./status.js";
+
+/** A failure to tell the customer about: a message key and its values. */
+class WalletProblem extends Error {
+  constructor(key, values = {}) {
+    super(key);
+    this.key = key;
+    this.values = values;
+  }
+}
+
+/** Smallest units (a decimal integer string) as a decimal string with `decimals` places, exactly. */
+function unitsToDecimal(units, decimals) {
+  const digits = BigInt(units).toString().padStart(decimals + 1, "0");
+  const whole = digits.slice(0, digits.length - decimals);
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+const sameChain = (a, b) => BigInt(a) === BigInt(b);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What a wallet error means for the customer (EIP-1193 codes first, then the usual node messages). */
+function explain(error) {
+  if (error instanceof WalletProblem) return error;
+  const code = error?.code ?? error?.data?.originalError?.code;
+  const text = String(error?.message ?? error ?? "");
+  if (code === 4001 || /reject|denied|declined|cancel/i.test(text)) return new WalletProblem("errorRejected");
+  if (code === 4902) return new WalletProblem("errorUnknownNetwork");
+  if (code === -32002) return new WalletProblem("errorBusy");
+  if (/insufficient funds/i.test(text)) return new WalletProblem("errorGas");
+  return new WalletProblem("errorWallet", { message: text.split("\n")[0].slice(0, 200) });
+}
+
+async function waitForReceipt(provider, hash) {
+  for (let i = 0; i < 1200; i++) {
+    const receipt = await provider.request({ method: "eth_getTransactionReceipt", params: [hash] });
+    if (receipt) return receipt;
+    await sleep(1000);
+  }
+  throw new WalletProblem("errorWallet", { message: hash });
+}
+
+/** Sends the view's wallet transactions through `provider`; `progress` gets each step's message. */
+async function payWith(provider, view, t, locale, progress) {
+  const plan = view.wallet;
+  const network = view.networkName ?? view.network;
+  const amount = formatAmount(unitsToDecimal(plan.amount, view.decimals), locale);
+  progress(t.walletConnecting);
+  const [account] = await provider.request({ method: "eth_requestAccounts" });
+  if (!account) throw new WalletProblem("errorRejected");
+
+  if (!sameChain(await provider.request({ method: "eth_chainId" }), plan.chain)) {
+    progress(format(t.walletSwitching, { network }));
+    try {
+      await provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: plan.chain }] });
+    } catch (error) {
+      if (error?.code === 4902) throw new WalletProblem("errorUnknownNetwork");
+      if (error?.code === 4001) throw new WalletProblem("errorWrongNetwork");
+      throw error;
+    }
+    if (!sameChain(await provider.request({ method: "eth_chainId" }), plan.chain)) throw new WalletProblem("errorWrongNetwork");
+  }
+
+  progress(t.walletChecking);
+  // ERC-20 balanceOf(account): selector 0x70a08231, then the address as one 32-byte word.
+  const data = `0x70a08231${account.toLowerCase().replace(/^0x/, "").padStart(64, "0")}`;
+  const balance = BigInt(await provider.request({ method: "eth_call", params: [{ to: plan.token, data }, "latest"] }));
+  if (balance < BigInt(plan.amount)) {
+    throw new WalletProblem("errorBalance", { balance: formatAmount(unitsToDecimal(balance, view.decimals), locale), amount });
+  }
+
+  const steps = plan.transactions.length;
+  for (const [index, tx] of plan.transactions.entries()) {
+    const action = t[`action${tx.description[0].toUpperCase()}${tx.description.slice(1)}`] ?? tx.description;
+    const step = index + 1;
+    progress(format(t.walletConfirm, { step, steps, action: format(action, { amount, token: view.token }) }));
+    const hash = await provider.request({
+      method: "eth_sendTransaction",
+      params: [{ from: account, to: tx.to, data: tx.data, value: `0x${BigInt(tx.value).toString(16)}` }],
+    });
+    progress(format(t.walletMining, { step, steps }));
+    const receipt = await waitForReceipt(provider, hash);
+    if (receipt.status !== "0x1" && receipt.status !== 1 && receipt.status !== "success") throw new WalletProblem("errorReverted");
+  }
+}
+
+/** Wires the button; `update(view, paying)` shows it only while there is something to pay and a wallet to pay with. */
+export function setUpWallet({ t, locale, getView }) {
+  const button = document.getElementById("wallet-pay");
+  const none = document.getElementById("wallet-none");
+  const message = document.getElementById("wallet-message");
+  const alert = document.getElementById("wallet-error");
+  let busy = false;
+  let paying = false;
+
+  function update(view, isPaying) {
+    paying = isPaying;
+    const usable = isPaying && view.wallet?.protocol === "eip1193";
+    const provider = typeof window.ethereum?.request === "function";
+    button.hidden = !(usable && provider);
+    none.hidden = !(usable && !provider);
+    button.disabled = busy;
+  }
+
+  button.addEventListener("click", async () => {
+    if (busy) return;
+    busy = true;
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    alert.textContent = "";
+    const view = getView();
+    try {
+      await payWith(window.ethereum, view, t, locale, (text) => (message.textContent = text));
+      message.textContent = t.walletDone;
+    } catch (error) {
+      const problem = explain(error);
+      message.textContent = "";
+      alert.textContent = format(t[problem.key], { network: view.networkName ?? view.network, token: view.token, ...problem.values });
+    } finally {
+      busy = false;
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+    }
+  });
+
+  // Some wallets inject their provider after the page has loaded.
+  window.addEventListener("ethereum#initialized", () => update(getView(), paying), { once: true });
+  return { update };
+}

@@ -1,0 +1,56 @@
+import type { Network } from "../../config/types.ts";
+import type { PublicPaymentRecord } from "../../db/publicPayments.ts";
+import { formatAmount } from "../../domain/amounts.ts";
+import { railFor } from "../../rails/index.ts";
+import { owedBack, refundedOf } from "./deposit.ts";
+import { amountsOf, paymentUriOf } from "./payment.ts";
+
+/**
+ * `GET /payments/public/{id}` and its event stream: what a checkout page in the
+ * customer's browser shows, and nothing else. The payment id is the only credential, so
+ * every field is one the customer may see: the amounts and chain facts of their own
+ * payment, the merchant's name (whom they pay), the merchant's return links (meant for
+ * the customer's browser), what is owed back to them, and the wallet transactions to
+ * pay with (they carry what the chain will show anyway). Never metadata, the customer's
+ * e-mail, the callback URL, the order id or anything about keys.
+ */
+export function presentPublicPayment({ payment: p, merchantName, refunds }: PublicPaymentRecord, network: Network | undefined) {
+  const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
+  const rail = network && railFor(network);
+  // While money is still due, a QR code asks for what is left of it (the full amount before anything arrived).
+  const remainingPaymentUri = p.status === "pending" && p.amountRemaining > 0n ? (rail?.paymentUri({ ...p, amount: p.amountRemaining }) ?? null) : null;
+  return {
+    id: p.id,
+    status: p.status,
+    ...amountsOf(p),
+    // What is still owed back to the customer: over- or late payments, or all of an ended payment, less refunds sent or under way.
+    excessOwed: units(owedBack(p, refundedOf(refunds))),
+    currency: p.currency,
+    token: p.tokenSymbol,
+    tokenAddress: p.tokenAddress,
+    decimals: p.tokenDecimals,
+    network: network?.shortName ?? null,
+    networkName: network?.name ?? null,
+    chainId: p.chainId,
+    confirmations: p.confirmations,
+    requiredConfirmations: network?.requiredConfirmations ?? null,
+    depositMethod: p.kind === "deposit" ? "deposit_address" : "settlement_contract",
+    receiveAddress: p.receiveAddress,
+    contractAddress: p.contractAddress,
+    paymentUri: paymentUriOf(p, network),
+    remainingPaymentUri,
+    transactionHash: p.completingTxHash,
+    merchantName,
+    successUrl: p.successUrl,
+    cancelUrl: p.cancelUrl,
+    fiatAmount: p.fiatAmount,
+    fiatCurrency: p.fiatCurrency,
+    isTest: p.isTest,
+    expiresAt: p.expiresAt.toISOString(),
+    refunds: refunds.map((r) => ({ status: r.status, amount: units(r.amount), transactionHash: r.txHash, createdAt: r.createdAt.toISOString() })),
+    // The "Pay with wallet" button's transactions for what is due now (null: nothing to send).
+    wallet: rail?.checkoutWallet(p) ?? null,
+  };
+}
+
+export type PublicPaymentView = ReturnType<typeof presentPublicPayment>;

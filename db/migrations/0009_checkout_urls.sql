@@ -1,0 +1,2 @@
+ALTER TABLE "payments" ADD COLUMN "success_url" text;--> statement-breakpoint
+ALTER TABLE "payments" ADD COLUMN "cancel_url" text;

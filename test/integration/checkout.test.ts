@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { createApp } from "../../api/app.ts";
+import { createPaymentStreamHub } from "../../api/services/paymentStreamHub.ts";
+import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
+import { createLogger } from "../../config/logger.ts";
+import { PAYMENT_CHANGES_CHANNEL } from "../../db/paymentChanges.ts";
+import { closePayment } from "../../db/payments.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+/**
+ * The checkout page's server side without a browser: the credential-free view and what
+ * it must never show, successUrl/cancelUrl, the page's HTML and headers, its assets, the
+ * event stream (a change is pushed at once, an unchanged view is not sent again) and the
+ * credential-free refund request's refusals.
+ */
+let chain: PaymentChain;
+let api: TestApi;
+let merchant: TestMerchant;
+
+beforeAll(async () => {
+  chain = await startPaymentChain();
+  api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey } });
+  merchant = await api.seedMerchant("Acme Coffee");
+  await setSettlementWallet(api.db, merchant.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+}, 60_000);
+
+afterAll(async () => {
+  await api?.close();
+  await chain?.stop();
+});
+
+const pk = () => ({ "x-public-key": merchant.publicKey });
+const body = (extra: Record<string, unknown> = {}) => ({ amount: "25.50", currency: "USDC", network: "anvil", orderId: `order-${randomUUID()}`, ...extra });
+
+async function createPayment(extra: Record<string, unknown> = {}, path = "/api/v1/payments/create") {
+  const response = await api.request(path, { headers: pk(), body: body(extra) });
+  expect(response.status).toBe(201);
+  return response.body.payment;
+}
+
+/** Reads Server-Sent Events from a streaming response: `next()` is the next event's name and data, or null after `ms`. */
+function sseReader(response: Response) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let pending: Promise<{ done: boolean; value?: Uint8Array }> | null = null;
+  const events: Array<{ event: string; data: string }> = [];
+  let comments = 0;
+  return {
+    /** Comment lines (heartbeats) read so far. */
+    comments: () => comments,
+    async next(ms: number): Promise<{ event: string; data: string } | null> {
+      const until = Date.now() + ms;
+      while (events.length === 0) {
+        const left = until - Date.now();
+        if (left <= 0) return null;
+        pending ??= reader.read();
+        const result = await Promise.race([pending, Bun.sleep(left).then(() => null)]);
+        if (!result) return null;
+        pending = null;
+        if (result.done) return null;
+        buffer += decoder.decode(result.value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith(":")) comments++;
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data });
+        }
+      }
+      return events.shift()!;
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+describe("GET /payments/public/{id}: the checkout view", () => {
+  test("shows what the page needs, and nothing of the merchant's or the customer's data", async () => {
+    const created = await createPayment({
+      customerEmail: "buyer@example.com",
+      callbackUrl: "https://shop.example/hooks",
+      metadata: { cart: "42" },
+      successUrl: "https://shop.example/thanks",
+      cancelUrl: "https://shop.example/cart",
+    });
+    expect(created.checkoutUrl).toBe(`${api.config.http.publicBaseUrl}/pay/${created.id}`);
+    expect(created).toMatchObject({ successUrl: "https://shop.example/thanks", cancelUrl: "https://shop.example/cart" });
+
+    const response = await api.request(`/api/v1/payments/public/${created.id}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const view = response.body.payment;
+    expect(view).toMatchObject({
+      id: created.id,
+      status: "pending",
+      amount: "25.5",
+      amountReceived: "0",
+      amountRemaining: "25.5",
+      excessOwed: "0",
+      token: "USDC",
+      network: "anvil",
+      networkName: "Anvil",
+      confirmations: 0,
+      requiredConfirmations: 3,
+      depositMethod: "settlement_contract",
+      receiveAddress: created.receiveAddress,
+      paymentUri: created.paymentUri,
+      remainingPaymentUri: created.paymentUri,
+      merchantName: "Acme Coffee",
+      successUrl: "https://shop.example/thanks",
+      cancelUrl: "https://shop.example/cart",
+      isTest: true,
+      refunds: [],
+    });
+    // The wallet button's transactions are the ones the merchant's record lists.
+    expect(view.wallet).toEqual({ protocol: "eip1193", chain: "0x7a69", token: created.tokenAddress, amount: "25500000", transactions: created.transactions });
+    const text = JSON.stringify(view);
+    for (const secret of ["buyer@example.com", "https://shop.example/hooks", '"cart"', created.orderId, merchant.publicKey, merchant.id]) expect(text).not.toContain(secret);
+    for (const key of ["customerEmail", "callbackUrl", "metadata", "orderId", "merchantId", "merchantWallet", "agentId", "closedReason"]) expect(view).not.toHaveProperty(key);
+  });
+
+  test("a deposit payment's wallet button sends one plain transfer; unknown and malformed ids are 404 and 400", async () => {
+    const deposit = await createPayment({}, "/api/v1/deposits/create");
+    const view = (await api.request(`/api/v1/payments/public/${deposit.id}`)).body.payment;
+    expect(view.depositMethod).toBe("deposit_address");
+    expect(view.wallet.transactions).toHaveLength(1);
+    expect(view.wallet.transactions[0]).toMatchObject({ description: "transfer", to: deposit.tokenAddress, value: "0" });
+    // transfer(depositAddress, 25.5 USDC)
+    expect(view.wallet.transactions[0].data).toBe(`0xa9059cbb${deposit.depositAddress.slice(2).toLowerCase().padStart(64, "0")}${(25_500_000).toString(16).padStart(64, "0")}`);
+
+    expect((await api.request(`/api/v1/payments/public/${randomUUID()}`)).status).toBe(404);
+    const malformed = await api.request("/api/v1/payments/public/not-a-uuid");
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toContain("paymentId");
+  });
+
+  test("successUrl and cancelUrl are validated like callbackUrl: a 400 naming the field", async () => {
+    for (const field of ["successUrl", "cancelUrl"]) {
+      for (const value of ["javascript:alert(1)", "not a url", "ftp://shop.example/x"]) {
+        const response = await api.request("/api/v1/payments/create", { headers: pk(), body: body({ [field]: value }) });
+        expect(response.status).toBe(400);
+        expect(response.body.message).toContain(`'${field}'`);
+      }
+    }
+  });
+});
+
+describe("GET /pay/{id}: the page", () => {
+  test("server-rendered HTML with a strict CSP, in the language asked for", async () => {
+    const payment = await createPayment();
+    const response = await api.app.handle(new Request(`http://localhost/pay/${payment.id}`, { headers: { "accept-language": "fr-CA,fr;q=0.9" } }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-security-policy")).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
+    expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const html = await response.text();
+    expect(html).toContain('<html lang="fr">');
+    expect(html).toContain("Payer Acme Coffee");
+    expect(html).toContain("En attente de votre paiement");
+    // No inline script or style, and nothing from another origin.
+    expect(html).not.toMatch(/<script(?![^>]*(type="module" src="\/pay\/assets\/|type="application\/json"))/);
+    expect(html).not.toMatch(/ style=|<style/);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+
+    const spanish = await (await api.app.handle(new Request(`http://localhost/pay/${payment.id}?lang=es`))).text();
+    expect(spanish).toContain("Esperando tu pago");
+    const fallback = await (await api.app.handle(new Request(`http://localhost/pay/${payment.id}`, { headers: { "accept-language": "de" } }))).text();
+    expect(fallback).toContain('<html lang="en">');
+  });
+
+  test("the page's data block cannot be broken out of by a merchant's name", async () => {
+    const evil = await api.seedMerchant("</script><script>alert(1)</script>");
+    await setSettlementWallet(api.db, evil.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+    const created = await api.request("/api/v1/payments/create", { headers: { "x-public-key": evil.publicKey }, body: body() });
+    const html = await (await api.app.handle(new Request(`http://localhost/pay/${created.body.payment.id}`))).text();
+    expect(html).not.toContain("<script>alert(1)</script>");
+    expect(html).toContain("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+  });
+
+  test("unknown or malformed ids get a 404 page; assets are versioned and cached for a year; the QR code is an SVG", async () => {
+    for (const id of [randomUUID(), "nope", "%00"]) {
+      const response = await api.app.handle(new Request(`http://localhost/pay/${id}`));
+      expect(response.status).toBe(404);
+      expect(await response.text()).toContain("Payment not found");
+    }
+    const payment = await createPayment();
+    const html = await (await api.app.handle(new Request(`http://localhost/pay/${payment.id}`))).text();
+    const script = /src="(\/pay\/assets\/[0-9a-f]{16}\/checkout\.js)"/.exec(html)![1]!;
+    const asset = await api.app.handle(new Request(`http://localhost${script}`));
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect((await api.app.handle(new Request("http://localhost/pay/assets/0000000000000000/checkout.js"))).status).toBe(404);
+    expect((await api.app.handle(new Request(`http://localhost${script.replace("checkout.js", "../../../package.json")}`))).status).toBe(404);
+
+    const qr = await api.app.handle(new Request(`http://localhost/pay/${payment.id}/qr.svg`));
+    expect(qr.status).toBe(200);
+    expect(qr.headers.get("content-type")).toBe("image/svg+xml");
+    expect(await qr.text()).toStartWith("<svg");
+    expect((await api.app.handle(new Request(`http://localhost/pay/${randomUUID()}/qr.svg`))).status).toBe(404);
+  });
+});
+
+describe("GET /payments/public/{id}/events: the live stream", () => {
+  test("sends the view at once, pushes a change within a second, never resends an unchanged view, and keeps alive", async () => {
+    // A second app on the same database with a short heartbeat, to see it.
+    const hub = createPaymentStreamHub({
+      databaseUrl: api.databaseUrl,
+      logger: createLogger({ level: "silent" }),
+      load: (ids) => loadPublicViews({ config: api.config, db: api.db }, ids),
+      maxStreams: 1,
+      heartbeatMs: 300,
+    });
+    const app = createApp({ ...api.deps, paymentStreams: hub });
+    try {
+      const payment = await createPayment();
+      const response = await app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`));
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+      expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
+      const stream = sseReader(response);
+      const first = await stream.next(2_000);
+      expect(first?.event).toBe("payment");
+      expect(JSON.parse(first!.data)).toMatchObject({ id: payment.id, status: "pending" });
+
+      // The process holds at most one stream here: the next is refused, and the page polls.
+      const refused = await app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`));
+      expect(refused.status).toBe(503);
+
+      // An announced change that changes nothing sends nothing; the heartbeat flows meanwhile.
+      const listener = new pg.Client({ connectionString: api.databaseUrl });
+      await listener.connect();
+      await listener.query(`notify ${PAYMENT_CHANGES_CHANNEL}, '${payment.id}'`);
+      await listener.end();
+      expect(await stream.next(800)).toBeNull();
+      expect(stream.comments()).toBeGreaterThanOrEqual(2);
+
+      // The merchant closes it: the stream has it at once.
+      const started = Date.now();
+      await closePayment(api.db, payment.id, merchant.id, { status: "cancelled", reason: null });
+      const next = await stream.next(1_000);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(JSON.parse(next!.data)).toMatchObject({ id: payment.id, status: "cancelled", wallet: null });
+      await stream.cancel();
+      // The cancelled stream's place is free again...
+      await Bun.sleep(50);
+      expect(hub.streams()).toBe(0);
+      const again = await app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`));
+      expect(again.status).toBe(200);
+      const reader = again.body!.getReader();
+      await reader.read();
+      // ...and a shutting-down process ends its streams (else its drain would wait for ever).
+      await hub.stop();
+      let done = false;
+      while (!done) done = (await reader.read()).done;
+      expect(hub.streams()).toBe(0);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  test("a simulated completion reaches the stream; an unknown payment has none", async () => {
+    const created = await api.request("/api/v1/sandbox/payments", { headers: pk(), body: body() });
+    const id = created.body.payment.id;
+    const response = await api.app.handle(new Request(`http://localhost/api/v1/payments/public/${id}/events`));
+    const stream = sseReader(response);
+    expect(JSON.parse((await stream.next(2_000))!.data).status).toBe("pending");
+    await api.request(`/api/v1/sandbox/payments/${id}/simulate`, { headers: pk(), body: { action: "complete" } });
+    expect(JSON.parse((await stream.next(1_000))!.data)).toMatchObject({ status: "completed", amountReceived: "25.5" });
+    expect((await api.app.handle(new Request(`http://localhost/api/v1/payments/public/${randomUUID()}/events`))).status).toBe(404);
+    await stream.cancel();
+  });
+});
+
+describe("POST /payments/public/{id}/refund-request: the page's refund, keyed by the payment id", () => {
+  test("refuses what /deposits/refund-request refuses, with the same codes", async () => {
+    const payment = await createPayment({}, "/api/v1/deposits/create");
+    const post = (id: string, address: unknown) => api.request(`/api/v1/payments/public/${id}/refund-request`, { body: { address } });
+    expect((await post(randomUUID(), merchantWallet)).status).toBe(404);
+    const invalid = await post(payment.id, "not an address");
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.message).toContain("'address'");
+    expect((await post(payment.id, payment.depositAddress)).status).toBe(400);
+    const nothing = await post(payment.id, merchantWallet);
+    expect(nothing.status).toBe(409);
+    expect(nothing.body.error).toBe("nothing_to_refund");
+    expect((await api.request(`/api/v1/payments/public/${payment.id}/refund-request`, { body: {} })).status).toBe(400);
+  });
+});

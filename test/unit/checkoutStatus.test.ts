@@ -1,0 +1,122 @@
+import { describe, expect, test } from "bun:test";
+import { describeStatus, format, formatAmount, phaseOf, refundLines, sectionsOf, timeLeft } from "../../api/checkout/assets/status.js";
+import { LANGUAGES, chooseLanguage } from "../../api/checkout/messages/index.ts";
+import { en } from "../../api/checkout/messages/en.ts";
+import type { PublicPaymentView } from "../../api/presenters/publicPayment.ts";
+
+const NOW = Date.parse("2026-11-23T12:00:00Z");
+const view = (over: Partial<PublicPaymentView> = {}): PublicPaymentView =>
+  ({
+    id: "0d2f7c8e-3f4b-4a8e-9a51-52b1a7f4c0aa",
+    status: "pending",
+    amount: "25.5",
+    amountReceived: "0",
+    amountRemaining: "25.5",
+    excessOwed: "0",
+    token: "USDC",
+    network: "base",
+    networkName: "Base",
+    confirmations: 0,
+    requiredConfirmations: 10,
+    receiveAddress: "0x440F6B3AA75B0E839c6E3FBE9E2BDe866813cbea",
+    transactionHash: null,
+    merchantName: "Acme",
+    successUrl: null,
+    cancelUrl: null,
+    expiresAt: "2026-11-23T12:30:00Z",
+    refunds: [],
+    ...over,
+  }) as PublicPaymentView;
+
+describe("checkout status (assets/status.js, shared by the server and the page)", () => {
+  test.each([
+    ["waiting", {}],
+    ["partial", { amountReceived: "4", amountRemaining: "21.5" }],
+    ["expiring", { expiresAt: "2026-11-23T11:59:59Z" }],
+    ["confirming", { status: "confirming", amountReceived: "25.5", amountRemaining: "0", confirmations: 3 }],
+    ["completed", { status: "completed", amountReceived: "25.5", amountRemaining: "0" }],
+    ["overpaid", { status: "completed", amountReceived: "27.5", amountRemaining: "0", excessOwed: "2" }],
+    ["expired", { status: "expired" }],
+    ["closed", { status: "cancelled" }],
+    ["closed", { status: "failed" }],
+  ] as const)("phase %s", (phase, over) => {
+    expect(phaseOf(view(over as Partial<PublicPaymentView>), NOW)).toBe(phase);
+  });
+
+  test("what each phase says, with exact amounts in the page's language", () => {
+    expect(describeStatus(view({ amountReceived: "4", amountRemaining: "21.5" }), en, "en", NOW)).toEqual({
+      phase: "partial",
+      tone: "info",
+      title: "Part of the payment has arrived",
+      detail: "Received 4.00 USDC. Send the remaining 21.50 USDC to finish.",
+    });
+    expect(describeStatus(view({ status: "confirming", confirmations: 3 }), en, "en", NOW).detail).toBe("3 of 10 network confirmations.");
+    expect(describeStatus(view({ status: "expired", amountReceived: "4", excessOwed: "4" }), en, "en", NOW).detail).toBe(
+      "The full amount did not arrive in time. 4.00 USDC is owed back to you: give an address below to get it back.",
+    );
+    expect(describeStatus(view({ status: "expired", amountReceived: "4", excessOwed: "0" }), en, "en", NOW).detail).toBe(
+      "The full amount did not arrive in time. What you sent is being returned to you.",
+    );
+    const french = LANGUAGES.find((l) => l.code === "fr")!.messages;
+    expect(describeStatus(view({ amountReceived: "1234.5", amountRemaining: "0.000001" }), french, "fr", NOW).detail).toBe(
+      "Reçu : 1\u202f234,50 USDC. Envoyez les 0,000001 USDC restants pour terminer.",
+    );
+  });
+
+  test("amounts are formatted exactly, never through a float", () => {
+    expect(formatAmount("123456789012345678.123456789012345678", "en")).toBe("123,456,789,012,345,678.123456789012345678");
+    expect(formatAmount("0.1", "es")).toBe("0,10");
+    expect(formatAmount("10", "en")).toBe("10.00");
+  });
+
+  test("sections: pay while money is due, the refund form only when something is owed back, links when given", () => {
+    expect(sectionsOf(view({ cancelUrl: "https://shop.example/cart" }), NOW)).toEqual({ pay: true, countdown: true, progress: false, refund: false, transaction: false, success: false, cancel: true });
+    expect(sectionsOf(view({ status: "completed", excessOwed: "2", transactionHash: "0xab", successUrl: "https://shop.example/ok" }), NOW)).toEqual({
+      pay: false,
+      countdown: false,
+      progress: false,
+      refund: true,
+      transaction: true,
+      success: true,
+      cancel: false,
+    });
+    expect(sectionsOf(view({ status: "expired", excessOwed: "1", receiveAddress: null }), NOW).refund).toBe(false);
+    expect(sectionsOf(view({ status: "confirming" }), NOW).progress).toBe(true);
+  });
+
+  test("refund lines, placeholders, time left", () => {
+    const refunds = [
+      { status: "requested", amount: "2", transactionHash: null, createdAt: "" },
+      { status: "confirmed", amount: "1.5", transactionHash: "0x1", createdAt: "" },
+      { status: "failed", amount: "3", transactionHash: null, createdAt: "" },
+    ] as PublicPaymentView["refunds"];
+    expect(refundLines(view({ refunds }), en, "en")).toEqual([
+      "Refund of 2.00 USDC: on its way.",
+      "Refund of 1.50 USDC: sent.",
+      "Refund of 3.00 USDC: failed. You can request it again.",
+    ]);
+    expect(format("{a} and {b}", { a: 1 })).toBe("1 and {b}");
+    expect(timeLeft("2026-11-23T12:14:05Z", NOW)).toEqual({ text: "14:05", duration: "PT14M5S", seconds: 845 });
+    expect(timeLeft("2026-11-23T11:00:00Z", NOW).text).toBe("0:00");
+  });
+});
+
+describe("checkout languages", () => {
+  test("Accept-Language picks the best we have (regional variants, q-values); ?lang= wins; English otherwise", () => {
+    expect(chooseLanguage("fr-CA,fr;q=0.9,en;q=0.8", undefined).code).toBe("fr");
+    expect(chooseLanguage("de-DE,es;q=0.7,en;q=0.3", undefined).code).toBe("es");
+    expect(chooseLanguage("de", undefined).code).toBe("en");
+    expect(chooseLanguage(undefined, undefined).code).toBe("en");
+    expect(chooseLanguage("es", "FR").code).toBe("fr");
+    expect(chooseLanguage("es", "xx").code).toBe("es");
+  });
+
+  test("every translation keeps every placeholder of the English message", () => {
+    const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    for (const { code, messages } of LANGUAGES) {
+      for (const [key, text] of Object.entries(en)) {
+        expect({ code, key, placeholders: placeholders(messages[key as keyof typeof en]) }).toEqual({ code, key, placeholders: placeholders(text) });
+      }
+    }
+  });
+});
