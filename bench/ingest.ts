@@ -13,6 +13,9 @@
  *  - receipt (block announced) → payment visible on `GET /payments/{id}/status`, p50/p99.
  * `--rate 0` gives the unloaded figures to compare with.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createPublicClient, erc20Abi, webSocket, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -26,6 +29,7 @@ import { createTransferGenerator } from "../devchain/evm/transferGenerator.ts";
 import { freePort } from "../devchain/freePort.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
+import { startRpcProxy } from "../test/helpers/rpcProxy.ts";
 import { createTestApi } from "../test/helpers/testApi.ts";
 import { processTreeCpuSeconds } from "./lib/processCpu.ts";
 
@@ -61,7 +65,11 @@ for (const sender of generator.senders) {
 }
 generator.setNonces(await Promise.all(generator.senders.map((address) => chain.publicClient.getTransactionCount({ address }))));
 
-const indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile);
+// The indexer reaches the node through a counting proxy: its RPC calls per block are a figure too.
+const proxy = startRpcProxy(chain.anvil.rpcUrl);
+const proxiedNetworks = join(mkdtempSync(join(tmpdir(), "ingest-")), "networks.json");
+writeFileSync(proxiedNetworks, JSON.stringify({ networks: [{ ...chain.network, rpcUrl: proxy.url }] }));
+const indexer = await startTestIndexer(api.config, api.databaseUrl, proxiedNetworks);
 const workers = await startWorkers({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }), databaseUrl: api.databaseUrl });
 const port = await freePort();
 api.app.listen({ hostname: "127.0.0.1", port });
@@ -90,7 +98,7 @@ const lags: bigint[] = [];
 let measuring = false;
 let blocksSeen = 0;
 let unrelated = 0;
-let start: { size: Awaited<ReturnType<typeof sizes>>; cpu: number } | null = null;
+let start: { size: Awaited<ReturnType<typeof sizes>>; cpu: number; calls: number } | null = null;
 let finished: () => void;
 const done = new Promise<void>((resolve) => (finished = resolve));
 
@@ -119,7 +127,7 @@ const unwatch = ws.watchBlockNumber({
     blocksSeen++;
     void (async () => {
       if (blocksSeen === WARMUP) {
-        start = { size: await sizes(), cpu: processTreeCpuSeconds(indexer.pid) };
+        start = { size: await sizes(), cpu: processTreeCpuSeconds(indexer.pid), calls: proxy.forwarded.length };
         measuring = true;
       }
       if (measuring && blocksSeen >= WARMUP + BLOCKS) {
@@ -146,7 +154,9 @@ try {
   await chain.rpc("evm_setAutomine", [false]);
   await chain.rpc("evm_setIntervalMining", [BLOCK_TIME]);
   await done;
-  const end = { size: await sizes(), cpu: processTreeCpuSeconds(indexer.pid) };
+  const end = { size: await sizes(), cpu: processTreeCpuSeconds(indexer.pid), calls: proxy.forwarded.length };
+  const calls = new Map<string, number>();
+  for (const method of proxy.forwarded.slice(start!.calls, end.calls)) calls.set(method, (calls.get(method) ?? 0) + 1);
   await Promise.all(samples);
   unwatch();
   const grown = end.size.total - start!.size.total;
@@ -163,6 +173,7 @@ try {
       `database growth: ${(grown / 1024).toFixed(0)} KiB in all${unrelated ? `, ${((grown / unrelated) * 1000 / 1024).toFixed(1)} KiB per 1,000 unrelated transfers` : ""} (${perSchema || "no schema grew"})`,
       `indexer lag: max ${lags.reduce((a, b) => (b > a ? b : a), 0n)} blocks, ${lags.filter((l) => l > 1n).length} of ${lags.length} samples over 1`,
       `indexer CPU: ${cpu.toFixed(2)} s over ${BLOCKS} blocks = ${((cpu / BLOCKS) * 1000).toFixed(1)} s per 1,000 blocks`,
+      `indexer RPC over HTTP: ${((end.calls - start!.calls) / BLOCKS).toFixed(2)} calls per block (${[...calls].map(([m, n]) => `${m} ${(n / BLOCKS).toFixed(2)}`).join(", ")}), plus its newHeads websocket subscription`,
       `block → status visible: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms (${latencies.length} payments)`,
     ].join("\n"),
   );
@@ -171,6 +182,7 @@ try {
   await workers.close();
   await indexer.stop();
   await api.close();
+  await proxy.stop();
   await chain.stop();
   // The websocket block watcher's reconnect timer would keep the process alive.
   process.exit(0);
