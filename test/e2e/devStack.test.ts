@@ -98,7 +98,8 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   const webhookSecret = await api("/api/v1/webhook-secret", { headers: { "x-api-key": devStack.apiKey, "x-api-secret": devStack.apiSecret } });
   expect(webhookSecret.body.secret).toBe(devStack.webhookSecret);
 
-  // The funded customer really holds test USDC, and a transfer is indexed into the views schema.
+  // The funded customer really holds test USDC, and a transfer to a deposit address is indexed
+  // into the views schema (the indexer records transfers into watched addresses only).
   const chain = devStack.chains[0];
   const usdc = chain.tokens[0].address;
   const viemChain = localChain(chain.chainId, chain.rpcUrl);
@@ -106,8 +107,14 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   expect(await publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [customer.address] })).toBe(
     parseUnits("1000000", 6),
   );
+  const deposit = await api("/api/v1/deposits/create", {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ amount: "12.345678", currency: "USDC", network: "anvil" }),
+  });
+  expect(deposit.status).toBe(201);
   const wallet = createWalletClient({ account: customer, chain: viemChain, transport: http(chain.rpcUrl) });
-  const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [devStack.merchantWallets.anvil, 12_345_678n] });
+  const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [deposit.body.payment.depositAddress, 12_345_678n] });
   await publicClient.waitForTransactionReceipt({ hash });
 
   const db = new pg.Client({ connectionString: devStack.databaseUrl });
@@ -117,7 +124,7 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
       const r = await db.query(`select amount::text as amount, "to", chain_id from onchain.token_transfer where tx_hash = $1`, [hash]);
       return r.rows[0];
     }, 30_000);
-    expect(row).toEqual({ amount: "12345678", to: devStack.merchantWallets.anvil.toLowerCase(), chain_id: 31337 });
+    expect(row).toEqual({ amount: "12345678", to: deposit.body.payment.depositAddress.toLowerCase(), chain_id: 31337 });
   } finally {
     await db.end();
   }
