@@ -29,7 +29,7 @@ export type BridgeProgressUpdate = {
 export type RecordedBridgeProgress = {
   /** Something a merchant sees changed (and a `bridge.updated` event was written). */
   changed: boolean;
-  /** Nothing more can happen: filled, refunded, or never paid long after expiry. */
+  /** Nothing more can happen: filled (and any excess returned), refunded, or never paid long after expiry. */
   finished: boolean;
   /** The bridge refunded or failed, so the payment was ended `failed` now. */
   closed: boolean;
@@ -80,8 +80,10 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     };
     const same = (a: unknown, b: unknown) => JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) === JSON.stringify(b, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
     const changed = newFills > 0 || Object.entries(next).some(([key, value]) => !same(request[key as keyof typeof request], value));
+    // Filled, and any excess the customer sent returned (a strict bridge refunds it separately).
+    const excess = seen.depositAmount > request.amountToSend ? seen.depositAmount - request.amountToSend : 0n;
     const finished =
-      (seen.progress === "success" && filled >= payment.amount) ||
+      (seen.progress === "success" && filled >= payment.amount && seen.refundedAmount >= excess) ||
       seen.progress === "refund" ||
       (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime() + UNPAID_GRACE_MS);
     await updateBridgeRequest(tx, paymentId, {

@@ -46,13 +46,16 @@ export function createPrompts(config: Config): Prompts {
     async bridge(paymentIds, options = {}) {
       if (paymentIds.length === 0) return;
       const delay = Math.max(0, options.delayMs ?? 0);
-      // Per-second ids: prompts for the same second coalesce; a later one is a new read.
-      const second = Math.floor((Date.now() + delay) / 1_000);
+      // Ids bucketed by the delay: prompts due in the same bucket coalesce, and a job that
+      // prompts its own next read (delay = its bucket width) always lands in a later bucket,
+      // so the chain of reads never collides with the running job's id.
+      const width = delay > 0 ? delay : 1_000;
+      const slot = Math.floor((Date.now() + delay) / width);
       await bridgeQueue.addBulk(
         [...new Set(paymentIds)].map((paymentId) => ({
           name: "bridge",
           data: { paymentId } satisfies JobPayloads["bridge"],
-          opts: { jobId: `bridge-${paymentId}-${second}`, delay },
+          opts: { jobId: `bridge-${paymentId}-${width}-${slot}`, delay },
         })),
       );
     },

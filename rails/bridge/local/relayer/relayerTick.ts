@@ -26,7 +26,8 @@ const RECEIPT_WAIT_MS = 10_000;
  * pass cut short anywhere (a crash) is finished by the next one:
  * 1. drive transfers already signed to their receipts, and move requests on from them;
  * 2. record new deposits at the watched deposit addresses;
- * 3. judge each new deposit (fill or refund) and plan the transfers that follow: the fill
+ * 3. judge each new deposit once it has its confirmations (fill or refund) and plan the
+ *    transfers that follow: the fill
  *    on the destination chain; once it is confirmed, the collection of the deposit and the
  *    refund of any excess on the origin chain; or the refund of the whole deposit;
  * 4. sign and send what is planned (the signed bytes are recorded first), await receipts.
@@ -36,23 +37,30 @@ export async function relayerTick(deps: RelayerDeps): Promise<void> {
   for (const t of await unfinishedTransfers(deps.db)) if (t.status === "signed") await followTransfer(deps, t);
 
   const requests = await watchedRequests(deps.db);
+  // The newest block of each origin chain whose deposits have their confirmations.
+  const confirmedTo = new Map<string, bigint>();
   for (const request of requests) {
     const origin = deps.config.networks.find((n) => n.chainId === request.originChainId && n.enabled && n.rpcUrl);
     if (!origin) continue;
-    await scanDeposits(deps.db, evmClient(origin, 20_000), request, confirmations).catch((error: Error) =>
-      deps.logger.warn({ err: error, request: request.id }, "local relayer: could not scan deposits"),
-    );
+    const client = evmClient(origin, 20_000);
+    try {
+      const head = await client.getBlockNumber();
+      confirmedTo.set(request.originChainId, head - BigInt(confirmations - 1));
+      await scanDeposits(deps.db, client, request, head);
+    } catch (error) {
+      deps.logger.warn({ err: error, request: request.id }, "local relayer: could not scan deposits");
+    }
   }
-  await planAll(deps);
+  await planAll(deps, confirmedTo);
 
   for (const t of await unfinishedTransfers(deps.db)) if (t.status === "planned") await signTransfer(deps, t);
   for (const t of await unfinishedTransfers(deps.db)) if (t.status === "signed") await followTransfer(deps, t, RECEIPT_WAIT_MS);
   // Fills confirmed just now: their collections and excess refunds go out on the next pass.
-  await planAll(deps);
+  await planAll(deps, confirmedTo);
 }
 
-/** Judges new deposits, plans what follows from the books, and moves requests' states on. */
-async function planAll(deps: RelayerDeps): Promise<void> {
+/** Judges new deposits that have their confirmations, plans what follows from the books, and moves requests' states on. */
+async function planAll(deps: RelayerDeps, confirmedTo: ReadonlyMap<string, bigint>): Promise<void> {
   const requests = await watchedRequests(deps.db);
   const ids = requests.map((r) => r.id);
   const [deposits, transfers] = await Promise.all([depositsOf(deps.db, ids), transfersOf(deps.db, ids)]);
@@ -60,7 +68,8 @@ async function planAll(deps: RelayerDeps): Promise<void> {
   for (const request of requests) {
     const own = deposits.filter((d) => d.requestId === request.id);
     let state = request.state;
-    for (const deposit of own.filter((d) => d.disposition === null)) {
+    const confirmed = confirmedTo.get(request.originChainId) ?? -1n;
+    for (const deposit of own.filter((d) => d.disposition === null && d.blockNumber <= confirmed)) {
       const judged = judgeDeposit({ ...request, state }, deposit);
       await decideDeposit(deps.db, deposit.id, judged.disposition, judged.reason);
       deposit.disposition = judged.disposition;

@@ -9,13 +9,12 @@ const MAX_RANGE = 5_000n;
 
 /**
  * Records every transfer of the request's origin token into its deposit address, from the
- * block after the last one scanned up to the head less `confirmations - 1`, with each
- * block's timestamp (the expiry is judged by it). Safe to repeat: a deposit's log is its key.
- * Returns how many deposits were new.
+ * block after the last one scanned up to `head`, with each block's timestamp (the expiry
+ * is judged by it). Safe to repeat: a deposit's log is its key. Returns how many deposits
+ * were new. (The relayer acts on a deposit only once it has its confirmations.)
  */
-export async function scanDeposits(db: Db, client: PublicClient, request: LocalBridgeRequestRow, confirmations: number): Promise<number> {
-  const head = await client.getBlockNumber();
-  const to = head - BigInt(confirmations - 1);
+export async function scanDeposits(db: Db, client: PublicClient, request: LocalBridgeRequestRow, head: bigint): Promise<number> {
+  const to = head;
   let from = request.scannedBlock + 1n;
   let found = 0;
   while (from <= to) {
