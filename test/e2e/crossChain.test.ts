@@ -198,6 +198,36 @@ describe("refunds", () => {
   }, 90_000);
 });
 
+describe("the merchant cancels", () => {
+  test("a deposit waiting for the bridge is returned: the service asks the bridge for a refund", async () => {
+    const payment = await create({ amount: "6" });
+    const customerBefore = await chains.balanceOf(chains.origin, "USDC", customer.address);
+    await chains.pay("USDC", payment.relayDepositAddress, BigInt(payment.amountToSend));
+    await follow(payment.id, (v) => v.bridgeStatus === "deposit_detected");
+    const cancelled = await api.request("/api/v1/payments/fail", { headers: headers(), body: { paymentId: payment.id, status: "cancelled", reason: "out of stock" } });
+    expect(cancelled.status).toBe(200);
+    const refunding = await follow(payment.id, (v) => v.bridgeStatus === "refunding");
+    expect(refunding.bridge.refund.requestedAt).not.toBeNull();
+    // The relayer acts once the deposit has its confirmations: it returns it instead of filling.
+    await chains.origin.mine(1);
+    const done = await follow(payment.id, (v) => v.bridgeStatus === "refunded" && v.bridge.refund.amountRefunded !== "0");
+    expect(done).toMatchObject({ status: "cancelled", amountReceived: "0", bridge: { refund: { amountRefunded: "6.006" }, destination: { fillTxHashes: [] } } });
+    expect(await chains.balanceOf(chains.origin, "USDC", customer.address)).toBe(customerBefore);
+  }, 90_000);
+});
+
+describe("NO_ROUTE", () => {
+  test("more than the relayer can deliver: 422 NO_ROUTE with the bridge's own words", async () => {
+    const response = await api.request("/api/v1/payments/cross-chain/create", {
+      headers: headers(),
+      body: { amount: "5000000", originChainId: 31338, originCurrency: "USDC" },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ success: false, code: "NO_ROUTE" });
+    expect(response.body.error).toStartWith("Insufficient liquidity: the local relayer holds");
+  });
+});
+
 describe("expiry, honoured to the second", () => {
   /** Makes the origin chain's next block carry this timestamp (anvil), so a deposit lands exactly then. */
   const nextBlockAt = (at: Date) => chains.origin.rpc("evm_setNextBlockTimestamp", [`0x${(at.getTime() / 1000).toString(16)}`]);
