@@ -100,6 +100,7 @@ export function presentPublicPayment(p: PaymentRow, network: Network | undefined
     contractAddress: p.contractAddress,
     paymentUri: paymentUriOf(p, network),
     expiresAt: p.expiresAt.toISOString(),
+    bridgeStatus: p.bridgeStatus,
   };
 }
 

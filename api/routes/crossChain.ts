@@ -21,6 +21,7 @@ const crossChainBody = t.Object(
     expiresIn: t.Optional(t.Integer({ description: "Seconds until expiry (default 1800), honoured to the second" })),
     network: t.Optional(t.String({ minLength: 1, maxLength: 64, description: "Destination network (a shortName); default: the first your wallets and the bridges allow" })),
     currency: t.Optional(t.String({ minLength: 1, maxLength: 16, description: "Destination token; default: originCurrency when the destination has it, else USDC" })),
+    agentId: t.Optional(t.String({ maxLength: 200, description: "Agent creating the payment (or header X-Agent-Id); checked against its policy" })),
   },
   { additionalProperties: true },
 );
@@ -33,7 +34,7 @@ export const crossChainRoutes = (deps: ApiDeps) => {
     .post(
       "/create",
       async ({ auth, body, headers, set }) => {
-        const result = await createCrossChainPayment({ ...deps, auth, idempotencyKey: headers["idempotency-key"] }, body);
+        const result = await createCrossChainPayment({ ...deps, auth, idempotencyKey: headers["idempotency-key"], agentId: headers["x-agent-id"] }, body);
         set.status = result.status;
         if (result.replayed) set.headers["Idempotent-Replayed"] = "true";
         return result.body;

@@ -15,7 +15,8 @@ import type { Prompts } from "../../domain/prompts.ts";
 import { quoteCrossChain } from "../../rails/bridge/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
-import { parseCallbackUrl, parseMetadata } from "./paymentFields.ts";
+import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
+import { parseCallbackUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
 import { resolveCrossChainRoute } from "./resolveCrossChainRoute.ts";
 import { settlementRate } from "./settlementRate.ts";
 
@@ -34,6 +35,8 @@ export type CrossChainBody = {
   /** The destination network (a short name) and token; chosen for the merchant when absent. */
   network?: string;
   currency?: string;
+  /** The agent creating the payment (same as the `X-Agent-Id` header). */
+  agentId?: unknown;
 };
 
 export type CrossChainContext = {
@@ -43,6 +46,8 @@ export type CrossChainContext = {
   prompts: Prompts;
   auth: { merchantId: string; mode: Mode };
   idempotencyKey: string | undefined;
+  /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
+  agentId?: string;
 };
 
 /**
@@ -59,6 +64,7 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const replay = await storedResponse(db, idempotency);
   if (replay) return replay;
 
+  const agentId = resolveAgentId(ctx.agentId, body.agentId);
   const metadata = parseMetadata(body.metadata);
   if (body.callbackUrl !== undefined) parseCallbackUrl(body.callbackUrl);
   const expiresIn = body.expiresIn ?? CROSS_CHAIN_EXPIRES_IN;
@@ -74,10 +80,14 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const result = await withIdempotency(db, idempotency, async (tx) => {
     const id = randomUUID();
     const now = new Date();
+    const { destination, destinationToken: token, origin, originToken } = route;
+    // An agent's policy applies to what the merchant receives, on the merchant's network and token.
+    if (agentId) {
+      await enforceAgentPolicy(tx, { merchantId: auth.merchantId, mode: auth.mode, agentId, amount, decimals: token.decimals, network: destination.shortName, token: token.symbol, now });
+    }
     // Honoured to the second: a deposit in a block stamped at `expiresAt` counts, one a second later does not.
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + expiresIn * 1000);
     const { adapter, quote, refundTo } = await quoteCrossChain({ config, db, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
-    const { destination, destinationToken: token, origin, originToken } = route;
     const row = await insertPayment(tx, {
       id,
       merchantId: auth.merchantId,
@@ -98,6 +108,7 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
       customerEmail: body.customerEmail ?? null,
       callbackUrl: body.callbackUrl ?? null,
       metadata,
+      agentId,
       bridgeStatus: "awaiting_deposit",
       expiresAt,
       createdAt: now,

@@ -13,12 +13,11 @@ import type { Prompts } from "../../domain/prompts.ts";
 import { idempotencyKeyOf } from "../../domain/idempotency.ts";
 import { presentPayment } from "../presenters/payment.ts";
 import { ratesFor } from "../../rates/index.ts";
-import { parseAgentId } from "./agentPolicies.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { priceInFiat } from "./priceInFiat.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
-import { parseCallbackUrl, parseMetadata } from "./paymentFields.ts";
+import { parseCallbackUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 
 export type CreatePaymentBody = {
@@ -153,14 +152,4 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     );
   }
   return result;
-}
-
-/** The agent id from the `X-Agent-Id` header or the body's `agentId`; both given must agree. */
-function resolveAgentId(header: string | undefined, body: unknown): string | null {
-  const fromHeader = header === undefined || header.trim() === "" ? null : parseAgentId("X-Agent-Id", header);
-  const fromBody = body === undefined || body === null ? null : parseAgentId("agentId", body);
-  if (fromHeader && fromBody && fromHeader !== fromBody) {
-    throw new ValidationError("agentId", `Invalid field 'agentId': "${fromBody}" differs from the X-Agent-Id header "${fromHeader}"`);
-  }
-  return fromHeader ?? fromBody;
 }

@@ -1,4 +1,5 @@
 import { ValidationError } from "../../domain/errors.ts";
+import { parseAgentId } from "./agentPolicies.ts";
 
 /** Body fields every payment creation takes alike (`/payments/create`, `/deposits/create`, cross-chain). */
 
@@ -31,4 +32,14 @@ export function parseCallbackUrl(value: string): URL {
     throw new ValidationError("callbackUrl", "Invalid field 'callbackUrl': must be an http or https URL");
   }
   return url;
+}
+
+/** The agent id from the `X-Agent-Id` header or the body's `agentId`; both given must agree. */
+export function resolveAgentId(header: string | undefined, body: unknown): string | null {
+  const fromHeader = header === undefined || header.trim() === "" ? null : parseAgentId("X-Agent-Id", header);
+  const fromBody = body === undefined || body === null ? null : parseAgentId("agentId", body);
+  if (fromHeader && fromBody && fromHeader !== fromBody) {
+    throw new ValidationError("agentId", `Invalid field 'agentId': "${fromBody}" differs from the X-Agent-Id header "${fromHeader}"`);
+  }
+  return fromHeader ?? fromBody;
 }

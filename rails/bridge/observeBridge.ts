@@ -43,7 +43,8 @@ const networkOf = (config: Config, chainId: string): Network | undefined =>
  * chain from its receipts: the deposits into the origin deposit address (amount, and the
  * block time the expiry is judged by), the refunds back on the origin chain, and the fill
  * transfers of the payment's token to the merchant's wallet on the destination chain. A
- * payment the merchant closed while a deposit waits unfilled gets its refund asked for.
+ * payment the merchant closed while a deposit waits unfilled gets its refund asked for,
+ * from a bridge that refunds on request.
  */
 export async function observeBridge(ctx: RailContext, payment: PaymentRow, request: BridgeRequestRow): Promise<BridgeObservation> {
   const origin = networkOf(ctx.config, request.originChainId);
@@ -52,7 +53,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   const ref = { requestId: request.requestId, depositAddress: request.depositAddress };
   let status = await adapter.status(ref);
   let refundRequested = false;
-  if (payment.closedStatus && !request.refundRequestedAt && status.originTxHashes.length > 0 && UNFILLED.includes(status.progress)) {
+  if (adapter.refundsOnRequest && payment.closedStatus && !request.refundRequestedAt && status.originTxHashes.length > 0 && UNFILLED.includes(status.progress)) {
     status = await adapter.refund({ ...ref, refundTo: request.refundTo ?? zeroAddress });
     refundRequested = true;
   }

@@ -128,6 +128,18 @@ describe("POST /payments/cross-chain/create", () => {
   });
 });
 
+describe("agents", () => {
+  test("an agent's policy applies to what the merchant receives", async () => {
+    const policy = await x.api.request("/api/v1/merchants/agent-policies/shop-bot", { method: "PUT", headers: headers(), body: { maxPerPayment: "10" } });
+    expect(policy.status).toBe(201);
+    const over = await create(body({ amount: "25.5" }), { headers: headers(x.merchant, { "X-Agent-Id": "shop-bot" }) });
+    expect([over.status, over.body.code]).toEqual([403, "AGENT_MAX_PER_PAYMENT"]);
+    const within = await create(body({ amount: "5", agentId: "shop-bot" }));
+    expect(within.status).toBe(201);
+    expect((await x.api.request(`/api/v1/payments/${within.body.payment.id}`, { headers: headers() })).body.payment.agentId).toBe("shop-bot");
+  });
+});
+
 describe("rejections: {success: false, code, error?}", () => {
   test.each([
     ["Solana (Relay's chain id)", 792703809],

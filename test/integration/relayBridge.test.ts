@@ -162,6 +162,17 @@ describe("Relay's progress, verified on both chains", () => {
     expect((await findBridgeRequest(api.db, p.id))!.finishedAt).not.toBeNull();
   });
 
+  test("a merchant cancelling does not make Relay refund a strict address (it fills on its own): no refund is claimed", async () => {
+    const p = await createPayment("3");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "depositing", inTxHashes: [deposit] });
+    await job(p.id);
+    const cancelled = await api.request("/api/v1/payments/fail", { headers: { "x-public-key": merchant.publicKey }, body: { paymentId: p.id, status: "cancelled" } });
+    expect(cancelled.status).toBe(200);
+    await job(p.id);
+    expect(await view(p.id)).toMatchObject({ status: "cancelled", bridgeStatus: "deposit_detected", bridge: { refund: { requestedAt: null } } });
+  });
+
   test("a bridge still carrying money paid in time keeps the payment pending past its expiry", async () => {
     const p = await createPayment("3");
     const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));

@@ -13,6 +13,7 @@ import { readLocalStatus } from "./readLocalStatus.ts";
 export function createLocalAdapter(ctx: RailContext): BridgeAdapter {
   return {
     name: "local",
+    refundsOnRequest: true,
     quote: (request) => quoteLocal(ctx, request),
     status: (request) => readLocalStatus(ctx.db, request.requestId),
     refund: async (request) => {
