@@ -94,6 +94,7 @@ describe("Relay webhooks", () => {
       expect([forged.status, forged.body.error]).toEqual([401, "invalid_webhook_signature"]);
       expect((await post(byId, signRelayWebhook(RELAY_API_KEY, byId, String(Math.floor(Date.now() / 1000) - 3_600)))).status).toBe(401);
       expect((await post(byId, {})).status).toBe(401);
+      expect((await post("{not json", signRelayWebhook(RELAY_API_KEY, "{not json", seconds()))).status).toBe(400);
       // Another event, or a request we do not know, verifies and is acknowledged; nothing is prompted.
       const other = JSON.stringify({ event: "request.created", data: {} });
       expect((await post(other, signRelayWebhook(RELAY_API_KEY, other, seconds()))).status).toBe(200);
