@@ -6,7 +6,9 @@ import { errorsPlugin } from "./plugins/errors.ts";
 import { textGuardPlugin } from "./plugins/textGuard.ts";
 import { agentPolicyRoutes } from "./routes/agentPolicies.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
+import { bridgeWebhookRoutes } from "./routes/bridgeWebhooks.ts";
 import { contractRoutes } from "./routes/contracts.ts";
+import { crossChainRoutes } from "./routes/crossChain.ts";
 import { currencyRoutes } from "./routes/currency.ts";
 import { depositRoutes } from "./routes/deposits.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -28,6 +30,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(paymentActionRoutes(deps))
     .use(publicPaymentRoutes(deps))
     .use(merchantAccountRoutes(deps))
+    .use(crossChainRoutes(deps))
     .use(paymentRoutes(deps))
     .use(depositRoutes(deps))
     .use(merchantRoutes(deps))
@@ -36,7 +39,8 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(eventRoutes(deps))
     .use(agentPolicyRoutes(deps))
     .use(sandboxRoutes(deps))
-    .use(currencyRoutes(deps));
+    .use(currencyRoutes(deps))
+    .use(bridgeWebhookRoutes(deps));
 
 /** Builds the whole HTTP app. Tests call `app.handle(new Request("http://localhost/…"))`. */
 export function createApp(deps: ApiDeps) {

@@ -93,6 +93,34 @@ export const envSchema = z.object({
   RATES_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Rates older than this (by the source's own timestamp) are stale: shown, never used for a payment. */
   RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(36 * 3600),
+  /** The bridge for cross-chain routes BRIDGE_ROUTES does not list: `none`, `relay` or `local`. */
+  BRIDGE_ADAPTER: z.enum(["none", "relay", "local"]).default("none"),
+  /** Per-route bridges, comma-separated `origin>destination=adapter` (short names, chain ids or `*`); the first match wins. */
+  BRIDGE_ROUTES: z.string().default(""),
+  /**
+   * Where Relay refunds a customer on the origin chain; `BRIDGE_REFUND_ADDRESS_<chainId>` per chain
+   * (`none`: no refunds there). Default: the operator's address.
+   */
+  BRIDGE_REFUND_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an EVM address").optional(),
+  /** How often an open bridge request is read again. */
+  BRIDGE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** Relay's API for mainnets, and for testnets (a separate base URL). */
+  RELAY_API_URL: url(["http:", "https:"]).default("https://api.relay.link"),
+  RELAY_TESTNET_API_URL: url(["http:", "https:"]).default("https://api.testnets.relay.link"),
+  /** Relay's API key: sent on every call, needed for /requests/v3, and the webhook signing secret. */
+  RELAY_API_KEY: z.string().min(1).optional(),
+  RELAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** The local bridge's relayer (sandbox): its key holds liquidity on every chain it serves. */
+  BRIDGE_LOCAL_RELAYER_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
+    .optional(),
+  /** The local relayer's fee, in basis points of what it delivers, added to what the customer sends. */
+  BRIDGE_LOCAL_FEE_BPS: z.coerce.number().int().min(0).max(1_000).default(10),
+  /** Origin-chain confirmations a deposit needs before the local relayer acts on it. */
+  BRIDGE_LOCAL_CONFIRMATIONS: z.coerce.number().int().min(1).max(1_000).default(1),
+  /** How often the local relayer looks at its chains. */
+  BRIDGE_LOCAL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { normalizeDecimal } from "../domain/decimal.ts";
 import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKey, type SecretBox } from "../domain/secretBox.ts";
+import { buildBridgeConfig, type BridgeConfig } from "./bridge.ts";
 import { envSchema, type Env } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
@@ -10,6 +11,7 @@ export type { Mode, Network, NetworkType, Token } from "./types.ts";
 export { modeOfNetwork } from "./types.ts";
 export { networkIdOf } from "./networks.ts";
 export type { FileNetwork, FileNetworkInput } from "./networksFile.ts";
+export { bridgeAdapterFor, type BridgeAdapterName, type BridgeConfig } from "./bridge.ts";
 
 export type Config = {
   appEnv: Env["APP_ENV"];
@@ -34,6 +36,8 @@ export type Config = {
   /** The hosted checkout page: live streams one API process holds at most. */
   checkout: { maxStreams: number };
   rates: RatesConfig;
+  /** Cross-chain payments: bridges per route, refund addresses, Relay and the local relayer. */
+  bridge: BridgeConfig;
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
 };
@@ -89,6 +93,12 @@ export function buildConfig(
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
+  let bridge: BridgeConfig;
+  try {
+    bridge = buildBridgeConfig(e, env, networks);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 
   return {
     appEnv: e.APP_ENV,
@@ -127,6 +137,7 @@ export function buildConfig(
       cacheTtlMs: e.RATES_CACHE_TTL_SECONDS * 1000,
       maxAgeMs: e.RATES_MAX_AGE_SECONDS * 1000,
     },
+    bridge,
     secrets: createSecretBox(secretsKey),
   };
 }
@@ -180,6 +191,11 @@ export function redactConfig(config: Config) {
     ...config,
     databaseUrl: hideUrl(config.databaseUrl),
     operatorPrivateKey: config.operatorPrivateKey ? "[redacted]" : null,
+    bridge: {
+      ...config.bridge,
+      relay: { ...config.bridge.relay, apiKey: config.bridge.relay.apiKey ? "[redacted]" : null },
+      local: config.bridge.local ? { ...config.bridge.local, relayerPrivateKey: "[redacted]" } : null,
+    },
     secrets: { keyId: config.secrets.keyId },
     redis: { ...config.redis, url: hideUrl(config.redis.url) },
     networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), wsUrl: hideUrl(n.wsUrl) })),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, inArray, isNull, sql } from "drizzle-orm";
 import { formatAmount } from "../domain/amounts.ts";
+import { depositMethodOf } from "../domain/depositMethod.ts";
 import { filterMatches, type PaymentEventType } from "../domain/paymentEvents.ts";
 import { queryRows, type Db } from "./client.ts";
 import { paymentEvents, webhookDeliveries, webhookEndpoints, type PaymentRow } from "./schema/index.ts";
@@ -35,13 +36,14 @@ export function paymentSnapshot(p: PaymentRow) {
     confirmations: p.confirmations,
     transactionHash: p.completingTxHash,
     receiveAddress: p.receiveAddress,
-    depositMethod: p.kind === "deposit" ? "deposit_address" : "settlement_contract",
+    depositMethod: depositMethodOf(p.kind),
     orderId: p.orderId,
     metadata: p.metadata,
     fiatAmount: p.fiatAmount ?? null,
     fiatCurrency: p.fiatCurrency ?? null,
     isTest: p.isTest,
     closedReason: p.closedReason,
+    bridgeStatus: p.bridgeStatus ?? null,
     detectedAt: iso(p.detectedAt),
     confirmedAt: iso(p.confirmedAt),
     expiresAt: iso(p.expiresAt),

@@ -10,6 +10,8 @@ export const sandboxAccounts = {
   operator: anvilAccounts[0],
   customer: anvilAccounts[1],
   merchant: anvilAccounts[2],
+  /** The local bridge's relayer: a million of each token on every chain is its liquidity. */
+  relayer: anvilAccounts[3],
 } as const;
 
 /**
@@ -28,12 +30,14 @@ export type LocalChains = { anvils: AnvilInstance[]; networks: FileNetwork[]; st
 
 /**
  * Two fresh anvil chains (the second for cross-chain flows) with USDC, USDT (6
- * decimals) and DAI (18) deployed and a million of each minted to the customer, and
- * the settlement contract and forwarder factory run by the sandbox operator.
+ * decimals) and DAI (18) deployed and a million of each minted to the customer and to
+ * the local bridge's relayer, and the settlement contract and forwarder factory run by
+ * the sandbox operator.
  * Blocks every second, so confirmations grow as on a real chain.
  */
 export async function startLocalChains(options: { blockTime?: number } = {}): Promise<LocalChains> {
   const customer = privateKeyToAccount(sandboxAccounts.customer).address;
+  const relayer = privateKeyToAccount(sandboxAccounts.relayer).address;
   const anvils: AnvilInstance[] = [];
   try {
     const networks: FileNetwork[] = [];
@@ -44,7 +48,10 @@ export async function startLocalChains(options: { blockTime?: number } = {}): Pr
         rpcUrl: anvil.rpcUrl,
         chainId: chain.chainId,
         deployerPrivateKey: sandboxAccounts.operator,
-        fund: [{ address: customer, amount: 1_000_000n }],
+        fund: [
+          { address: customer, amount: 1_000_000n },
+          { address: relayer, amount: 1_000_000n },
+        ],
       });
       const operator = privateKeyToAccount(sandboxAccounts.operator).address;
       const connection = { rpcUrl: anvil.rpcUrl, chainId: chain.chainId, deployerPrivateKey: sandboxAccounts.operator, operator, owner: operator };

@@ -38,3 +38,14 @@ export function bridgeStatusOf(progress: BridgeProgress): BridgeStatusValue {
   }
 }
 
+
+/**
+ * A cross-chain payment's public `bridgeStatus`: the bridge's progress, except that a
+ * refund under way is `refunding` — the bridge listed a refund transaction, or the service
+ * asked for a refund, and the bridge has not yet called the request refunded. A completed
+ * bridge stays `completed` even while it returns the excess of an overpayment.
+ */
+export function publicBridgeStatus(progress: BridgeProgress, refund: { underWay: boolean }): BridgeStatusValue {
+  if (refund.underWay && progress !== "success" && progress !== "refund") return "refunding";
+  return bridgeStatusOf(progress);
+}

@@ -18,6 +18,7 @@ export const paymentEventTypes = [
   "payment.forwarded",
   "payment.refunded",
   "payment.reverted",
+  "bridge.updated",
 ] as const;
 
 export type PaymentEventType = (typeof paymentEventTypes)[number];

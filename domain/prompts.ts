@@ -13,5 +13,7 @@ export interface Prompts {
   sweep(paymentIds: readonly string[]): Promise<void>;
   /** Send a recorded refund. */
   refund(transferId: string): Promise<void>;
+  /** Read these cross-chain payments' bridge requests again (after `delayMs`, when given). */
+  bridge(paymentIds: readonly string[], options?: { delayMs?: number }): Promise<void>;
   close(): Promise<void>;
 }

@@ -31,6 +31,12 @@ export type SettleInput = {
   head: bigint | null;
   requiredConfirmations: number;
   now: Date;
+  /**
+   * When the customer paid money that has not reached the payment's chain yet (a bridge
+   * fill under way); null or absent when nothing is on its way. Paid before the deadline,
+   * it keeps the payment `pending` past its expiry until it arrives or is refunded.
+   */
+  inTransitSince?: Date | null;
 };
 
 export type Settlement = {
@@ -56,7 +62,8 @@ const byChainOrder = (a: Credit, b: Credit) =>
 
 /**
  * pending → confirming (full amount seen, not yet deep enough) → completed; expired
- * when time runs out first; failed/cancelled when the merchant closed it. A credit
+ * when time runs out first (unless money paid in time is still in transit); failed/
+ * cancelled when the merchant closed it. A credit
  * counts toward completion only if its block was produced before the deadline
  * (expiry or closing); anything else is late and owed back, never dropped.
  */
@@ -102,6 +109,10 @@ export function settle(input: SettleInput): Settlement {
   const base = { amountReceived, confirmations: 0, detectedAt, confirmedAt: null, completingCredit: null };
   if (input.closed) {
     return { ...base, status: input.closed.status, amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
+  }
+  // Paid in time and on its way (bridged): the payment waits for it instead of expiring.
+  if (input.inTransitSince && input.inTransitSince <= deadline) {
+    return { ...base, status: "pending", amountRemaining: input.amount - onTime, excessOwed: 0n, lateAmount };
   }
   // A block stamped after the expiry proves the chain has passed it, whatever our clock says.
   if (input.now > input.expiresAt || credits.some((c) => c.timestamp > input.expiresAt)) {

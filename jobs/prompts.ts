@@ -13,6 +13,7 @@ const bucket = () => Math.floor(Date.now() / 60_000);
 export function createPrompts(config: Config): Prompts {
   const reconcileQueue = openQueue(config, QUEUES.reconcile);
   const transfersQueue = openQueue(config, QUEUES.transfers);
+  const bridgeQueue = openQueue(config, QUEUES.bridge);
   return {
     async reconcile(paymentIds, reason) {
       const ids = [...new Set(paymentIds)].sort();
@@ -42,8 +43,24 @@ export function createPrompts(config: Config): Prompts {
     async refund(transferId) {
       await transfersQueue.add("refund", { transferId } satisfies JobPayloads["refund"], { jobId: `refund-${transferId}-${bucket()}` });
     },
+    async bridge(paymentIds, options = {}) {
+      if (paymentIds.length === 0) return;
+      const delay = Math.max(0, options.delayMs ?? 0);
+      // Ids bucketed by the delay: prompts due in the same bucket coalesce, and a job that
+      // prompts its own next read (delay = its bucket width) always lands in a later bucket,
+      // so the chain of reads never collides with the running job's id.
+      const width = delay > 0 ? delay : 1_000;
+      const slot = Math.floor((Date.now() + delay) / width);
+      await bridgeQueue.addBulk(
+        [...new Set(paymentIds)].map((paymentId) => ({
+          name: "bridge",
+          data: { paymentId } satisfies JobPayloads["bridge"],
+          opts: { jobId: `bridge-${paymentId}-${width}-${slot}`, delay },
+        })),
+      );
+    },
     async close() {
-      await Promise.all([reconcileQueue.close(), transfersQueue.close()]);
+      await Promise.all([reconcileQueue.close(), transfersQueue.close(), bridgeQueue.close()]);
     },
   };
 }

@@ -11,6 +11,8 @@ export const QUEUES = {
   maintenance: "maintenance",
   /** One `deliver` job per webhook delivery row (job id `webhook-<deliveryId>`). */
   webhook: "webhook",
+  /** `bridge`: read a cross-chain payment's bridge request again and record what changed. */
+  bridge: "bridge",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -21,6 +23,7 @@ export type JobPayloads = {
   expire: { paymentIds: string[] };
   sweep: { paymentId: string };
   refund: { transferId: string };
+  bridge: { paymentId: string };
   deliver: { deliveryId: string };
   recheck: Record<string, never>;
   "idempotency-cleanup": { olderThanHours?: number };

@@ -7,6 +7,7 @@ import type { JobPayloads } from "./queues.ts";
 export const refund = (ctx: RailContext) => async (job: Job<JobPayloads["refund"]>) => {
   const row = await findTransferOut(ctx.db, job.data.transferId);
   if (!row) return { status: "missing" };
-  const done = await railOfPayment(ctx.config, row).rail.executeTransferOut(ctx, row.id);
+  // Sweeps and refunds are a chain rail's transactions: the rail of the transfer's chain sends them.
+  const done = await railOfPayment(ctx.config, { chainId: row.chainId }).rail.executeTransferOut(ctx, row.id);
   return { status: done.status, txHash: done.txHash };
 };

@@ -27,7 +27,7 @@ export function sweepOwed(payment: PaymentRow, swept: bigint): bigint {
 export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]>) => {
   const { paymentId } = job.data;
   const open = await openTransferOut(deps.db, paymentId);
-  if (open) await railOfPayment(deps.config, open).rail.executeTransferOut(deps, open.id);
+  if (open) await railOfPayment(deps.config, { chainId: open.chainId }).rail.executeTransferOut(deps, open.id);
 
   // The chain must hold what our records say is owed before anything is reserved: when it
   // does not (funds gone in a reorg deeper than the network's finality, or a sandbox whose

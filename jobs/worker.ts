@@ -3,6 +3,7 @@ import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { AppError } from "../domain/errors.ts";
+import { bridge } from "./bridge.ts";
 import { deliverWebhook, RetryDeliveryError } from "./deliverWebhook.ts";
 import { startDispatcher } from "../reconcile/index.ts";
 import { idempotencyCleanup } from "./idempotencyCleanup.ts";
@@ -61,6 +62,7 @@ export async function startWorkers(deps: {
   const reconcileJob = reconcile(db, config, prompts);
   const workers = [
     new Worker(QUEUES.reconcile, dispatchByName({ reconcile: reconcileJob, expire: reconcileJob }, logger), { ...options, concurrency: 8 }),
+    new Worker(QUEUES.bridge, dispatchByName({ bridge: bridge({ config, db, logger, prompts }) }, logger), { ...options, concurrency: 8 }),
     new Worker(
       QUEUES.maintenance,
       dispatchByName({ "idempotency-cleanup": idempotencyCleanup(db), recheck: recheck(db, config, prompts) }, logger),

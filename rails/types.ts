@@ -46,6 +46,13 @@ export interface Rail {
    */
   loadCredits(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Map<string, SourcedCredit[]>>;
   /**
+   * Money the customers of these payments (all on this rail) paid that has not reached the
+   * payment's chain yet (a bridge fill under way), by payment: when it was paid. `settle`
+   * keeps such a payment pending past its expiry while the money travels. Rails where
+   * money arrives on the payment's chain directly have none.
+   */
+  inTransit(ctx: RailContext, payments: readonly PaymentRow[]): Promise<Map<string, Date>>;
+  /**
    * Payments with evidence the rail ingested on `network` since `cursor` (null: since the
    * beginning), up to `head`; and the cursor to store for next time. Rows rewritten by a
    * reorg below the cursor count as new.
@@ -83,7 +90,7 @@ export interface Rail {
   cancelTransferOut(ctx: RailContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
 }
 
-export type RailName = "evm";
+export type RailName = "evm" | "bridge";
 
 /** What a rail needs from the process running it. `databaseUrl` is for session locks on their own connection. */
 export type RailContext = { config: Config; db: Db; logger: Logger; databaseUrl?: string };

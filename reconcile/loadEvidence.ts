@@ -2,24 +2,35 @@ import type { Config } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { SIMULATED_CREDIT_BLOCK, simulatedCreditsOf } from "../db/simulatedCredits.ts";
 import { submissionsOf } from "../db/submissions.ts";
-import { railFor, type Rail, type RailContext, type SourcedCredit } from "../rails/index.ts";
+import { railForPayment, type Rail, type RailContext, type SourcedCredit } from "../rails/index.ts";
+
+export type Evidence = {
+  credits: Map<string, SourcedCredit[]>;
+  /** Money paid in time that is still on its way to the payment's chain, by payment: when it was paid. */
+  inTransit: Map<string, Date>;
+};
 
 /**
  * Every credit of these payments: what each one's rail has ingested from its chain,
  * plus transactions a client submitted that ingest has not reached yet (`heads`: the
- * ingested head per chain, read once by the caller), plus sandbox simulations.
+ * ingested head per chain, read once by the caller), plus sandbox simulations; and what
+ * each rail says is still in transit (a bridge carrying money paid in time).
  */
-export async function loadEvidence(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Map<string, SourcedCredit[]>> {
+export async function loadEvidence(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Evidence> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
-  if (payments.length === 0) return result;
+  const inTransit = new Map<string, Date>();
+  if (payments.length === 0) return { credits: result, inTransit };
   const ids = payments.map((p) => p.id);
+  const rails = [...byRail(ctx.config, payments)];
   // Every read goes out at once (pipelined on the connection).
-  const [railCredits, submitted, simulated] = await Promise.all([
-    Promise.all([...byRail(ctx.config, payments)].map(([rail, own]) => rail.loadCredits(ctx, own, heads))),
+  const [railCredits, railTransit, submitted, simulated] = await Promise.all([
+    Promise.all(rails.map(([rail, own]) => rail.loadCredits(ctx, own, heads))),
+    Promise.all(rails.map(([rail, own]) => rail.inTransit(ctx, own))),
     submissionsOf(ctx.db, ids),
     simulatedCreditsOf(ctx.db, ids),
   ]);
   for (const credits of railCredits) for (const [id, list] of credits) result.get(id)?.push(...list);
+  for (const transit of railTransit) for (const [id, since] of transit) inTransit.set(id, since);
 
   for (const r of submitted) {
     const head = heads.get(r.chain_id);
@@ -47,16 +58,16 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
       final: true,
     });
   }
-  return result;
+  return { credits: result, inTransit };
 }
 
-/** Payments grouped by the rail of their network (a payment whose network has no rail has only the service's own evidence). */
+/** Payments grouped by their rail (a payment whose network has no rail has only the service's own evidence). */
 function byRail(config: Config, payments: readonly PaymentRow[]): Map<Rail, PaymentRow[]> {
   const networks = new Map(config.networks.map((n) => [n.chainId, n]));
   const groups = new Map<Rail, PaymentRow[]>();
   for (const p of payments) {
     const network = networks.get(p.chainId);
-    const rail = network && railFor(network);
+    const rail = network && railForPayment(network, p);
     if (!rail) continue;
     const group = groups.get(rail);
     if (group) group.push(p);

@@ -32,7 +32,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     const [rows, ...headMaps] = await Promise.all([lockPayments(t, ids), ...allRails().map((rail) => rail.indexedHeads(ctx))]);
     if (rows.length === 0) return;
     const heads = new Map(headMaps.flatMap((m) => [...m]));
-    const credits = await loadEvidence(ctx, rows, heads);
+    const { credits, inTransit } = await loadEvidence(ctx, rows, heads);
 
     const updates: SettlementUpdate[] = [];
     const events: NewPaymentEvent[] = [];
@@ -47,6 +47,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         head: heads.get(p.chainId) ?? null,
         requiredConfirmations: networks.get(p.chainId)?.requiredConfirmations ?? 1,
         now,
+        inTransitSince: inTransit.get(p.id) ?? null,
       });
       const completing = after.completingCredit ? list.find((c) => c === after.completingCredit) : undefined;
       const completingTx = completing?.txHash ?? null;

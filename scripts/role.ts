@@ -1,5 +1,6 @@
 /**
- * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer`.
+ * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|relayer`
+ * (`relayer`: the local bridge's relayer, the sandbox's bridge between its chains).
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
@@ -11,11 +12,12 @@ import { runMigrations } from "../db/migrate.ts";
 import { spawnIndexer } from "../indexer/run.ts";
 import { createPrompts } from "../jobs/prompts.ts";
 import { startWorkers } from "../jobs/worker.ts";
+import { startLocalRelayer } from "../rails/bridge/local/index.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 
 const role = process.argv[2];
-if (role !== "api" && role !== "worker" && role !== "indexer") {
-  console.error("usage: bun scripts/role.ts api|worker|indexer");
+if (role !== "api" && role !== "worker" && role !== "indexer" && role !== "relayer") {
+  console.error("usage: bun scripts/role.ts api|worker|indexer|relayer");
   process.exit(2);
 }
 const config = loadConfigOrExit();
@@ -41,6 +43,18 @@ if (role === "api") {
   const workers = await startWorkers({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {
     await workers.close();
+    await handle.close();
+  });
+} else if (role === "relayer") {
+  if (!config.bridge.local) {
+    console.error("BRIDGE_LOCAL_RELAYER_KEY: required to run the local bridge's relayer");
+    process.exit(1);
+  }
+  await runMigrations(databaseUrl);
+  const handle = createDb(databaseUrl, { max: 4 });
+  const relayer = startLocalRelayer({ config, db: handle.db, logger, databaseUrl });
+  stopWith(async () => {
+    await relayer.stop();
     await handle.close();
   });
 } else {

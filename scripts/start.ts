@@ -48,9 +48,9 @@ function config(env: Record<string, string | undefined>): Config {
   }
 }
 
-function startRoles(env: Record<string, string | undefined>) {
+function startRoles(env: Record<string, string | undefined>, roles: string[]) {
   const bun = process.execPath;
-  for (const role of ["indexer", "worker", "api"]) {
+  for (const role of roles) {
     const child = spawnRole(role, bun, [join(root, "scripts/role.ts"), role], { ...env, STABLEPAY_SUPERVISED: "1" }, root);
     children.push(child);
     void child.exited.then((code) => {
@@ -81,7 +81,7 @@ if (prod) {
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
   await runMigrations(cfg.databaseUrl);
-  startRoles(env);
+  startRoles(env, cfg.bridge.local ? ["indexer", "worker", "api", "relayer"] : ["indexer", "worker", "api"]);
   await waitForApi(cfg.http.publicBaseUrl);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {
@@ -114,6 +114,10 @@ if (prod) {
     NETWORKS_FILE: networksFile,
     OPERATOR_PRIVATE_KEY: process.env.OPERATOR_PRIVATE_KEY ?? sandboxAccounts.operator,
     RATES_STATIC: process.env.RATES_STATIC ?? SANDBOX_RATES,
+    // Cross-chain payments between the local chains through the local bridge and its relayer.
+    BRIDGE_ADAPTER: process.env.BRIDGE_ADAPTER ?? "local",
+    BRIDGE_LOCAL_RELAYER_KEY: process.env.BRIDGE_LOCAL_RELAYER_KEY ?? sandboxAccounts.relayer,
+    BRIDGE_POLL_INTERVAL_MS: process.env.BRIDGE_POLL_INTERVAL_MS ?? "1000",
   };
   const cfg = config(env);
   await runMigrations(databaseUrl);
@@ -123,6 +127,8 @@ if (prod) {
   await handle.db.execute(sql`drop schema if exists ponder_sync cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.schema)} cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.viewsSchema)} cascade`);
+  // The local bridge's books describe the previous chains' deposits and transfers: gone with them.
+  await handle.db.execute(sql`truncate local_bridge_transfers, local_bridge_deposits, local_bridge_requests, local_bridge_factories`);
   let previous: Partial<SandboxMerchant> | undefined;
   try {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));
@@ -131,7 +137,7 @@ if (prod) {
   const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, previous);
   await handle.close();
 
-  startRoles(env);
+  startRoles(env, cfg.bridge.local ? ["indexer", "worker", "api", "relayer"] : ["indexer", "worker", "api"]);
   await waitForApi(cfg.http.publicBaseUrl);
 
   const devStack = {
@@ -154,6 +160,9 @@ if (prod) {
     customerAddress: privateKeyToAccount(sandboxAccounts.customer).address,
     merchantWallets: merchant.merchantWallets,
     webhookSecret: merchant.webhookSecret,
+    bridge: cfg.bridge.local
+      ? { adapter: "local", relayerAddress: privateKeyToAccount(cfg.bridge.local.relayerPrivateKey).address, feeBps: cfg.bridge.local.feeBps }
+      : null,
   };
   writeFileSync(devStackFile, JSON.stringify(devStack, null, 2));
   console.log(
@@ -166,6 +175,7 @@ if (prod) {
       `  API secret:  ${merchant.apiSecret}`,
       `  Webhook secret (callbackUrl): ${merchant.webhookSecret}`,
       ...chains.networks.map((n) => `  Chain:       ${n.shortName} (${n.chainId}) ${n.rpcUrl}`),
+      ...(cfg.bridge.local ? ["  Bridge:      local relayer between the chains (pay on anvil-2, settle on anvil)"] : []),
       `  Details:     ${devStackFile}`,
       "Press Ctrl-C to stop.",
       "",

@@ -2,6 +2,7 @@ import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import type { TransferOutRow } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
+import { depositMethodOf } from "../../domain/depositMethod.ts";
 import { amountsOf } from "./payment.ts";
 
 const presentTransfer = (t: TransferOutRow, decimals: number) => ({
@@ -39,9 +40,9 @@ export function presentDeposit(p: PaymentRow, network: Network | undefined, tran
     excessOwed: formatAmount(owedBack(p, refunded), p.tokenDecimals),
     lateAmount: formatAmount(p.lateAmount, p.tokenDecimals),
     refunded: formatAmount(refunded, p.tokenDecimals),
-    // Null for a payment made through the settlement contract, as the spec says.
+    // Null for a payment made through the settlement contract (or a bridge), as the spec says.
     depositAddress: isDeposit ? p.receiveAddress : null,
-    depositMethod: isDeposit ? "deposit_address" : "settlement_contract",
+    depositMethod: depositMethodOf(p.kind),
     currency: p.currency,
     token: p.tokenSymbol,
     network: network?.shortName ?? null,

@@ -1,7 +1,7 @@
 import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { formatAmount } from "../../domain/amounts.ts";
-import { railFor } from "../../rails/index.ts";
+import { railForPayment } from "../../rails/index.ts";
 
 /*
  * Addresses are shown as stored: the rail wrote them in their canonical form
@@ -44,13 +44,13 @@ export function presentStatus(p: PaymentRow) {
     detectedAt: iso(p.detectedAt),
     confirmedAt: iso(p.confirmedAt),
     expiresAt: iso(p.expiresAt),
-    bridgeStatus: null,
+    bridgeStatus: p.bridgeStatus,
     transactionHash: p.completingTxHash,
   };
 }
 
 /** The payment's QR/deep-link URI, from its rail (null when its network has none). */
-const paymentUriOf = (p: PaymentRow, network: Network | undefined) => (network && railFor(network)?.paymentUri(p)) ?? null;
+const paymentUriOf = (p: PaymentRow, network: Network | undefined) => (network && railForPayment(network, p)?.paymentUri(p)) ?? null;
 
 /** The hosted checkout page of a payment: where a merchant sends the customer. */
 export const checkoutUrlOf = (publicBaseUrl: string, paymentId: string) => `${publicBaseUrl}/pay/${paymentId}`;
@@ -85,7 +85,7 @@ export function presentPayment(p: PaymentRow, network: Network | undefined, publ
     closedReason: p.closedReason,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
-    ...(network && railFor(network)?.walletInstructions(p)),
+    ...(network && railForPayment(network, p)?.walletInstructions(p)),
     settlement: presentSettlement(p, network),
   };
 }

@@ -1,7 +1,7 @@
 import type { Network } from "../../config/types.ts";
 import type { PublicPaymentRecord } from "../../db/publicPayments.ts";
 import { formatAmount } from "../../domain/amounts.ts";
-import { railFor } from "../../rails/index.ts";
+import { railForPayment } from "../../rails/index.ts";
 import { owedBack, refundedOf } from "./deposit.ts";
 import { amountsOf, paymentUriOf } from "./payment.ts";
 
@@ -16,7 +16,7 @@ import { amountsOf, paymentUriOf } from "./payment.ts";
  */
 export function presentPublicPayment({ payment: p, merchantName, refunds }: PublicPaymentRecord, network: Network | undefined) {
   const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
-  const rail = network && railFor(network);
+  const rail = network && railForPayment(network, p);
   // While money is still due, a QR code asks for what is left of it (the full amount before anything arrived).
   const remainingPaymentUri = p.status === "pending" && p.amountRemaining > 0n ? (rail?.paymentUri({ ...p, amount: p.amountRemaining }) ?? null) : null;
   return {

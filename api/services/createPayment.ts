@@ -13,12 +13,11 @@ import type { Prompts } from "../../domain/prompts.ts";
 import { idempotencyKeyOf } from "../../domain/idempotency.ts";
 import { presentPayment } from "../presenters/payment.ts";
 import { ratesFor } from "../../rates/index.ts";
-import { parseAgentId } from "./agentPolicies.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { priceInFiat } from "./priceInFiat.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
-import { parseHttpUrl } from "./parseHttpUrl.ts";
+import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 
 export type CreatePaymentBody = {
@@ -160,31 +159,4 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     );
   }
   return result;
-}
-
-/** The agent id from the `X-Agent-Id` header or the body's `agentId`; both given must agree. */
-function resolveAgentId(header: string | undefined, body: unknown): string | null {
-  const fromHeader = header === undefined || header.trim() === "" ? null : parseAgentId("X-Agent-Id", header);
-  const fromBody = body === undefined || body === null ? null : parseAgentId("agentId", body);
-  if (fromHeader && fromBody && fromHeader !== fromBody) {
-    throw new ValidationError("agentId", `Invalid field 'agentId': "${fromBody}" differs from the X-Agent-Id header "${fromHeader}"`);
-  }
-  return fromHeader ?? fromBody;
-}
-
-/** Metadata is a flat map of strings, as Stripe's: at most 50 keys of 100 chars, values of 1000. */
-function parseMetadata(value: unknown): Record<string, string> {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new ValidationError("metadata", "Invalid field 'metadata': expected an object of string values");
-  }
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > 50) throw new ValidationError("metadata", "Invalid field 'metadata': at most 50 keys");
-  for (const [key, v] of entries) {
-    if (key.length === 0 || key.length > 100) throw new ValidationError(`metadata.${key}`, `Invalid field 'metadata': keys are 1 to 100 characters`);
-    if (typeof v !== "string" || v.length > 1000) {
-      throw new ValidationError(`metadata.${key}`, `Invalid field 'metadata.${key}': expected a string of at most 1000 characters`);
-    }
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
 }

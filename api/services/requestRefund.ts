@@ -5,7 +5,7 @@ import type { PaymentRow } from "../../db/payments.ts";
 import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { ConflictError, ValidationError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
-import { railFor } from "../../rails/index.ts";
+import { railForPayment } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 
 /** What can be sent back from the deposit address: what is owed the customer, less refunds already made or under way. */
@@ -28,7 +28,7 @@ export async function requestRefund(
   body: { address: string; reason?: string },
 ): Promise<TransferOutRow> {
   const network = deps.config.networks.find((n) => n.chainId === payment.chainId);
-  const rail = network && railFor(network);
+  const rail = network && railForPayment(network, payment);
   const address = rail ? rail.normalizeAddress(body.address) : null;
   if (!network || !address) throw new ValidationError("address", `Invalid field 'address': not a valid ${network?.name ?? ""} address`.replace("  ", " "));
   if (address === payment.receiveAddress) {

@@ -1,5 +1,7 @@
 /** The drizzle schema, split by table group; drizzle-kit reads this folder. */
+export * from "./bridges.ts";
 export * from "./events.ts";
+export * from "./localBridge.ts";
 export * from "./merchants.ts";
 export * from "./payments.ts";
 export * from "./transfers.ts";

@@ -1,6 +1,7 @@
 /** Payments, the evidence the service keeps beside the indexer's (submissions, sandbox simulations), dispatch cursors and idempotency keys. */
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { BRIDGE_STATUSES } from "../../domain/bridgeStatus.ts";
 import { modes } from "../../domain/mode.ts";
 import { paymentStatuses } from "../../domain/paymentStatus.ts";
 import { amount, createdAt } from "./columns.ts";
@@ -13,8 +14,11 @@ export const payments = pgTable(
     merchantId: uuid("merchant_id").notNull().references(() => merchants.id),
     mode: text("mode", { enum: modes }).notNull(),
     isTest: boolean("is_test").notNull().default(false),
-    /** `payment`: settlement contract (and QR to its deposit address); `deposit`: deposit address only. */
-    kind: text("kind", { enum: ["payment", "deposit"] }).notNull().default("payment"),
+    /**
+     * `payment`: settlement contract (and QR to its deposit address); `deposit`: deposit address only;
+     * `cross_chain`: paid on another chain and bridged to the merchant's wallet (its request in `bridge_requests`).
+     */
+    kind: text("kind", { enum: ["payment", "deposit", "cross_chain"] }).notNull().default("payment"),
     status: text("status", { enum: paymentStatuses }).notNull().default("pending"),
     /** Amount owed, in the token's smallest unit. */
     amount: amount("amount").notNull(),
@@ -64,8 +68,10 @@ export const payments = pgTable(
     /** Transaction of the credit that completed the amount. */
     completingTxHash: text("completing_tx_hash"),
     completingBlock: amount("completing_block"),
-    /** How the completing credit arrived: the contract paid the merchant, or the deposit address holds it. */
-    completedVia: text("completed_via", { enum: ["settlement", "transfer", "submission", "simulation"] }),
+    /** How the completing credit arrived: the contract paid the merchant, the deposit address holds it, or a bridge filled the merchant's wallet. */
+    completedVia: text("completed_via", { enum: ["settlement", "transfer", "submission", "simulation", "bridge"] }),
+    /** Cross-chain payments: the bridge's public progress (a copy of `bridge_requests.bridge_status`, so status reads need no join). */
+    bridgeStatus: text("bridge_status", { enum: BRIDGE_STATUSES }),
     detectedAt: timestamp("detected_at", { withTimezone: true }),
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     /** Set by `/payments/fail`: the merchant closed the payment. */

@@ -60,6 +60,11 @@ export type BridgeStatus = {
 export interface BridgeAdapter {
   /** "relay" | "local" */
   readonly name: string;
+  /**
+   * Whether `refund` makes the bridge return a deposit instead of filling it (the local
+   * bridge), or only reports (Relay refunds strict deposit addresses on its own, never on request).
+   */
+  readonly refundsOnRequest: boolean;
   quote(request: BridgeQuoteRequest): Promise<BridgeQuote>;
   status(request: { requestId: string; depositAddress?: string }): Promise<BridgeStatus>;
   /** Ask for a refund of what reached the deposit address (adapters that refund automatically return their current status). */

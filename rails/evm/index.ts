@@ -35,6 +35,8 @@ export const evmRail: Rail = {
   contract: contractDescription,
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),
   loadCredits: (ctx, payments) => loadIndexedCredits(ctx, payments),
+  // Money reaches an EVM payment on its own chain: nothing is ever on its way.
+  inTransit: async () => new Map(),
   newEvidence: newIndexedEvidence,
   pruneIngested: pruneUnreferencedTransfers,
   announceIngest: announceIndexerCommits,

@@ -107,14 +107,14 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   expect(await publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [customer.address] })).toBe(
     parseUnits("1000000", 6),
   );
-  const deposit = await api("/api/v1/deposits/create", {
+  const watchedDeposit = await api("/api/v1/deposits/create", {
     method: "POST",
     headers: { ...headers, "content-type": "application/json" },
     body: JSON.stringify({ amount: "12.345678", currency: "USDC", network: "anvil" }),
   });
-  expect(deposit.status).toBe(201);
+  expect(watchedDeposit.status).toBe(201);
   const wallet = createWalletClient({ account: customer, chain: viemChain, transport: http(chain.rpcUrl) });
-  const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [deposit.body.payment.depositAddress, 12_345_678n] });
+  const hash = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [watchedDeposit.body.payment.depositAddress, 12_345_678n] });
   await publicClient.waitForTransactionReceipt({ hash });
 
   const db = new pg.Client({ connectionString: devStack.databaseUrl });
@@ -124,7 +124,7 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
       const r = await db.query(`select amount::text as amount, "to", chain_id from onchain.token_transfer where tx_hash = $1`, [hash]);
       return r.rows[0];
     }, 30_000);
-    expect(row).toEqual({ amount: "12345678", to: deposit.body.payment.depositAddress.toLowerCase(), chain_id: 31337 });
+    expect(row).toEqual({ amount: "12345678", to: watchedDeposit.body.payment.depositAddress.toLowerCase(), chain_id: 31337 });
   } finally {
     await db.end();
   }
@@ -140,6 +140,38 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   });
   expect(naira.status).toBe(201);
   expect(naira.body.payment).toMatchObject({ amount: "10", currency: "USDC", fiatAmount: "15500", fiatCurrency: "NGN", exchangeRate: "1550" });
+
+  // The tutorial: pay on anvil-2, settle on anvil, through the sandbox's local bridge.
+  expect(devStack.bridge).toMatchObject({ adapter: "local", feeBps: 10 });
+  const sources = await api("/api/v1/payments/cross-chain/sources");
+  expect(sources.body.sources.map((c: { shortName: string }) => c.shortName)).toEqual(["anvil", "anvil-2"]);
+  const crossChain = await until("a cross-chain payment (the relayer sets up at start)", async () => {
+    const created = await api("/api/v1/payments/cross-chain/create", {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ amount: "5", originChainId: 31338, originCurrency: "USDC", orderId: "sandbox-cross-chain" }),
+    });
+    return created.status === 201 ? created.body.payment : undefined;
+  });
+  expect(crossChain.destination).toEqual({ network: "anvil", currency: "USDC", amount: "5" });
+  const origin = devStack.chains[1];
+  const originChain = localChain(origin.chainId, origin.rpcUrl);
+  const originClient = createPublicClient({ chain: originChain, transport: http(origin.rpcUrl) });
+  const originWallet = createWalletClient({ account: customer, chain: originChain, transport: http(origin.rpcUrl) });
+  const merchantBefore = await publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [devStack.merchantWallets.anvil] });
+  const deposit = await originWallet.writeContract({
+    address: origin.tokens[0].address,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [crossChain.relayDepositAddress, BigInt(crossChain.amountToSend)],
+  });
+  await originClient.waitForTransactionReceipt({ hash: deposit });
+  const settled = await until("the cross-chain payment to complete", async () => {
+    const { body } = await api(`/api/v1/payments/cross-chain/status/${crossChain.id}`, { headers });
+    return body.payment?.status === "completed" ? body.payment : undefined;
+  }, 60_000);
+  expect(settled).toMatchObject({ bridgeStatus: "completed", amountReceived: "5", bridge: { origin: { depositTxHashes: [deposit] } } });
+  expect(await publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [devStack.merchantWallets.anvil] })).toBe(merchantBefore + 5_000_000n);
 
   const health = await api("/api/v1/payments/health");
   expect(health.body.chains.map((c: { network: string; rpcReachable: boolean }) => [c.network, c.rpcReachable])).toEqual([

@@ -34,12 +34,15 @@ export type PaymentChain = {
 /**
  * A real anvil with the test stablecoins, the settlement contract and the forwarder
  * factory deployed (operator = anvil account 0), a million of each token with the
- * customer (account 1); the merchant's wallet is account 2.
+ * customer (account 1) and any `alsoFund` address; the merchant's wallet is account 2.
  */
-export async function startPaymentChain(options: { chainId?: number; shortName?: string; requiredConfirmations?: number } = {}): Promise<PaymentChain> {
+export async function startPaymentChain(
+  options: { chainId?: number; shortName?: string; requiredConfirmations?: number; alsoFund?: Address[] } = {},
+): Promise<PaymentChain> {
   const chainId = options.chainId ?? 31337;
   const anvil = await startAnvil({ chainId });
-  const tokens = await deployTestTokens({ rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, fund: [{ address: customer.address, amount: 1_000_000n }] });
+  const fund = [customer.address, ...(options.alsoFund ?? [])].map((address) => ({ address, amount: 1_000_000n }));
+  const tokens = await deployTestTokens({ rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, fund });
   const operator = privateKeyToAccount(operatorKey).address;
   const connection = { rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, operator, owner: operator };
   const settlement = await deploySettlement(connection);

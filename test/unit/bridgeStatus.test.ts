@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { BRIDGE_PROGRESS, BRIDGE_STATUSES, bridgeStatusOf, type BridgeProgress, type BridgeStatusValue } from "../../domain/bridgeStatus.ts";
+import { BRIDGE_PROGRESS, BRIDGE_STATUSES, bridgeStatusOf, publicBridgeStatus, type BridgeProgress, type BridgeStatusValue } from "../../domain/bridgeStatus.ts";
 
 const expected: Record<BridgeProgress, BridgeStatusValue> = {
   waiting: "awaiting_deposit",
@@ -29,5 +29,30 @@ describe("bridgeStatusOf", () => {
 
   test("a value outside the union is refused, not mapped", () => {
     expect(() => bridgeStatusOf("fallback" as BridgeProgress)).toThrow(RangeError);
+  });
+});
+
+describe("publicBridgeStatus", () => {
+  test("without a refund under way it is bridgeStatusOf", () => {
+    for (const progress of BRIDGE_PROGRESS) expect(publicBridgeStatus(progress, { underWay: false })).toBe(bridgeStatusOf(progress));
+  });
+
+  test.each([
+    ["waiting", "refunding"],
+    ["depositing", "refunding"],
+    ["pending", "refunding"],
+    ["submitted", "refunding"],
+    ["delayed", "refunding"],
+    ["failure", "refunding"],
+    // Filled (an overpayment's excess going back) stays completed; a finished refund is refunded.
+    ["success", "completed"],
+    ["refund", "refunded"],
+  ] as const)("a refund under way while %s → %s", (progress, status) => {
+    expect(publicBridgeStatus(progress, { underWay: true })).toBe(status);
+  });
+
+  test("so every public bridgeStatus can be produced", () => {
+    const produced = new Set(BRIDGE_PROGRESS.flatMap((p) => [publicBridgeStatus(p, { underWay: false }), publicBridgeStatus(p, { underWay: true })]));
+    expect([...produced].sort()).toEqual([...BRIDGE_STATUSES].sort());
   });
 });

@@ -521,3 +521,32 @@ describe("isFinal", () => {
     test(`${status} → ${final}`, () => expect(isFinal(status)).toBe(final));
   }
 });
+
+describe("settle: money in transit (a bridge carrying a deposit made in time)", () => {
+  const late = t(40);
+  const pendingNothing = { status: "pending", amountReceived: 0n, amountRemaining: TEN_USDC, excessOwed: 0n, lateAmount: 0n, confirmations: 0, detectedAt: null, confirmedAt: null, completingCredit: null } as const;
+  const expiredNothing = { ...pendingNothing, status: "expired", amountRemaining: 0n } as const;
+  // A fill on the merchant's chain, credited at the time the customer paid on the other one.
+  const fill = credit(TEN_USDC, 200n, 29);
+  runRows([
+    ["paid in time and in transit: pending past the expiry", payment({ now: late, inTransitSince: t(29) }), pendingNothing],
+    ["paid at the very moment of the expiry: still in time", payment({ now: late, inTransitSince: EXPIRES_AT }), pendingNothing],
+    ["paid one millisecond after the expiry: expired", payment({ now: late, inTransitSince: new Date(EXPIRES_AT.getTime() + 1) }), expiredNothing],
+    ["nothing in transit: expired", payment({ now: late, inTransitSince: null }), expiredNothing],
+    [
+      "closed by the merchant first: closed, whatever is in transit",
+      payment({ now: late, inTransitSince: t(29), closed: { status: "cancelled", at: t(20) } }),
+      { ...pendingNothing, status: "cancelled", amountRemaining: 0n },
+    ],
+    [
+      "in transit before the closing, but closed: closed",
+      payment({ now: t(25), inTransitSince: t(15), closed: { status: "failed", at: t(20) } }),
+      { ...pendingNothing, status: "failed", amountRemaining: 0n },
+    ],
+    [
+      "once the fill arrives it completes past the expiry, by the time the customer paid",
+      payment({ now: late, inTransitSince: t(29), credits: [fill], head: 201n, requiredConfirmations: 2 }),
+      { status: "completed", amountReceived: TEN_USDC, amountRemaining: 0n, excessOwed: 0n, lateAmount: 0n, confirmations: 2, detectedAt: t(29), confirmedAt: late, completingCredit: fill },
+    ],
+  ]);
+});

@@ -14,6 +14,7 @@ import type { RelayAdapterOptions } from "./types.ts";
 export function createRelayAdapter(options: RelayAdapterOptions): BridgeAdapter {
   return {
     name: "relay",
+    refundsOnRequest: false,
     quote: (request) => quoteRelay(options, request),
     status: (request) => readRelayStatus(options, request),
     refund: (request) => readRelayStatus(options, { requestId: request.requestId, depositAddress: request.depositAddress }),

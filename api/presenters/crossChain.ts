@@ -1,0 +1,31 @@
+import type { Network } from "../../config/types.ts";
+import type { BridgeFillRow, BridgeRequestRow } from "../../db/bridgeRequests.ts";
+import { bridgeSnapshot } from "../../db/bridgeSnapshot.ts";
+import type { PaymentRow } from "../../db/payments.ts";
+import { presentNetwork } from "./network.ts";
+import { presentStatus } from "./payment.ts";
+
+/** A chain a customer can pay from, with its tokens and where a bridge takes payments from it. */
+export const presentCrossChainSource = (n: Network, destinations: Network[]) => ({
+  ...presentNetwork(n),
+  /** The value to send as `originChainId`. */
+  originChainId: Number(n.chainId),
+  tokens: n.tokens.map((t) => ({ symbol: t.symbol, name: t.name, contractAddress: t.address, decimals: t.decimals })),
+  destinations: destinations.map((d) => d.shortName),
+});
+
+/**
+ * Bridge progress of a cross-chain payment: the payment's status view (its amounts are
+ * the destination leg: what reached the merchant's wallet) with the bridge and both legs.
+ */
+export function presentCrossChainStatus(p: PaymentRow, network: Network | undefined, request: BridgeRequestRow, fills: readonly BridgeFillRow[]) {
+  return {
+    ...presentStatus(p),
+    network: network?.shortName ?? null,
+    chainId: p.chainId,
+    requiredConfirmations: network?.requiredConfirmations ?? null,
+    merchantWallet: p.merchantWallet,
+    closedReason: p.closedReason,
+    bridge: bridgeSnapshot(request, fills, { decimals: p.tokenDecimals, currency: p.tokenSymbol }),
+  };
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from "node:crypto";
+import type { Config, Mode } from "../../config/index.ts";
+import type { Logger } from "../../config/logger.ts";
+import { insertBridgeRequest } from "../../db/bridgeRequests.ts";
+import type { Db } from "../../db/client.ts";
+import { storedResponse, withIdempotency } from "../../db/idempotency.ts";
+import { findMerchant } from "../../db/merchants.ts";
+import { recordPaymentEvent } from "../../db/paymentEvents.ts";
+import { insertPayment } from "../../db/payments.ts";
+import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import { formatAmount, parseAmount } from "../../domain/amounts.ts";
+import { ValidationError } from "../../domain/errors.ts";
+import { idempotencyKeyOf } from "../../domain/idempotency.ts";
+import type { Prompts } from "../../domain/prompts.ts";
+import { quoteCrossChain } from "../../rails/bridge/index.ts";
+import { ratesFor } from "../../rates/index.ts";
+import { assertWebhookUrl } from "./assertWebhookUrl.ts";
+import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
+import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
+import { resolveCrossChainRoute } from "./resolveCrossChainRoute.ts";
+import { settlementRate } from "./settlementRate.ts";
+
+/** The spec's default lifetime of a cross-chain payment, seconds. */
+export const CROSS_CHAIN_EXPIRES_IN = 1800;
+
+export type CrossChainBody = {
+  amount: string | number;
+  originChainId: number;
+  originCurrency: string;
+  customerEmail?: string;
+  callbackUrl?: string;
+  orderId?: string;
+  metadata?: unknown;
+  expiresIn?: number;
+  /** The destination network (a short name) and token; chosen for the merchant when absent. */
+  network?: string;
+  currency?: string;
+  /** The agent creating the payment (same as the `X-Agent-Id` header). */
+  agentId?: unknown;
+};
+
+export type CrossChainContext = {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  prompts: Prompts;
+  auth: { merchantId: string; mode: Mode };
+  idempotencyKey: string | undefined;
+  /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
+  agentId?: string;
+};
+
+/**
+ * Creates a cross-chain payment once per idempotency key (header, else orderId, else the
+ * body; /api and /api/v1 share keys): resolves the route, asks its bridge for a deposit
+ * address inside the idempotency transaction (so concurrent duplicates quote once), and
+ * stores the payment — on the merchant's chain, for the amount the merchant receives —
+ * with its bridge request and `payment.created`. Expiry is whole seconds from now.
+ */
+export async function createCrossChainPayment(ctx: CrossChainContext, body: CrossChainBody) {
+  const { config, db, auth } = ctx;
+  const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
+  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: "payments.cross-chain.create", key, requestHash };
+  const replay = await storedResponse(db, idempotency);
+  if (replay) return replay;
+
+  const agentId = resolveAgentId(ctx.agentId, body.agentId);
+  const metadata = parseMetadata(body.metadata);
+  if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
+  const expiresIn = body.expiresIn ?? CROSS_CHAIN_EXPIRES_IN;
+  if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
+    throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
+  }
+  const [wallets, merchant] = await Promise.all([settlementWalletsByNetwork(db, auth.merchantId), findMerchant(db, auth.merchantId)]);
+  const route = resolveCrossChainRoute(config, auth.mode, wallets, body);
+  const amount = parseAmount("amount", body.amount, route.destinationToken.decimals);
+  if (body.callbackUrl !== undefined && auth.mode === "live") await assertWebhookUrl("callbackUrl", body.callbackUrl, auth.mode);
+  const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", null);
+
+  const result = await withIdempotency(db, idempotency, async (tx) => {
+    const id = randomUUID();
+    const now = new Date();
+    const { destination, destinationToken: token, origin, originToken } = route;
+    // An agent's policy applies to what the merchant receives, on the merchant's network and token.
+    if (agentId) {
+      await enforceAgentPolicy(tx, { merchantId: auth.merchantId, mode: auth.mode, agentId, amount, decimals: token.decimals, network: destination.shortName, token: token.symbol, now });
+    }
+    // Honoured to the second: a deposit in a block stamped at `expiresAt` counts, one a second later does not.
+    const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + expiresIn * 1000);
+    const { adapter, quote, refundTo } = await quoteCrossChain({ config, db, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
+    const row = await insertPayment(tx, {
+      id,
+      merchantId: auth.merchantId,
+      mode: auth.mode,
+      isTest: auth.mode === "test",
+      kind: "cross_chain",
+      amount,
+      amountRemaining: amount,
+      currency: token.symbol,
+      ...settlement,
+      tokenSymbol: token.symbol,
+      tokenAddress: token.address,
+      tokenDecimals: token.decimals,
+      networkId: destination.id,
+      chainId: destination.chainId,
+      merchantWallet: route.merchantWallet,
+      orderId: body.orderId ?? null,
+      customerEmail: body.customerEmail ?? null,
+      callbackUrl: body.callbackUrl ?? null,
+      metadata,
+      agentId,
+      bridgeStatus: "awaiting_deposit",
+      expiresAt,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await insertBridgeRequest(tx, {
+      paymentId: id,
+      adapter,
+      requestId: quote.requestId,
+      originChainId: origin.chainId,
+      originTokenSymbol: originToken.symbol,
+      originTokenAddress: originToken.address,
+      originTokenDecimals: originToken.decimals,
+      depositAddress: quote.depositAddress,
+      amountToSend: quote.amountToSend,
+      refundTo,
+      fees: quote.fees ? { ...quote.fees, total: quote.fees.total.toString() } : null,
+      expiresAt,
+    });
+    await recordPaymentEvent(tx, row, "payment.created");
+    return {
+      status: 201,
+      body: {
+        success: true,
+        payment: {
+          id,
+          status: row.status,
+          relayDepositAddress: quote.depositAddress,
+          amountToSend: quote.amountToSend.toString(),
+          amountToSendFormatted: formatAmount(quote.amountToSend, originToken.decimals),
+          originChainId: Number(origin.chainId),
+          originCurrency: originToken.symbol,
+          destination: { network: destination.shortName, currency: token.symbol, amount: formatAmount(amount, token.decimals) },
+          expiresAt: expiresAt.toISOString(),
+        },
+      },
+    };
+  });
+
+  if (!result.replayed) {
+    const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
+    // After commit; if Redis is down the periodic recheck expires the payment and reads the bridge.
+    await Promise.all([ctx.prompts.expire(payment.id, new Date(payment.expiresAt)), ctx.prompts.bridge([payment.id], { delayMs: config.bridge.pollIntervalMs })]).catch(
+      (error: unknown) => ctx.logger.warn({ err: error, paymentId: payment.id }, "could not schedule expiry or the bridge read; recheck will"),
+    );
+  }
+  return result;
+}

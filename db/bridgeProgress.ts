@@ -1,0 +1,120 @@
+import { eq } from "drizzle-orm";
+import type { BridgeProgress, BridgeStatusValue } from "../domain/bridgeStatus.ts";
+import { eventsForTransition } from "../domain/paymentEvents.ts";
+import { bridgeFillsOf, claimBridgeFill, lockBridgeRequest, updateBridgeRequest } from "./bridgeRequests.ts";
+import { bridgeSnapshot } from "./bridgeSnapshot.ts";
+import type { Db } from "./client.ts";
+import { recordPaymentEvents, type NewPaymentEvent } from "./paymentEvents.ts";
+import { lockPayment } from "./payments.ts";
+import { payments, type NewBridgeRequest } from "./schema/index.ts";
+
+/** What a read of the bridge found, each leg checked on its chain (rails/bridge `observeBridge`). */
+export type BridgeProgressUpdate = {
+  progress: BridgeProgress;
+  bridgeStatus: BridgeStatusValue;
+  originTxHashes: string[];
+  destinationTxHashes: string[];
+  refundTxHashes: string[];
+  depositAmount: bigint;
+  depositedAt: Date | null;
+  refundedAmount: bigint;
+  /** Transfer logs of the payment's token to the merchant's wallet, to claim as its credits. */
+  fills: Array<{ chainId: string; txHash: string; logIndex: number; amount: bigint }>;
+  failReason: string | null;
+  details: string | null;
+  bridgeUpdatedAt: Date | null;
+  refundRequested: boolean;
+};
+
+export type RecordedBridgeProgress = {
+  /** Something a merchant sees changed (and a `bridge.updated` event was written). */
+  changed: boolean;
+  /** Nothing more can happen: filled (and any excess returned), refunded, or never paid long after expiry. */
+  finished: boolean;
+  /** The bridge refunded or failed, so the payment was ended `failed` now. */
+  closed: boolean;
+};
+
+/** A request that was never paid is watched this long past its expiry (a late deposit is the bridge's to return). */
+const UNPAID_GRACE_MS = 60 * 60 * 1000;
+
+/**
+ * Records a read of a payment's bridge in one transaction holding the payment's and the
+ * request's row locks: claims the fill logs (up to the amount owed; a log another payment
+ * claimed is never counted twice), updates the request and the payment's `bridgeStatus`,
+ * ends a still unpaid payment `failed` when the bridge refunded or failed (the refund is
+ * on the request, and in the event), and writes `bridge.updated` (then `payment.failed`)
+ * with the change. Reading the same thing twice writes nothing new.
+ */
+export async function recordBridgeProgress(db: Db, paymentId: string, seen: BridgeProgressUpdate, now: Date): Promise<RecordedBridgeProgress> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const payment = await lockPayment(tx, paymentId);
+    const request = await lockBridgeRequest(tx, paymentId);
+    if (!payment || !request) return { changed: false, finished: true, closed: false };
+
+    const claimed = await bridgeFillsOf(tx, [paymentId]);
+    const known = new Set(claimed.map((f) => `${f.chainId}:${f.txHash}:${f.logIndex}`));
+    let filled = claimed.reduce((sum, f) => sum + f.amount, 0n);
+    let newFills = 0;
+    for (const fill of seen.fills) {
+      if (filled >= payment.amount) break;
+      if (known.has(`${fill.chainId}:${fill.txHash}:${fill.logIndex}`)) continue;
+      if (await claimBridgeFill(tx, { ...fill, paymentId })) {
+        filled += fill.amount;
+        newFills++;
+      }
+    }
+
+    const next: Partial<NewBridgeRequest> = {
+      progress: seen.progress,
+      bridgeStatus: seen.bridgeStatus,
+      originTxHashes: seen.originTxHashes,
+      destinationTxHashes: seen.destinationTxHashes,
+      refundTxHashes: seen.refundTxHashes,
+      depositAmount: seen.depositAmount,
+      depositedAt: seen.depositedAt,
+      refundedAmount: seen.refundedAmount,
+      failReason: seen.failReason ?? (seen.progress === "refund" || seen.bridgeStatus === "refunding" ? seen.details : null),
+      refundRequestedAt: request.refundRequestedAt ?? (seen.refundRequested ? now : null),
+    };
+    const same = (a: unknown, b: unknown) => JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) === JSON.stringify(b, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+    const changed = newFills > 0 || Object.entries(next).some(([key, value]) => !same(request[key as keyof typeof request], value));
+    // Filled, and any excess the customer sent returned (a strict bridge refunds it separately).
+    const excess = seen.depositAmount > request.amountToSend ? seen.depositAmount - request.amountToSend : 0n;
+    const finished =
+      (seen.progress === "success" && filled >= payment.amount && seen.refundedAmount >= excess) ||
+      seen.progress === "refund" ||
+      (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime() + UNPAID_GRACE_MS);
+    await updateBridgeRequest(tx, paymentId, {
+      ...next,
+      bridgeUpdatedAt: seen.bridgeUpdatedAt ?? request.bridgeUpdatedAt,
+      checkedAt: now,
+      finishedAt: finished ? (request.finishedAt ?? now) : null,
+    });
+
+    // A refunded or failed bridge ends a payment it never paid (also one that expired meanwhile).
+    const ends = (seen.progress === "refund" || seen.progress === "failure") && filled === 0n && (payment.status === "pending" || payment.status === "expired");
+    const reason = `The bridge ${seen.progress === "refund" ? "refunded the customer" : "failed"}${next.failReason ? `: ${next.failReason}` : ""}`;
+    const [after] = await tx
+      .update(payments)
+      .set(
+        ends
+          ? { bridgeStatus: seen.bridgeStatus, closedStatus: "failed", closedReason: reason, closedAt: now, status: "failed", updatedAt: now }
+          : { bridgeStatus: seen.bridgeStatus, ...(payment.bridgeStatus !== seen.bridgeStatus ? { updatedAt: now } : {}) },
+      )
+      .where(eq(payments.id, paymentId))
+      .returning();
+
+    const events: NewPaymentEvent[] = [];
+    if (changed) {
+      const fills = await bridgeFillsOf(tx, [paymentId]);
+      const current = { ...request, ...next, bridgeUpdatedAt: seen.bridgeUpdatedAt ?? request.bridgeUpdatedAt } as typeof request;
+      const bridge = bridgeSnapshot(current, fills, { decimals: payment.tokenDecimals, currency: payment.tokenSymbol });
+      events.push({ payment: after!, type: "bridge.updated", extra: { bridge } });
+    }
+    if (ends) for (const type of eventsForTransition(payment, after!)) events.push({ payment: after!, type });
+    await recordPaymentEvents(tx, events);
+    return { changed, finished, closed: ends };
+  });
+}

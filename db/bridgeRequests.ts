@@ -1,0 +1,75 @@
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { queryRows, type Db } from "./client.ts";
+import { bridgeFills, bridgeRequests, type BridgeFillRow, type BridgeRequestRow, type NewBridgeRequest } from "./schema/index.ts";
+
+export type { BridgeFillRow, BridgeRequestRow, NewBridgeRequest };
+
+export async function insertBridgeRequest(db: Db, values: NewBridgeRequest): Promise<BridgeRequestRow> {
+  const [row] = await db.insert(bridgeRequests).values(values).returning();
+  return row!;
+}
+
+export async function findBridgeRequest(db: Db, paymentId: string): Promise<BridgeRequestRow | undefined> {
+  const [row] = await db.select().from(bridgeRequests).where(eq(bridgeRequests.paymentId, paymentId));
+  return row;
+}
+
+/** The bridge requests of these payments (the rail's credits and transit read them in one query). */
+export const bridgeRequestsOf = (db: Db, paymentIds: readonly string[]): Promise<BridgeRequestRow[]> =>
+  paymentIds.length === 0 ? Promise.resolve([]) : db.select().from(bridgeRequests).where(inArray(bridgeRequests.paymentId, [...paymentIds]));
+
+/** The payment behind a bridge's request id, or behind a deposit address (a webhook names one or both). */
+export async function paymentOfBridgeRequest(db: Db, adapter: BridgeRequestRow["adapter"], ref: { requestId: string; depositAddress: string | null }): Promise<string | undefined> {
+  const rows = await queryRows<{ payment_id: string }>(
+    db,
+    sql`select payment_id from bridge_requests where adapter = ${adapter}
+        and (request_id = ${ref.requestId} or (${ref.depositAddress}::text is not null and lower(deposit_address) = lower(${ref.depositAddress}::text)))
+        limit 1`,
+  );
+  return rows[0]?.payment_id;
+}
+
+/** Requests still to be watched (the periodic re-drive). */
+export async function unfinishedBridgeRequests(db: Db, limit = 5_000): Promise<string[]> {
+  const rows = await db
+    .select({ paymentId: bridgeRequests.paymentId })
+    .from(bridgeRequests)
+    .where(isNull(bridgeRequests.finishedAt))
+    .orderBy(asc(bridgeRequests.createdAt))
+    .limit(limit);
+  return rows.map((r) => r.paymentId);
+}
+
+/** Destination fills claimed by these payments. */
+export const bridgeFillsOf = (db: Db, paymentIds: readonly string[]): Promise<BridgeFillRow[]> =>
+  paymentIds.length === 0
+    ? Promise.resolve([])
+    : db.select().from(bridgeFills).where(inArray(bridgeFills.paymentId, [...paymentIds])).orderBy(asc(bridgeFills.txHash), asc(bridgeFills.logIndex));
+
+/** A bridge row locked (`for update`) until the caller's transaction ends. */
+export async function lockBridgeRequest(db: Db, paymentId: string): Promise<BridgeRequestRow | undefined> {
+  const [row] = await db.select().from(bridgeRequests).where(eq(bridgeRequests.paymentId, paymentId)).for("update");
+  return row;
+}
+
+export async function updateBridgeRequest(db: Db, paymentId: string, values: Partial<NewBridgeRequest>): Promise<void> {
+  await db.update(bridgeRequests).set({ ...values, updatedAt: sql`now()` }).where(eq(bridgeRequests.paymentId, paymentId));
+}
+
+/**
+ * Claims a destination fill log as a payment's credit. A log already claimed (by this
+ * payment or another) is not claimed again: one transfer never credits twice.
+ */
+export async function claimBridgeFill(db: Db, fill: { chainId: string; txHash: string; logIndex: number; paymentId: string; amount: bigint }): Promise<boolean> {
+  const rows = await db.insert(bridgeFills).values(fill).onConflictDoNothing().returning({ txHash: bridgeFills.txHash });
+  return rows.length > 0;
+}
+
+/** Whether a fill log is already claimed, and by whom. */
+export async function claimedBy(db: Db, chainId: string, txHash: string, logIndex: number): Promise<string | undefined> {
+  const [row] = await db
+    .select({ paymentId: bridgeFills.paymentId })
+    .from(bridgeFills)
+    .where(and(eq(bridgeFills.chainId, chainId), eq(bridgeFills.txHash, txHash), eq(bridgeFills.logIndex, logIndex)));
+  return row?.paymentId;
+}

@@ -1,0 +1,62 @@
+import { isAddressEqual, type Address } from "viem";
+import { bridgeFillsOf, bridgeRequestsOf } from "../../db/bridgeRequests.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
+import { evmClient } from "../evm/client.ts";
+import type { RailContext, SourcedCredit } from "../types.ts";
+import { blockTime } from "./observeBridge.ts";
+import { receiptTransfers } from "./receiptTransfers.ts";
+
+/**
+ * A cross-chain payment's credits: the destination leg only, the fills claimed for it
+ * (`bridge_fills`), each re-read from its receipt on the merchant's chain every time it is
+ * counted: the same token, to the merchant's wallet, the same amount, at the block the
+ * chain has it in now. A fill whose receipt is gone (a reorg) does not count. The origin
+ * deposit is never a credit, so the two legs cannot both count.
+ *
+ * A bridged credit's `timestamp` is when the customer paid: the origin deposit's block
+ * time (the expiry is judged by it: the bridge's own fill comes later), or the fill's own
+ * block time when the deposit could not be verified.
+ */
+export async function loadBridgeCredits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<Map<string, SourcedCredit[]>> {
+  const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
+  const ids = payments.map((p) => p.id);
+  const [requests, fills] = await Promise.all([bridgeRequestsOf(ctx.db, ids), bridgeFillsOf(ctx.db, ids)]);
+  if (fills.length === 0) return result;
+  const paymentsById = new Map(payments.map((p) => [p.id, p]));
+  const paidAt = new Map(requests.map((r) => [r.paymentId, r.depositedAt]));
+  for (const fill of fills) {
+    const payment = paymentsById.get(fill.paymentId)!;
+    const network = ctx.config.networks.find((n) => n.chainId === fill.chainId && n.enabled && n.rpcUrl);
+    if (!network || fill.chainId !== payment.chainId) continue;
+    const client = evmClient(network, ctx.config.rpcTimeoutMs * 5);
+    const moved = await receiptTransfers(client, fill.txHash, payment.tokenAddress);
+    const log = moved?.transfers.find((t) => t.logIndex === fill.logIndex && t.value === fill.amount && isAddressEqual(t.to, payment.merchantWallet as Address));
+    if (!moved || !log) continue;
+    result.get(payment.id)!.push({
+      amount: log.value,
+      blockNumber: moved.blockNumber,
+      logIndex: log.logIndex,
+      timestamp: paidAt.get(payment.id) ?? (await blockTime(client, moved.blockNumber)),
+      txHash: fill.txHash,
+      source: "bridge",
+    });
+  }
+  return result;
+}
+
+/**
+ * Cross-chain payments whose customer paid in time and whose bridge is still carrying the
+ * money (not refunded, not failed, no refund under way), by payment: when it was paid.
+ */
+export async function bridgeInTransit(ctx: RailContext, payments: readonly PaymentRow[]): Promise<Map<string, Date>> {
+  const requests = await bridgeRequestsOf(
+    ctx.db,
+    payments.map((p) => p.id),
+  );
+  const result = new Map<string, Date>();
+  for (const r of requests) {
+    const carrying = r.progress !== "refund" && r.progress !== "failure" && r.bridgeStatus !== "refunding";
+    if (r.depositedAt && r.depositedAt.getTime() <= r.expiresAt.getTime() && carrying) result.set(r.paymentId, r.depositedAt);
+  }
+  return result;
+}

@@ -1,0 +1,49 @@
+import { getAddress, parseAbiItem, type PublicClient } from "viem";
+import type { Db } from "../../../../db/client.ts";
+import { recordDeposit, updateRequest, type LocalBridgeRequestRow } from "../books.ts";
+
+const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+
+/** Blocks per `eth_getLogs` call. */
+const MAX_RANGE = 5_000n;
+
+/**
+ * Records every transfer of the request's origin token into its deposit address, from the
+ * block after the last one scanned up to `head`, with each block's timestamp (the expiry
+ * is judged by it). Safe to repeat: a deposit's log is its key. Returns how many deposits
+ * were new. (The relayer acts on a deposit only once it has its confirmations.)
+ */
+export async function scanDeposits(db: Db, client: PublicClient, request: LocalBridgeRequestRow, head: bigint): Promise<number> {
+  const to = head;
+  let from = request.scannedBlock + 1n;
+  let found = 0;
+  while (from <= to) {
+    const end = from + MAX_RANGE - 1n < to ? from + MAX_RANGE - 1n : to;
+    const logs = await client.getLogs({
+      address: getAddress(request.originToken),
+      event: transferEvent,
+      args: { to: getAddress(request.depositAddress) },
+      fromBlock: from,
+      toBlock: end,
+      strict: true,
+    });
+    const times = new Map<bigint, Date>();
+    for (const log of logs) {
+      if (!times.has(log.blockNumber)) times.set(log.blockNumber, new Date(Number((await client.getBlock({ blockNumber: log.blockNumber })).timestamp) * 1000));
+      const isNew = await recordDeposit(db, {
+        requestId: request.id,
+        chainId: request.originChainId,
+        txHash: log.transactionHash,
+        logIndex: log.logIndex,
+        sender: getAddress(log.args.from),
+        amount: log.args.value,
+        blockNumber: log.blockNumber,
+        blockTimestamp: times.get(log.blockNumber)!,
+      });
+      if (isNew) found++;
+    }
+    await updateRequest(db, request.id, { scannedBlock: end });
+    from = end + 1n;
+  }
+  return found;
+}

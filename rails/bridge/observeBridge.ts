@@ -1,0 +1,117 @@
+import { getAddress, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
+import type { Config, Network } from "../../config/index.ts";
+import type { BridgeRequestRow } from "../../db/bridgeRequests.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
+import { publicBridgeStatus, type BridgeProgress, type BridgeStatusValue } from "../../domain/bridgeStatus.ts";
+import { evmClient } from "../evm/client.ts";
+import type { RailContext } from "../types.ts";
+import { bridgeAdapter } from "./adapters.ts";
+import { receiptTransfers } from "./receiptTransfers.ts";
+
+/** A transfer log of the payment's token to the merchant's wallet in a fill transaction: a candidate credit. */
+export type ObservedFill = { chainId: string; txHash: string; logIndex: number; amount: bigint };
+
+/** What the bridge says about a request, with every leg checked on its chain. */
+export type BridgeObservation = {
+  progress: BridgeProgress;
+  bridgeStatus: BridgeStatusValue;
+  originTxHashes: string[];
+  destinationTxHashes: string[];
+  refundTxHashes: string[];
+  /** Verified on the origin chain: what reached the deposit address, and the block time of the first deposit. */
+  depositAmount: bigint;
+  depositedAt: Date | null;
+  /** Verified on the origin chain: what the refund transactions returned. */
+  refundedAmount: bigint;
+  fills: ObservedFill[];
+  failReason: string | null;
+  /** A refund's reason, or the bridge's other remarks. */
+  details: string | null;
+  bridgeUpdatedAt: Date | null;
+  /** The service asked the bridge for a refund during this observation. */
+  refundRequested: boolean;
+};
+
+/** Progress in which nothing has been sent to the merchant yet, so a refund can still be asked for. */
+const UNFILLED: readonly BridgeProgress[] = ["waiting", "depositing", "pending"];
+
+const networkOf = (config: Config, chainId: string): Network | undefined =>
+  config.networks.find((n) => n.chainId === chainId && n.enabled && n.type === "evm" && n.rpcUrl);
+
+/**
+ * Reads a cross-chain payment's bridge request from its adapter and checks each leg on
+ * chain from its receipts: the deposits into the origin deposit address (amount, and the
+ * block time the expiry is judged by), the refunds back on the origin chain, and the fill
+ * transfers of the payment's token to the merchant's wallet on the destination chain. A
+ * payment the merchant closed while a deposit waits unfilled gets its refund asked for,
+ * from a bridge that refunds on request.
+ */
+export async function observeBridge(ctx: RailContext, payment: PaymentRow, request: BridgeRequestRow): Promise<BridgeObservation> {
+  const origin = networkOf(ctx.config, request.originChainId);
+  const destination = networkOf(ctx.config, payment.chainId);
+  const adapter = bridgeAdapter(ctx, request.adapter, (origin ?? destination)?.isTestnet ?? true);
+  const ref = { requestId: request.requestId, depositAddress: request.depositAddress };
+  let status = await adapter.status(ref);
+  let refundRequested = false;
+  if (adapter.refundsOnRequest && payment.closedStatus && !request.refundRequestedAt && status.originTxHashes.length > 0 && UNFILLED.includes(status.progress)) {
+    status = await adapter.refund({ ...ref, refundTo: request.refundTo ?? zeroAddress });
+    refundRequested = true;
+  }
+
+  const timeout = ctx.config.rpcTimeoutMs * 5;
+  const depositAddress = getAddress(request.depositAddress);
+  let depositAmount = 0n;
+  let depositedAt: Date | null = null;
+  let refundedAmount = 0n;
+  if (origin) {
+    const client = evmClient(origin, timeout);
+    for (const hash of status.originTxHashes) {
+      const moved = await receiptTransfers(client, hash, request.originTokenAddress);
+      const deposits = moved?.transfers.filter((t) => isAddressEqual(t.to, depositAddress)) ?? [];
+      if (!moved || deposits.length === 0) continue;
+      depositAmount += deposits.reduce((sum, t) => sum + t.value, 0n);
+      const at = await blockTime(client, moved.blockNumber);
+      if (!depositedAt || at < depositedAt) depositedAt = at;
+    }
+    const refundTo = request.refundTo ? getAddress(request.refundTo) : null;
+    for (const hash of status.refundTxHashes) {
+      const moved = await receiptTransfers(client, hash, request.originTokenAddress);
+      for (const t of moved?.transfers ?? []) {
+        if (isAddressEqual(t.to, depositAddress)) continue;
+        if (isAddressEqual(t.from, depositAddress) || (refundTo && isAddressEqual(t.to, refundTo))) refundedAmount += t.value;
+      }
+    }
+  }
+  const fills: ObservedFill[] = [];
+  if (destination) {
+    const client = evmClient(destination, timeout);
+    for (const hash of status.destinationTxHashes) {
+      const moved = await receiptTransfers(client, hash, payment.tokenAddress);
+      for (const t of moved?.transfers ?? []) {
+        if (isAddressEqual(t.to, payment.merchantWallet as Address)) fills.push({ chainId: payment.chainId, txHash: hash.toLowerCase(), logIndex: t.logIndex, amount: t.value });
+      }
+    }
+  }
+  const underWay = status.refundTxHashes.length > 0 || refundRequested || request.refundRequestedAt !== null;
+  return {
+    progress: status.progress,
+    bridgeStatus: publicBridgeStatus(status.progress, { underWay }),
+    originTxHashes: status.originTxHashes,
+    destinationTxHashes: status.destinationTxHashes,
+    refundTxHashes: status.refundTxHashes,
+    depositAmount,
+    depositedAt,
+    refundedAmount,
+    fills,
+    failReason: status.failReason ?? status.refundFailReason ?? null,
+    details: status.details ?? null,
+    bridgeUpdatedAt: status.updatedAt,
+    refundRequested,
+  };
+}
+
+/** A block's timestamp. */
+export async function blockTime(client: PublicClient, blockNumber: bigint): Promise<Date> {
+  const block = await client.getBlock({ blockNumber });
+  return new Date(Number(block.timestamp) * 1000);
+}

@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createLogger } from "../../config/logger.ts";
+import { findBridgeRequest } from "../../db/bridgeRequests.ts";
+import { findPayment } from "../../db/payments.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { localChain } from "../../devchain/evm/localChain.ts";
+import { bridge } from "../../jobs/bridge.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
+import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
+import { relayIntentStatus, startFakeRelay, type FakeRelay } from "../helpers/fakeRelay.ts";
+import { createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
+import { merchantWallet, operatorKey, type PaymentChain } from "../helpers/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+/**
+ * The bridge job with Relay behind it (a loopback server) and both legs on real chains: a
+ * "solver" really fills the merchant's wallet on anvil and really refunds on anvil-2, and
+ * the service believes only what the receipts show. The indexed head (what confirmations
+ * count to) is set by hand.
+ */
+let chains: BridgeChains;
+let fake: FakeRelay;
+let api: TestApi;
+let merchant: TestMerchant;
+const logger = createLogger({ level: "silent" });
+const operator = privateKeyToAccount(operatorKey).address;
+/** What the loopback Relay says of each request id. */
+const relayState = new Map<string, { status: string; inTxHashes?: string[]; txHashes?: string[] }>();
+
+beforeAll(async () => {
+  chains = await startBridgeChains({ requiredConfirmations: 2 });
+  fake = startFakeRelay();
+  fake.on("GET /intents/status/v3", (request) => {
+    const state = relayState.get(request.query.requestId!) ?? { status: "waiting" };
+    return { json: relayIntentStatus(state.status, { ...state, originChainId: 31338, destinationChainId: 31337 }) };
+  });
+  api = await createTestApi({
+    env: { NETWORKS_FILE: chains.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, BRIDGE_ADAPTER: "relay", RELAY_TESTNET_API_URL: fake.url, RELAY_API_KEY: "relay-key" },
+  });
+  merchant = await api.seedMerchant();
+  await setSettlementWallet(api.db, merchant.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+  await createPonderCheckpointTable(api.db, api.config.indexer.viewsSchema);
+}, 120_000);
+
+afterAll(async () => {
+  fake?.stop();
+  await api?.close();
+  await chains?.stop();
+});
+
+const job = (paymentId: string) => bridge({ config: api.config, db: api.db, logger, prompts: api.deps.prompts })({ data: { paymentId }, id: "test" } as never);
+const indexedAt = (chain: PaymentChain, block: bigint) => setIndexedBlock(api.db, api.config.indexer.viewsSchema, { name: chain.network.shortName, chainId: Number(chain.network.chainId) }, block);
+const reconcile = async (id: string) => (await reconcilePayments(api.db, api.config, [id])).get(id)!;
+const view = async (id: string) => (await api.request(`/api/v1/payments/cross-chain/status/${id}`, { headers: { "x-public-key": merchant.publicKey } })).body.payment;
+const events = async (id: string) =>
+  (await api.request(`/api/v1/events?paymentId=${id}&limit=100`, { headers: { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret } })).body.events as Array<{ type: string; data: any }>;
+
+/** A solver (anvil account 3) paying `to` in USDC on a chain. */
+async function solverPays(chain: PaymentChain, to: Address, units: bigint): Promise<{ hash: Hex; block: bigint }> {
+  const solver = createWalletClient({ account: privateKeyToAccount(relayerKey), chain: localChain(Number(chain.network.chainId), chain.anvil.rpcUrl), transport: http(chain.anvil.rpcUrl) });
+  const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
+  const hash = await solver.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [to, units] });
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+  return { hash, block: receipt.blockNumber };
+}
+
+async function createPayment(amount: string) {
+  const response = await api.request("/api/v1/payments/cross-chain/create", {
+    headers: { "x-public-key": merchant.publicKey },
+    body: { amount, originChainId: 31338, originCurrency: "USDC", orderId: crypto.randomUUID() },
+  });
+  expect(response.status).toBe(201);
+  const payment = response.body.payment as { id: string; relayDepositAddress: Address; amountToSend: string };
+  const request = (await findBridgeRequest(api.db, payment.id))!;
+  return { ...payment, requestId: request.requestId };
+}
+
+let filled: { id: string; fill: { hash: Hex; block: bigint } };
+
+describe("Relay's progress, verified on both chains", () => {
+  test("waiting → depositing → pending → success: bridgeStatus follows; only the destination fill counts, with its confirmations", async () => {
+    const p = await createPayment("12");
+    await job(p.id);
+    expect(await view(p.id)).toMatchObject({ bridgeStatus: "awaiting_deposit", status: "pending" });
+
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "depositing", inTxHashes: [deposit] });
+    await job(p.id);
+    await reconcile(p.id);
+    const depositing = await view(p.id);
+    expect(depositing).toMatchObject({ bridgeStatus: "deposit_detected", status: "pending", amountReceived: "0" });
+    expect(depositing.bridge.origin).toMatchObject({ depositTxHashes: [deposit], amountDeposited: "12.0145" });
+    expect(depositing.bridge.origin.depositedAt).not.toBeNull();
+
+    relayState.set(p.requestId, { status: "pending", inTxHashes: [deposit] });
+    await job(p.id);
+    expect((await view(p.id)).bridgeStatus).toBe("bridging");
+
+    const fill = await solverPays(chains.destination, merchantWallet, 12_000_000n);
+    relayState.set(p.requestId, { status: "success", inTxHashes: [deposit], txHashes: [fill.hash] });
+    await indexedAt(chains.destination, fill.block);
+    await job(p.id);
+    await reconcile(p.id);
+    expect(await view(p.id)).toMatchObject({ bridgeStatus: "completed", status: "confirming", confirmations: 1, amountReceived: "12", transactionHash: fill.hash });
+    await indexedAt(chains.destination, fill.block + 1n);
+    await reconcile(p.id);
+    const done = await view(p.id);
+    expect(done).toMatchObject({ status: "completed", confirmations: 2, amountReceived: "12", bridge: { destination: { fillTxHashes: [fill.hash], amountFilled: "12" } } });
+    // Detected when the customer paid on anvil-2: the credit carries the deposit's time.
+    expect(done.detectedAt).toBe(done.bridge.origin.depositedAt);
+    expect((await findBridgeRequest(api.db, p.id))!.finishedAt).not.toBeNull();
+
+    const types = (await events(p.id)).map((e) => e.type);
+    expect(types.filter((t) => t === "bridge.updated")).toHaveLength(3);
+    for (const t of ["payment.created", "payment.detected", "payment.confirmed", "payment.completed"]) expect(types).toContain(t);
+    const states = (await events(p.id)).filter((e) => e.type === "bridge.updated").map((e) => e.data.bridge.status);
+    expect(states).toEqual(["deposit_detected", "bridging", "completed"]);
+    filled = { id: p.id, fill };
+  });
+
+  test("a fill claimed by one payment is never counted for another", async () => {
+    const p = await createPayment("12");
+    relayState.set(p.requestId, { status: "success", txHashes: [filled.fill.hash] });
+    await job(p.id);
+    await reconcile(p.id);
+    expect(await view(p.id)).toMatchObject({ amountReceived: "0", status: "pending", bridge: { destination: { fillTxHashes: [filled.fill.hash], amountFilled: "0" } } });
+    expect((await findPayment(api.db, filled.id))!.amountReceived).toBe(12_000_000n);
+  });
+
+  test("a transfer that is not to the merchant's wallet in the payment's token is no fill", async () => {
+    const p = await createPayment("5");
+    const elsewhere = await solverPays(chains.destination, operator, 5_000_000n);
+    relayState.set(p.requestId, { status: "success", txHashes: [elsewhere.hash, `0x${"00".repeat(32)}`] });
+    await job(p.id);
+    await reconcile(p.id);
+    expect(await view(p.id)).toMatchObject({ amountReceived: "0", status: "pending" });
+  });
+
+  test("failure, then refund: the payment ends failed with the refund verified on anvil-2", async () => {
+    const p = await createPayment("4");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "failure", inTxHashes: [deposit] });
+    await job(p.id);
+    await reconcile(p.id);
+    expect(await view(p.id)).toMatchObject({ bridgeStatus: "failed", status: "failed" });
+
+    // Relay refunds strict addresses itself, to the refundTo of the quote: the operator's address.
+    const refund = await solverPays(chains.origin, operator, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "refund", inTxHashes: [deposit], txHashes: [refund.hash] });
+    await job(p.id);
+    await reconcile(p.id);
+    const done = await view(p.id);
+    expect(done).toMatchObject({ status: "failed", bridgeStatus: "refunded", amountReceived: "0" });
+    expect(done.bridge.refund).toMatchObject({ address: operator, refundTxHashes: [refund.hash], amountRefunded: "4.0145" });
+    const types = (await events(p.id)).map((e) => e.type);
+    expect(types).toContain("payment.failed");
+    expect(types).not.toContain("payment.expired");
+    const last = (await events(p.id)).filter((e) => e.type === "bridge.updated").at(-1)!;
+    expect(last.data.bridge.refund.refundTxHashes).toEqual([refund.hash]);
+    expect((await findBridgeRequest(api.db, p.id))!.finishedAt).not.toBeNull();
+  });
+
+  test("a merchant cancelling does not make Relay refund a strict address (it fills on its own): no refund is claimed", async () => {
+    const p = await createPayment("3");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "depositing", inTxHashes: [deposit] });
+    await job(p.id);
+    const cancelled = await api.request("/api/v1/payments/fail", { headers: { "x-public-key": merchant.publicKey }, body: { paymentId: p.id, status: "cancelled" } });
+    expect(cancelled.status).toBe(200);
+    await job(p.id);
+    expect(await view(p.id)).toMatchObject({ status: "cancelled", bridgeStatus: "deposit_detected", bridge: { refund: { requestedAt: null } } });
+  });
+
+  test("a bridge still carrying money paid in time keeps the payment pending past its expiry", async () => {
+    const p = await createPayment("3");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "pending", inTxHashes: [deposit] });
+    await job(p.id);
+    const later = new Date(Date.now() + 3_600_000);
+    expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("pending");
+    // Without the deposit in transit the same clock expires it.
+    relayState.set(p.requestId, { status: "waiting" });
+    await job(p.id);
+    expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("expired");
+  });
+
+  test("a fill reorged away stops counting: the payment goes back and says so", async () => {
+    const p = await createPayment("2");
+    const snapshot = await chains.destination.rpc<string>("evm_snapshot");
+    const fill = await solverPays(chains.destination, merchantWallet, 2_000_000n);
+    relayState.set(p.requestId, { status: "success", txHashes: [fill.hash] });
+    await indexedAt(chains.destination, fill.block + 5n);
+    await job(p.id);
+    expect((await reconcile(p.id)).after).toMatchObject({ status: "completed", amountReceived: 2_000_000n });
+    await chains.destination.rpc("evm_revert", [snapshot]);
+    await chains.destination.mine(3);
+    await reconcile(p.id);
+    expect(await view(p.id)).toMatchObject({ status: "pending", amountReceived: "0" });
+    expect((await events(p.id)).map((e) => e.type)).toContain("payment.reverted");
+  });
+});
