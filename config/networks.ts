@@ -103,6 +103,7 @@ export function buildNetworks(opts: BuildNetworksOptions): Network[] {
 
     networks.push({
       ...def,
+      finalityBlocks: def.finalityBlocks ?? null,
       settlementContract: contract("SETTLEMENT_CONTRACT", settlement),
       forwarderFactory: contract("FORWARDER_FACTORY", factory),
       id,

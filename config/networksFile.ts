@@ -25,6 +25,8 @@ export const networkFileSchema = z.object({
       isTestnet: z.boolean(),
       isLocal: z.boolean().default(false),
       requiredConfirmations: z.number().int().min(0).max(10_000),
+      /** Blocks after which a block is final; left out: the node's `finalized` block is asked. */
+      finalityBlocks: z.number().int().min(1).max(100_000).optional(),
       tokens: z.array(tokenSchema),
       rpcUrl: z.string().url().optional(),
       settlementContract: z.string().optional(),
@@ -64,5 +66,6 @@ export const toDefinition = (n: FileNetwork): NetworkDefinition => ({
   isTestnet: n.isTestnet,
   isLocal: n.isLocal,
   requiredConfirmations: n.requiredConfirmations,
+  finalityBlocks: n.finalityBlocks ?? null,
   tokens: n.tokens,
 });

@@ -28,6 +28,12 @@ export type Network = {
   isTestnet: boolean;
   /** Blocks (EVM) or slots (Solana) after the credited block before a payment is final. */
   requiredConfirmations: number;
+  /**
+   * Blocks after which the chain cannot reorganize a block any more, when the operator
+   * fixes it; null: ask the node for its `finalized` block. Completed payments are
+   * re-checked, and deposits are swept, only once their block is final.
+   */
+  finalityBlocks: number | null;
   tokens: Token[];
   rpcUrl: string | null;
   wsUrl: string | null;
@@ -44,7 +50,7 @@ export type Network = {
 };
 
 /** A network as written in the catalogue, before env (RPC URLs, enablement) is applied. */
-export type NetworkDefinition = Omit<Network, "id" | "rpcUrl" | "wsUrl" | "enabled" | "logo" | "settlementContract" | "forwarderFactory">;
+export type NetworkDefinition = Omit<Network, "id" | "rpcUrl" | "wsUrl" | "enabled" | "logo" | "settlementContract" | "forwarderFactory" | "finalityBlocks"> & { finalityBlocks?: number | null };
 
 export const modeOfNetwork = (network: Pick<Network, "isTestnet">): Mode =>
   network.isTestnet ? "test" : "live";

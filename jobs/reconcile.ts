@@ -1,5 +1,6 @@
 import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
+import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
@@ -9,13 +10,17 @@ import type { JobPayloads } from "./queues.ts";
  * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt
  * the sweep of those that just completed. Harmless when run twice.
  */
-export const reconcile = (db: Db, config: Config, prompts: Prompts) => async (job: Job<JobPayloads["reconcile"]>) => {
+export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logger) => async (job: Job<JobPayloads["reconcile"]>) => {
   const results = await reconcilePayments(db, config, job.data.paymentIds);
   let changed = 0;
   const toSweep: string[] = [];
   for (const [id, r] of results) {
     if (r.changed) changed++;
     if (r.after.status === "completed" && r.before.status !== "completed") toSweep.push(id);
+    if (r.before.status === "completed" && r.after.status !== "completed") {
+      // A reorg deeper than the confirmations the network requires took the evidence of a completed payment away.
+      logger.error({ paymentId: id, chainId: r.before.chainId, now: r.after.status, completingTxHash: r.before.completingTxHash }, "a completed payment lost its evidence in a reorg: reverted after completion");
+    }
   }
   await prompts.sweep(toSweep);
   return { reconciled: results.size, changed };

@@ -44,6 +44,13 @@ export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]
     return { swept: "0", waiting: `${reverted} sweeps reverted on chain in the last ${REVERTED_WINDOW_HOURS} hours` };
   }
   const { network, rail } = railOfPayment(deps.config, payment);
+  // Only money the chain can no longer take back is forwarded: a reorg deeper than the
+  // confirmations seen could otherwise undo the customer's transfer after the sweep. The
+  // recheck prompts the sweep again until the block is final.
+  const finalized = await rail.finalizedHead(network, 20_000);
+  if (payment.completingBlock === null || payment.completingBlock > finalized) {
+    return { swept: "0", waiting: `block ${payment.completingBlock} is not final yet (final: ${finalized})` };
+  }
   const held = await rail.balanceOf(network, payment, 20_000);
   if (held < owed) {
     deps.logger.warn({ payment: paymentId, owed: owed.toString(), held: held.toString() }, "deposit address holds less than the sweep owed; not sweeping");

@@ -59,13 +59,13 @@ export async function startWorkers(deps: {
   await maintenanceQueue.upsertJobScheduler("idempotency-cleanup", { every: 60 * 60 * 1000 }, { name: "idempotency-cleanup", data: { olderThanHours: 24 } });
   await maintenanceQueue.upsertJobScheduler("recheck", { every: 30 * 1000 }, { name: "recheck", data: {} });
 
-  const reconcileJob = reconcile(db, config, prompts);
+  const reconcileJob = reconcile(db, config, prompts, logger);
   const workers = [
     new Worker(QUEUES.reconcile, dispatchByName({ reconcile: reconcileJob, expire: reconcileJob }, logger), { ...options, concurrency: 8 }),
     new Worker(QUEUES.bridge, dispatchByName({ bridge: bridge({ config, db, logger, prompts }) }, logger), { ...options, concurrency: 8 }),
     new Worker(
       QUEUES.maintenance,
-      dispatchByName({ "idempotency-cleanup": idempotencyCleanup(db), recheck: recheck(db, config, prompts) }, logger),
+      dispatchByName({ "idempotency-cleanup": idempotencyCleanup(db), recheck: recheck({ config, db, logger, databaseUrl: deps.databaseUrl }, prompts) }, logger),
       { ...options, concurrency: 1 },
     ),
   ];

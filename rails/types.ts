@@ -76,8 +76,8 @@ export interface Rail {
   // ── The chain itself ───────────────────────────────────────────────────────────
   /** The chain's current head (block or slot) from its RPC. */
   chainHead(network: Network, timeoutMs: number): Promise<bigint>;
-  /** The newest block the chain itself calls final (`finalized` tag / commitment); null when it has none. */
-  finalizedHead(network: Network, timeoutMs: number): Promise<bigint | null>;
+  /** The newest block (or slot) the chain can no longer reorganize (`finalized` tag / commitment, or a configured depth). */
+  finalizedHead(network: Network, timeoutMs: number): Promise<bigint>;
   /** What the payment's receive address holds of its token, read from the chain (not our records). */
   balanceOf(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
   /** The operator account that pays for sweeps and refunds here, and whether it can pay one now; null if none. */
@@ -86,6 +86,12 @@ export interface Rail {
   // ── Moving money out ───────────────────────────────────────────────────────────
   /** Drives one recorded sweep or refund to a final state, exactly once on chain; safe to call again at any point. */
   executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow>;
+  /**
+   * Looks at a confirmed sweep or refund again while its block is not final: one a reorg
+   * removed goes back to `broadcast` (the caller re-drives it, and the very same
+   * transaction goes out again). Returns the row as it now stands.
+   */
+  recheckTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow>;
   /** Ends a stuck sweep or refund without moving anything (the operator's way out). */
   cancelTransferOut(ctx: RailContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
 }

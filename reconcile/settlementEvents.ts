@@ -30,5 +30,11 @@ export function settlementEvents(
     reconciledAt: change.now,
     updatedAt: change.now,
   };
-  return types.map((type) => ({ payment, type }));
+  // A revert says whether it undid a completed payment (a reorg deeper than the required
+  // confirmations) and what it undid.
+  const reverted = {
+    afterCompletion: before.status === "completed",
+    previous: { status: before.status, amountReceived: before.amountReceived, transactionHash: before.completingTxHash, blockNumber: before.completingBlock },
+  };
+  return types.map((type) => (type === "payment.reverted" ? { payment, type, extra: { reverted } } : { payment, type }));
 }

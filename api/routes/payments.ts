@@ -1,17 +1,17 @@
 import { Elysia } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
-import { transfersInFlight } from "../../db/transfersOut.ts";
 import { PaymentLookupError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentPayment, presentSettlement, presentStatus } from "../presenters/payment.ts";
 import { answerCreation } from "../services/answerCreation.ts";
+import { serviceHealth } from "../services/serviceHealth.ts";
 import { requirePayment } from "../services/requirePayment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
 import type { Mode } from "../../domain/mode.ts";
 
 export const paymentRoutes = (deps: ApiDeps) => {
-  const { config, db, chainStatus } = deps;
+  const { config, db } = deps;
   const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
 
   /** Status reads: the spec fixes 500 (not 404) for an id that does not exist for this account. */
@@ -26,39 +26,8 @@ export const paymentRoutes = (deps: ApiDeps) => {
     .get(
       "/health",
       async ({ set }) => {
-        const [chains, inFlight] = await Promise.all([chainStatus.statuses(config.networks.filter((n) => n.enabled)), transfersInFlight(db)]);
-        // A sweep or refund still not final after a few replacement rounds needs a look.
-        const stuckAfterSeconds = (3 * config.transfers.replaceAfterMs) / 1000;
-        const transfersOf = (chainId: string) => {
-          const t = inFlight.get(chainId);
-          return { inFlight: t?.inFlight ?? 0, oldestSeconds: t?.oldestSeconds ?? null, stuck: (t?.oldestSeconds ?? 0) > stuckAfterSeconds };
-        };
-        const healthy = chains.every((c) => c.payable && (c.operator === null || c.operator.sufficient) && !transfersOf(c.network.chainId).stuck);
         set.headers["Cache-Control"] = "no-store";
-        return {
-          success: true,
-          status: healthy ? "ok" : "degraded",
-          chains: chains.map((c) => ({
-            network: c.network.shortName,
-            chainId: c.network.chainId,
-            type: c.network.type,
-            isTestnet: c.network.isTestnet,
-            rpcReachable: c.rpcReachable,
-            headBlock: c.headBlock?.toString() ?? null,
-            indexedBlock: c.indexedBlock?.toString() ?? null,
-            lag: c.lag?.toString() ?? null,
-            requiredConfirmations: c.network.requiredConfirmations,
-            settlementContract: c.network.settlementContract,
-            // Sweeps wait while the operator cannot pay their gas.
-            operator: c.operator
-              ? { address: c.operator.address, balance: c.operator.balance.toString(), sufficient: c.operator.sufficient }
-              : null,
-            // Sweeps and refunds not yet final; `stuck` when the oldest has waited past three replacement rounds.
-            transfers: transfersOf(c.network.chainId),
-            payable: c.payable,
-            error: c.error,
-          })),
-        };
+        return serviceHealth(deps);
       },
       { detail: { summary: "Service status per chain: RPC reachable, head block, indexed block, lag, settlement contract" } },
     )

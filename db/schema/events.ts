@@ -39,6 +39,8 @@ export const paymentEvents = pgTable(
     index("payment_events_merchant_feed_idx").on(t.merchantId, t.mode, t.feedPosition).where(sql`feed_position is not null`),
     index("payment_events_payment_idx").on(t.paymentId, t.sequence),
     index("payment_events_unpositioned_idx").on(t.sequence).where(sql`feed_position is null`),
+    // Health reads recent reverts (a reorg deeper than the required confirmations) without scanning the feed.
+    index("payment_events_reverted_idx").on(t.createdAt).where(sql`type = 'payment.reverted'`),
   ],
 );
 

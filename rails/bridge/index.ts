@@ -60,6 +60,9 @@ export const bridgeRail: Rail = {
   executeTransferOut: async () => {
     throw noMoneyOut();
   },
+  recheckTransferOut: async () => {
+    throw noMoneyOut();
+  },
   cancelTransferOut: async () => {
     throw noMoneyOut();
   },

@@ -7,8 +7,13 @@ export function chainHead(network: Network, timeoutMs: number): Promise<bigint> 
   return withTimeout(evmClient(network, timeoutMs).getBlockNumber({ cacheTime: 0 }), timeoutMs, `${network.shortName} head`);
 }
 
-/** The chain's `finalized` block; null where the chain (or its RPC) has no such tag. */
-export async function finalizedHead(network: Network, timeoutMs: number): Promise<bigint | null> {
+/**
+ * The newest block the chain can no longer reorganize: `finalityBlocks` below the head
+ * when the operator fixed it, else the node's `finalized` block. A node without that tag
+ * gets a conservative stand-in: twice the required confirmations below the head.
+ */
+export async function finalizedHead(network: Network, timeoutMs: number): Promise<bigint> {
+  if (network.finalityBlocks !== null) return below(await chainHead(network, timeoutMs), network.finalityBlocks - 1);
   const block = await withTimeout(evmClient(network, timeoutMs).getBlock({ blockTag: "finalized" }), timeoutMs, `${network.shortName} finalized block`).catch(
     (error: Error) => {
       // A node without the tag answers "invalid block tag"/"unknown block"; anything else is a real failure.
@@ -16,5 +21,7 @@ export async function finalizedHead(network: Network, timeoutMs: number): Promis
       throw error;
     },
   );
-  return block?.number ?? null;
+  return block ? block.number : below(await chainHead(network, timeoutMs), 2 * Math.max(1, network.requiredConfirmations));
 }
+
+const below = (head: bigint, blocks: number) => (head > BigInt(blocks) ? head - BigInt(blocks) : 0n);

@@ -14,6 +14,7 @@ import { newIndexedEvidence } from "./readModel/newEvidence.ts";
 import { pruneUnreferencedTransfers } from "./readModel/pruneUnreferenced.ts";
 import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
+import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
 import { verifySubmission } from "./verifySubmission.ts";
 import { paymentUri, walletInstructions } from "./walletInstructions.ts";
@@ -46,5 +47,6 @@ export const evmRail: Rail = {
   balanceOf: (network, payment, timeoutMs) => depositBalance(evmClient(network, timeoutMs), payment),
   operatorStatus,
   executeTransferOut,
+  recheckTransferOut,
   cancelTransferOut: (ctx, rowId, options) => cancelTransferOut(ctx, rowId, options),
 };

@@ -37,7 +37,14 @@ export type PaymentChain = {
  * customer (account 1) and any `alsoFund` address; the merchant's wallet is account 2.
  */
 export async function startPaymentChain(
-  options: { chainId?: number; shortName?: string; requiredConfirmations?: number; alsoFund?: Address[] } = {},
+  options: {
+    chainId?: number;
+    shortName?: string;
+    requiredConfirmations?: number;
+    /** Blocks after which a block is final (default: the required confirmations; null: anvil's own `finalized`, 64 below the head). */
+    finalityBlocks?: number | null;
+    alsoFund?: Address[];
+  } = {},
 ): Promise<PaymentChain> {
   const chainId = options.chainId ?? 31337;
   const anvil = await startAnvil({ chainId });
@@ -55,6 +62,7 @@ export async function startPaymentChain(
     isTestnet: true,
     isLocal: true,
     requiredConfirmations: options.requiredConfirmations ?? 3,
+    ...(options.finalityBlocks === null ? {} : { finalityBlocks: options.finalityBlocks ?? options.requiredConfirmations ?? 3 }),
     tokens: tokens.map((t) => ({ symbol: t.symbol, name: t.name, address: t.address, decimals: t.decimals })),
     rpcUrl: anvil.rpcUrl,
     wsUrl: anvil.wsUrl,

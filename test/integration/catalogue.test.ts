@@ -111,6 +111,7 @@ const ANVIL_USDC_ENTRY = {
 
 /** No sweep or refund in flight on a chain. */
 const NO_TRANSFERS = { inFlight: 0, oldestSeconds: null, stuck: false };
+const NO_REVERTS = { count: 0, lastAt: null, recent: false };
 
 /** The dead-RPC chain as /payments/health reports it; the error is viem's short message. */
 const unreachable = (network: string, chainId: string, isTestnet: boolean, requiredConfirmations: number) => ({
@@ -126,6 +127,7 @@ const unreachable = (network: string, chainId: string, isTestnet: boolean, requi
   settlementContract: null,
   operator: null,
   transfers: NO_TRANSFERS,
+        revertedAfterCompletion: NO_REVERTS,
   payable: false,
   error: "HTTP request failed.",
 });
@@ -332,6 +334,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         settlementContract: SETTLEMENT,
         operator: null,
         transfers: NO_TRANSFERS,
+        revertedAfterCompletion: NO_REVERTS,
         payable: false,
         error: "not indexed yet",
       });
@@ -354,6 +357,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         settlementContract: SETTLEMENT,
         operator: null,
         transfers: NO_TRANSFERS,
+        revertedAfterCompletion: NO_REVERTS,
         payable: true,
         error: null,
       });
@@ -391,6 +395,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         settlementContract: SETTLEMENT,
         operator: null,
         transfers: NO_TRANSFERS,
+        revertedAfterCompletion: NO_REVERTS,
         payable: false,
         error: "indexer 20 blocks behind",
       });

@@ -279,6 +279,7 @@ describe("extra networks and networks files", () => {
       isTestnet: true,
       isLocal: true,
       requiredConfirmations: 3,
+      finalityBlocks: null,
       tokens: [{ symbol: "USDC", name: "USD Coin", address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6 }],
       rpcUrl: "http://127.0.0.1:8545",
       wsUrl: null,

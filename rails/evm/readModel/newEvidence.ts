@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Network } from "../../../config/index.ts";
 import { queryRows, type Db } from "../../../db/client.ts";
+import { paymentsCompletedAbove } from "../../../db/paymentsToRevisit.ts";
 import type { EvidenceCursor, NewEvidence, RailContext } from "../../types.ts";
 import { evidenceQuery } from "./evidence.ts";
 import { INDEXED_TABLES, indexedTables, type IndexedTables } from "./tables.ts";
@@ -20,9 +21,15 @@ export async function newIndexedEvidence(ctx: RailContext, network: Network, cur
   const schema = ctx.config.indexer.viewsSchema;
   const tables = await indexedTables(db, schema);
   let from = cursor?.block ?? -1n;
+  // Rows a reorg removed can only be missed by looking at what is there: the payments they
+  // had completed (or made confirming) above the rewritten blocks are looked at again too.
+  let undone: string[] = [];
   if (cursor) {
     const below = cursor.block > REORG_WINDOW ? cursor.block - REORG_WINDOW : -1n;
-    if ((await windowDigest(db, schema, tables, network.chainId, below, cursor.block)) !== cursor.windowDigest) from = below;
+    if ((await windowDigest(db, schema, tables, network.chainId, below, cursor.block)) !== cursor.windowDigest) {
+      from = below;
+      undone = await paymentsCompletedAbove(db, network.chainId, below);
+    }
   }
   const unconfirmedFloor = head - BigInt(Math.max(1, network.requiredConfirmations));
   if (unconfirmedFloor < from) from = unconfirmedFloor;
@@ -31,7 +38,7 @@ export async function newIndexedEvidence(ctx: RailContext, network: Network, cur
   const rows = query ? await queryRows<{ payment_id: string }>(db, sql`select distinct payment_id from (${query}) evidence`) : [];
   const windowStart = head > REORG_WINDOW ? head - REORG_WINDOW : -1n;
   return {
-    paymentIds: rows.map((r) => r.payment_id),
+    paymentIds: [...rows.map((r) => r.payment_id), ...undone],
     cursor: { block: head, windowDigest: await windowDigest(db, schema, tables, network.chainId, windowStart, head) },
   };
 }

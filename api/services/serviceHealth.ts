@@ -1,0 +1,62 @@
+import type { Config } from "../../config/index.ts";
+import type { Db } from "../../db/client.ts";
+import { revertsAfterCompletion } from "../../db/paymentEvents.ts";
+import { transfersInFlight } from "../../db/transfersOut.ts";
+import type { ChainStatusService } from "../../rails/chainStatus.ts";
+
+/** How far back `/payments/health` reports payments a deep reorg reverted after completion. */
+const REVERTS_WINDOW_HOURS = 7 * 24;
+/** …and how long such a revert keeps the service `degraded`. */
+const REVERTS_DEGRADE_HOURS = 24;
+
+/**
+ * `GET /payments/health`: per chain, what the operator must act on — reachability and
+ * indexer lag (payable or not), the operator's gas money, sweeps/refunds in flight or
+ * stuck, and payments a reorg deeper than the required confirmations reverted after they
+ * had completed. `degraded` when any of those needs a look.
+ */
+export async function serviceHealth(deps: { config: Config; db: Db; chainStatus: ChainStatusService }) {
+  const { config, db } = deps;
+  const [chains, inFlight, reverts] = await Promise.all([
+    deps.chainStatus.statuses(config.networks.filter((n) => n.enabled)),
+    transfersInFlight(db),
+    revertsAfterCompletion(db, REVERTS_WINDOW_HOURS),
+  ]);
+  // A sweep or refund still not final after a few replacement rounds needs a look.
+  const stuckAfterSeconds = (3 * config.transfers.replaceAfterMs) / 1000;
+  const transfersOf = (chainId: string) => {
+    const t = inFlight.get(chainId);
+    return { inFlight: t?.inFlight ?? 0, oldestSeconds: t?.oldestSeconds ?? null, stuck: (t?.oldestSeconds ?? 0) > stuckAfterSeconds };
+  };
+  const revertsOf = (chainId: string) => {
+    const r = reverts.get(chainId);
+    return { count: r?.count ?? 0, lastAt: r?.lastAt.toISOString() ?? null, recent: r !== undefined && Date.now() - r.lastAt.getTime() < REVERTS_DEGRADE_HOURS * 3_600_000 };
+  };
+  const healthy = chains.every(
+    (c) => c.payable && (c.operator === null || c.operator.sufficient) && !transfersOf(c.network.chainId).stuck && !revertsOf(c.network.chainId).recent,
+  );
+  return {
+    success: true,
+    status: healthy ? "ok" : "degraded",
+    chains: chains.map((c) => ({
+      network: c.network.shortName,
+      chainId: c.network.chainId,
+      type: c.network.type,
+      isTestnet: c.network.isTestnet,
+      rpcReachable: c.rpcReachable,
+      headBlock: c.headBlock?.toString() ?? null,
+      indexedBlock: c.indexedBlock?.toString() ?? null,
+      lag: c.lag?.toString() ?? null,
+      requiredConfirmations: c.network.requiredConfirmations,
+      settlementContract: c.network.settlementContract,
+      // Sweeps wait while the operator cannot pay their gas.
+      operator: c.operator ? { address: c.operator.address, balance: c.operator.balance.toString(), sufficient: c.operator.sufficient } : null,
+      // Sweeps and refunds not yet final; `stuck` when the oldest has waited past three replacement rounds.
+      transfers: transfersOf(c.network.chainId),
+      // Payments a reorg deeper than the required confirmations reverted after completion (last 7 days; `recent`: last 24 h).
+      revertedAfterCompletion: revertsOf(c.network.chainId),
+      payable: c.payable,
+      error: c.error,
+    })),
+  };
+}

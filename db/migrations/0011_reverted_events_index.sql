@@ -1,0 +1,1 @@
+CREATE INDEX "payment_events_reverted_idx" ON "payment_events" USING btree ("created_at") WHERE type = 'payment.reverted';
