@@ -2,14 +2,16 @@ import type { Config, Network, NetworkType } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { evmRail } from "./evm/index.ts";
+import { solanaRail } from "./solana/index.ts";
 import type { Rail } from "./types.ts";
 
 export type * from "./types.ts";
+export { INDEXED_CHANNEL } from "./types.ts";
 
 /** The rail of each network type. Adding a rail is one line here plus its folder. */
 const railsByType: Record<NetworkType, Rail | undefined> = {
   evm: evmRail,
-  solana: undefined,
+  solana: solanaRail,
 };
 
 /** The rail that takes payments on `network`, if any does yet. */

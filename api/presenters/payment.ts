@@ -79,7 +79,7 @@ export function presentPayment(p: PaymentRow, network: Network | undefined) {
     closedReason: p.closedReason,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
-    ...(network && railFor(network)?.walletInstructions(p)),
+    ...(network && railFor(network)?.walletInstructions(p, network)),
     settlement: presentSettlement(p, network),
   };
 }

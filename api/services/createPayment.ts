@@ -96,7 +96,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     const expiresAt = new Date(now.getTime() + expiresIn * 1000);
     // Fees round down: the merchant is never charged more than the configured rate.
     const fee = ctx.kind === "payment" && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
-    const prepared = await rail.prepare(config, {
+    const prepared = await rail.prepare({ config, db }, {
       paymentId: id,
       kind: ctx.kind,
       network,

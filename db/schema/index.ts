@@ -3,3 +3,4 @@ export * from "./events.ts";
 export * from "./merchants.ts";
 export * from "./payments.ts";
 export * from "./transfers.ts";
+export * from "./solana.ts";
