@@ -1,5 +1,5 @@
 /**
- * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer`.
+ * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|solana`.
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
@@ -11,11 +11,13 @@ import { runMigrations } from "../db/migrate.ts";
 import { spawnIndexer } from "../indexer/run.ts";
 import { createPrompts } from "../jobs/prompts.ts";
 import { startWorkers } from "../jobs/worker.ts";
+import { INDEXED_CHANNEL } from "../rails/index.ts";
+import { startSolanaSubscriber } from "../rails/solana/ingest/startSolanaSubscriber.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 
 const role = process.argv[2];
-if (role !== "api" && role !== "worker" && role !== "indexer") {
-  console.error("usage: bun scripts/role.ts api|worker|indexer");
+if (role !== "api" && role !== "worker" && role !== "indexer" && role !== "solana") {
+  console.error("usage: bun scripts/role.ts api|worker|indexer|solana");
   process.exit(2);
 }
 const config = loadConfigOrExit();
@@ -41,6 +43,15 @@ if (role === "api") {
   const workers = await startWorkers({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {
     await workers.close();
+    await handle.close();
+  });
+} else if (role === "solana") {
+  // The Solana rail's subscriber: one per deployment, like the indexer.
+  await runMigrations(databaseUrl);
+  const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10) });
+  const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
+  stopWith(async () => {
+    await subscriber.stop();
     await handle.close();
   });
 } else {

@@ -19,6 +19,7 @@ import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { SANDBOX_RATES, sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
+import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
@@ -50,7 +51,7 @@ function config(env: Record<string, string | undefined>): Config {
 
 function startRoles(env: Record<string, string | undefined>) {
   const bun = process.execPath;
-  for (const role of ["indexer", "worker", "api"]) {
+  for (const role of ["indexer", "solana", "worker", "api"]) {
     const child = spawnRole(role, bun, [join(root, "scripts/role.ts"), role], { ...env, STABLEPAY_SUPERVISED: "1" }, root);
     children.push(child);
     void child.exited.then((code) => {
@@ -113,6 +114,7 @@ if (prod) {
     REDIS_URL: redis.url,
     NETWORKS_FILE: networksFile,
     OPERATOR_PRIVATE_KEY: process.env.OPERATOR_PRIVATE_KEY ?? sandboxAccounts.operator,
+    SOLANA_OPERATOR_SECRET_KEY: process.env.SOLANA_OPERATOR_SECRET_KEY ?? chains.solana.operatorSecretKey,
     RATES_STATIC: process.env.RATES_STATIC ?? SANDBOX_RATES,
   };
   const cfg = config(env);
@@ -128,7 +130,7 @@ if (prod) {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));
   } catch {}
   const localNetworks = cfg.networks.filter((n) => n.isLocal);
-  const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, previous);
+  const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, chains.merchantWallets, previous);
   await handle.close();
 
   startRoles(env);
@@ -143,14 +145,18 @@ if (prod) {
     apiSecret: merchant.apiSecret,
     chains: chains.networks.map((n) => ({
       shortName: n.shortName,
-      chainId: Number(n.chainId),
+      type: n.type,
+      // EVM chain ids are numbers; a Solana chain id is its genesis hash.
+      chainId: /^\d+$/.test(n.chainId) ? Number(n.chainId) : n.chainId,
       rpcUrl: n.rpcUrl,
       wsUrl: n.wsUrl,
-      tokens: n.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
-      settlementContract: n.settlementContract,
-      forwarderFactory: n.forwarderFactory,
+      tokens: n.tokens.map((t) => ({ symbol: t.symbol, address: t.address, ...(t.tokenProgram ? { mint: t.address, tokenProgram: t.tokenProgram } : {}), decimals: t.decimals })),
+      settlementContract: n.settlementContract ?? null,
+      forwarderFactory: n.forwarderFactory ?? null,
     })),
     customerPrivateKey: sandboxAccounts.customer,
+    customerSolanaSecretKey: chains.solana.customerSecretKey,
+    customerSolanaAddress: solanaSandboxAccounts.customer.publicKey.toBase58(),
     customerAddress: privateKeyToAccount(sandboxAccounts.customer).address,
     merchantWallets: merchant.merchantWallets,
     webhookSecret: merchant.webhookSecret,
