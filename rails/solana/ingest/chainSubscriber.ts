@@ -83,7 +83,14 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     return run;
   }
 
-  async function refreshWatches(): Promise<void> {
+  let refreshing: Promise<void> | null = null;
+  /** Re-reads which payments are watched (coalesced), subscribing new ones and dropping old ones. */
+  function refreshWatches(): Promise<void> {
+    refreshing ??= readWatches().finally(() => (refreshing = null));
+    return refreshing;
+  }
+
+  async function readWatches(): Promise<void> {
     const payments = await paymentsToWatch(db, network.chainId, config.solana.watchAfterCloseMs);
     const next = new Map<string, PaymentWatch>();
     const nextAliases = new Map<string, string>();
@@ -130,6 +137,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
 
   const ready = Promise.all([tick(), poll()]).then(() => undefined);
   const pollTimer = setInterval(() => void poll(), config.solana.pollIntervalMs);
+  // New payments are subscribed within a second, whatever the poll interval.
+  const watchTimer = setInterval(() => void refreshWatches().catch((error) => logger.warn({ err: error }, "solana watch list refresh failed")), Math.min(config.solana.pollIntervalMs, 1_000));
   const tickTimer = setInterval(() => void tick(), config.solana.headIntervalMs);
 
   return {
@@ -138,8 +147,12 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     poll,
     tick,
     /** Scans whichever watched addresses are among these (a webhook's). */
-    prompt(addresses: Iterable<string>, foundBy: FoundBy) {
-      return Promise.all([...addresses].filter((a) => watches.has(aliases.get(a) ?? a)).map((a) => scan(a, foundBy))).then(() => undefined);
+    async prompt(addresses: Iterable<string>, foundBy: FoundBy) {
+      const named = [...addresses];
+      const known = () => named.filter((a) => watches.has(aliases.get(a) ?? a));
+      // A payment created since the last refresh is not watched yet: refresh once, then look.
+      if (known().length < named.length) await refreshWatches().catch(() => {});
+      await Promise.all(known().map((a) => scan(a, foundBy)));
     },
     /** Credits stored so far, by what found them. */
     found: () => ({ ...found }),
@@ -148,9 +161,10 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     async stop() {
       stopped = true;
       clearInterval(pollTimer);
+      clearInterval(watchTimer);
       clearInterval(tickTimer);
       await ws?.stop();
-      await Promise.allSettled([polling, ticking, ...running.values()]);
+      await Promise.allSettled([polling, ticking, refreshing, ...running.values()]);
     },
   };
 }
