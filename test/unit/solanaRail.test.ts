@@ -69,7 +69,7 @@ describe("Solana Pay and identifiers", () => {
     expect(parseSolanaSecretKey(getBase58Codec().decode(keypair.secretKey))).toEqual(keypair.secretKey);
     expect(parseSolanaSecretKey(JSON.stringify([...keypair.secretKey]))).toEqual(keypair.secretKey);
     const forged = Uint8Array.from(keypair.secretKey);
-    forged[40] ^= 1;
+    forged[40] = forged[40]! ^ 1;
     expect(parseSolanaSecretKey(getBase58Codec().decode(forged))).toBeNull();
     expect(parseSolanaSecretKey("[1,2,3]")).toBeNull();
     expect(parseSolanaSecretKey("not base58 0OIl")).toBeNull();
