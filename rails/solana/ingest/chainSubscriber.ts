@@ -9,8 +9,24 @@ import type { FoundBy } from "./recordCredits.ts";
 import { scanAddress } from "./scanAddress.ts";
 import { startWebsocketWatch, type WebsocketWatch } from "./websocketWatch.ts";
 
-/** Watched addresses scanned at once by a poll. */
+/** Watched addresses scanned at once (a burst of notifications queues behind these). */
 const SCAN_CONCURRENCY = 8;
+
+/** At most `limit` of the wrapped calls run at once; the others wait their turn. */
+function limiter(limit: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
 
 export type ChainSubscriberOptions = {
   config: Config;
@@ -44,6 +60,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   const again = new Map<string, FoundBy>();
   const found: Record<FoundBy, number> = { poll: 0, websocket: 0, webhook: 0, lookup: 0, submission: 0 };
   let stopped = false;
+  const limited = limiter(SCAN_CONCURRENCY);
 
   const ws: WebsocketWatch | null =
     options.websocket === false
@@ -72,7 +89,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
       while (by && !stopped) {
         again.delete(target);
         try {
-          found[by] += await scanAddress(deps, watch, by);
+          const kind = by;
+          found[kind] += await limited(() => scanAddress(deps, watch, kind));
         } catch (error) {
           logger.warn({ err: error, address: target }, "solana scan failed; the next poll looks again");
         }
@@ -115,10 +133,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     polling ??= (async () => {
       try {
         await refreshWatches();
-        const queue = [...watches.keys()];
-        await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, async () => {
-          for (let address = queue.shift(); address && !stopped; address = queue.shift()) await scan(address, "poll");
-        }));
+        await Promise.all([...watches.keys()].map((address) => scan(address, "poll")));
       } catch (error) {
         logger.warn({ err: error }, "solana poll failed; retrying");
       }
