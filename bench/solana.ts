@@ -24,6 +24,7 @@ import { createTestApi } from "../test/helpers/testApi.ts";
 
 const N = Number(process.argv[2] ?? 1000);
 const SAMPLES = Number(process.argv[3] ?? 100);
+const progress = (message: string) => process.env.BENCH_VERBOSE && console.error(`[bench] ${message}`);
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 const logger = createLogger({ level: "silent" });
 
@@ -88,8 +89,10 @@ try {
   const samples = await createDeposits(SAMPLES, "latency");
   await subscriber.poll();
   await waitUntil("subscriptions", async () => solana.chain.subscriptionCount() > SAMPLES);
+  progress("latency samples subscribed");
   const latencies: number[] = [];
   for (const deposit of samples) {
+    progress(`sample ${latencies.length}`);
     const signature = await pay(deposit.depositAddress, await connection.getLatestBlockhash());
     const confirmedAt = await new Promise<number>((resolve) => connection.onSignature(signature, () => resolve(performance.now()), "confirmed"));
     for (;;) {
@@ -101,6 +104,7 @@ try {
     latencies.push(performance.now() - confirmedAt);
   }
 
+  progress("latency done");
   // --- throughput: N deposit accounts open, each paid once in one burst
   const burst = await createDeposits(N, "burst");
   await subscriber.poll();

@@ -48,10 +48,11 @@ export function startDispatcher(deps: { config: Config; db: Db; logger: Logger; 
     intervalMs: deps.intervalMs ?? 2_000,
     logger: deps.logger,
     run: dispatchOnce,
-    // Listening starts once every rail's ingest can announce its commits (the indexer has created its tables).
+    // Listening starts once a rail's ingest can announce its commits; the others are asked again on
+    // every tick (Ponder's tables appear at its first start), the timer covering them meanwhile.
     prepare: async (client) => {
       const ready = await Promise.all(allRails().map((rail) => rail.announceIngest(client, ctx, INDEXED_CHANNEL)));
-      return ready.every(Boolean);
+      return ready.some(Boolean);
     },
   });
 }
