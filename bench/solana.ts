@@ -87,7 +87,9 @@ try {
   await subscriber.ready;
   // --- latency: one payment at a time, confirmed → visible on the status endpoint
   const samples = await createDeposits(SAMPLES, "latency");
+  progress("latency deposits created");
   await subscriber.poll();
+  progress(`polled; ${subscriber.websocket!.size()} subscribed here, ${solana.chain.subscriptionCount()} at the node`);
   await waitUntil("subscriptions", async () => solana.chain.subscriptionCount() > SAMPLES);
   progress("latency samples subscribed");
   const latencies: number[] = [];
