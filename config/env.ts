@@ -57,6 +57,27 @@ export const envSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
     .optional(),
+  /**
+   * Solana: the operator's keypair (base58 secret key, or a JSON array of 64 bytes). It pays the
+   * fees and rent of sweeps and refunds out of deposit addresses and receives the rent back. Never logged.
+   */
+  SOLANA_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
+  /** Solana subscriber: how often every watched account is scanned (the backstop behind websockets and webhooks). */
+  SOLANA_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  /** Solana subscriber: how often confirmed/finalized slots are read and new credits checked for finality. */
+  SOLANA_HEAD_INTERVAL_MS: z.coerce.number().int().min(20).max(60_000).default(500),
+  /** A Solana websocket silent this long (no slot notification) is replaced by a new one. */
+  SOLANA_WS_STALE_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /** Hours an expired, failed or completed Solana payment's accounts stay watched for late money. */
+  SOLANA_WATCH_AFTER_CLOSE_HOURS: z.coerce.number().min(0).max(24 * 365).default(72),
+  /** Port (127.0.0.1 unless SOLANA_WEBHOOK_HOST says otherwise) of the Solana subscriber's Helius webhook receiver; 0 disables it. */
+  SOLANA_WEBHOOK_PORT: port.default(0),
+  SOLANA_WEBHOOK_HOST: z.string().min(1).default("127.0.0.1"),
+  /** Helius: API key (registers the watched addresses with a webhook) and the `authHeader` every delivery must carry. */
+  HELIUS_API_KEY: z.string().min(1).optional(),
+  HELIUS_WEBHOOK_AUTH_HEADER: z.string().min(16, "at least 16 characters (a random secret)").optional(),
+  /** Public URL Helius posts to (the subscriber's receiver behind your proxy), e.g. https://pay.example.com/solana/helius. */
+  HELIUS_WEBHOOK_URL: url(["https:", "http:"]).optional(),
   /** A sweep or refund transaction not mined after this many seconds is re-sent with higher fees (same nonce). */
   TRANSFER_REPLACE_AFTER: z.coerce.number().min(1).max(24 * 3600).default(180),
   /** Service fee in basis points of each payment, paid atomically by the settlement contract. */

@@ -4,6 +4,7 @@ import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKey, type SecretB
 import { buildBridgeConfig, type BridgeConfig } from "./bridge.ts";
 import { envSchema, type Env } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
+import { parseSolanaSecretKey } from "../rails/solana/parseSecretKey.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
 import type { Mode, Network } from "./types.ts";
 
@@ -38,6 +39,7 @@ export type Config = {
   rates: RatesConfig;
   /** Cross-chain payments: bridges per route, refund addresses, Relay and the local relayer. */
   bridge: BridgeConfig;
+  solana: SolanaConfig;
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
 };
@@ -51,6 +53,20 @@ export type RatesConfig = {
   timeoutMs: number;
   cacheTtlMs: number;
   maxAgeMs: number;
+};
+
+/**
+ * The Solana rail: the operator keypair paying sweep/refund fees (null: no sweeps), the
+ * subscriber's timers, how long closed payments stay watched, and Helius webhooks.
+ */
+export type SolanaConfig = {
+  operatorSecretKey: Uint8Array | null;
+  pollIntervalMs: number;
+  headIntervalMs: number;
+  wsStaleMs: number;
+  watchAfterCloseMs: number;
+  webhook: { host: string; port: number; authHeader: string | null };
+  helius: { apiKey: string | null; webhookUrl: string | null };
 };
 
 /** Webhook delivery: retry delays (ms, one per retry), attempt timeout, re-drive period, rotation overlap. */
@@ -79,6 +95,16 @@ export function buildConfig(
   if (!secretsKey) throw new ConfigError("SECRETS_KEY: must be 32 bytes as base64 or 64 hex digits (`openssl rand -base64 32`)");
   if (e.FEE_BPS > 0 && !e.FEE_RECIPIENT) throw new ConfigError("FEE_RECIPIENT: required when FEE_BPS is above 0");
   if (e.PAYMENT_EXPIRES_IN > e.PAYMENT_MAX_EXPIRES_IN) throw new ConfigError("PAYMENT_EXPIRES_IN: must not exceed PAYMENT_MAX_EXPIRES_IN");
+  const solanaOperator = e.SOLANA_OPERATOR_SECRET_KEY ? parseSolanaSecretKey(e.SOLANA_OPERATOR_SECRET_KEY) : null;
+  if (e.SOLANA_OPERATOR_SECRET_KEY && !solanaOperator) {
+    throw new ConfigError("SOLANA_OPERATOR_SECRET_KEY: must be a Solana keypair's 64-byte secret key, base58 or a JSON array of bytes");
+  }
+  if (e.SOLANA_WEBHOOK_PORT > 0 && !e.HELIUS_WEBHOOK_AUTH_HEADER) {
+    throw new ConfigError("HELIUS_WEBHOOK_AUTH_HEADER: required when SOLANA_WEBHOOK_PORT is set (every delivery must prove it comes from your Helius webhook)");
+  }
+  if (e.HELIUS_API_KEY && (!e.HELIUS_WEBHOOK_URL || !e.HELIUS_WEBHOOK_AUTH_HEADER)) {
+    throw new ConfigError("HELIUS_WEBHOOK_URL and HELIUS_WEBHOOK_AUTH_HEADER: required with HELIUS_API_KEY");
+  }
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(/\/+$/, "");
   let networks: Network[];
   try {
@@ -138,6 +164,15 @@ export function buildConfig(
       maxAgeMs: e.RATES_MAX_AGE_SECONDS * 1000,
     },
     bridge,
+    solana: {
+      operatorSecretKey: solanaOperator,
+      pollIntervalMs: e.SOLANA_POLL_INTERVAL_MS,
+      headIntervalMs: e.SOLANA_HEAD_INTERVAL_MS,
+      wsStaleMs: e.SOLANA_WS_STALE_MS,
+      watchAfterCloseMs: Math.round(e.SOLANA_WATCH_AFTER_CLOSE_HOURS * 3_600_000),
+      webhook: { host: e.SOLANA_WEBHOOK_HOST, port: e.SOLANA_WEBHOOK_PORT, authHeader: e.HELIUS_WEBHOOK_AUTH_HEADER ?? null },
+      helius: { apiKey: e.HELIUS_API_KEY ?? null, webhookUrl: e.HELIUS_WEBHOOK_URL ?? null },
+    },
     secrets: createSecretBox(secretsKey),
   };
 }
@@ -195,6 +230,12 @@ export function redactConfig(config: Config) {
       ...config.bridge,
       relay: { ...config.bridge.relay, apiKey: config.bridge.relay.apiKey ? "[redacted]" : null },
       local: config.bridge.local ? { ...config.bridge.local, relayerPrivateKey: "[redacted]" } : null,
+    },
+    solana: {
+      ...config.solana,
+      operatorSecretKey: config.solana.operatorSecretKey ? "[redacted]" : null,
+      webhook: { ...config.solana.webhook, authHeader: config.solana.webhook.authHeader ? "[redacted]" : null },
+      helius: { apiKey: config.solana.helius.apiKey ? "[redacted]" : null, webhookUrl: config.solana.helius.webhookUrl },
     },
     secrets: { keyId: config.secrets.keyId },
     redis: { ...config.redis, url: hideUrl(config.redis.url) },

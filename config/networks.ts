@@ -80,6 +80,7 @@ export function buildNetworks(opts: BuildNetworksOptions): Network[] {
     const tokens = def.tokens.map((token) => {
       const address = normalizeAddress(def.type, token.address);
       if (!address) throw new Error(`network ${def.shortName}: token ${token.symbol} has an invalid address ${token.address}`);
+      if (token.tokenProgram && def.type !== "solana") throw new Error(`network ${def.shortName}: token ${token.symbol}: tokenProgram is for Solana tokens only`);
       return { ...token, address };
     });
     const symbols = new Set(tokens.map((t) => t.symbol));

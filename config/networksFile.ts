@@ -7,6 +7,8 @@ const tokenSchema = z.object({
   name: z.string().min(1),
   address: z.string().min(1),
   decimals: z.number().int().min(0).max(36),
+  /** Solana only: the mint's program (default the classic Token program). */
+  tokenProgram: z.enum(["spl-token", "token-2022"]).optional(),
 });
 
 /**

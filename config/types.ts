@@ -11,6 +11,8 @@ export type Token = {
   /** EVM: checksummed contract address. Solana: mint address (base58). */
   address: string;
   decimals: number;
+  /** Solana: the program that owns the mint (USDC and USDT: the classic Token program). */
+  tokenProgram?: "spl-token" | "token-2022";
 };
 
 /** One network of the catalogue, after the environment has been applied. */

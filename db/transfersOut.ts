@@ -76,11 +76,34 @@ export async function failTransferOut(
  * sent, if the row still has `previousHash` in flight: of two concurrent replacers only
  * one wins, so every transaction that may be mined stays on the row.
  */
-export async function replaceTransferOutTx(db: Db, id: string, previousHash: string, next: { rawTx: string; txHash: string }): Promise<TransferOutRow | undefined> {
+export async function replaceTransferOutTx(
+  db: Db,
+  id: string,
+  previousHash: string,
+  next: { rawTx: string; txHash: string; blockhash?: string; lastValidBlockHeight?: bigint },
+): Promise<TransferOutRow | undefined> {
   const [row] = await db
     .update(transfersOut)
-    .set({ rawTx: next.rawTx, txHash: next.txHash, replacedTxHashes: sql`array_append(${transfersOut.replacedTxHashes}, ${previousHash})`, updatedAt: sql`now()` })
+    .set({ ...next, replacedTxHashes: sql`array_append(${transfersOut.replacedTxHashes}, ${previousHash})`, updatedAt: sql`now()` })
     .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "broadcast"), eq(transfersOut.txHash, previousHash)))
+    .returning();
+  return row;
+}
+
+/**
+ * Records the signed transaction of a `requested` row and marks it `broadcast`, only if
+ * it is still `requested`: of two runs signing the same row, one records and sends, the
+ * other finds the row taken. Returns the row if this call took it.
+ */
+export async function claimTransferOutBroadcast(
+  db: Db,
+  id: string,
+  values: { rawTx: string; txHash: string; fromAddress: string; blockhash?: string; lastValidBlockHeight?: bigint; nonce?: number },
+): Promise<TransferOutRow | undefined> {
+  const [row] = await db
+    .update(transfersOut)
+    .set({ ...values, status: "broadcast", updatedAt: sql`now()` })
+    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "requested")))
     .returning();
   return row;
 }

@@ -4,6 +4,7 @@ import { anvilAccounts, startAnvil, type AnvilInstance } from "./evm/anvil.ts";
 import { deployTestTokens } from "./evm/deployTestTokens.ts";
 import { deployForwarderFactory, deploySettlement } from "../rails/evm/settlement/index.ts";
 import type { FileNetwork } from "../config/index.ts";
+import { startSandboxSolana, type SandboxSolana } from "./solana/sandboxSolana.ts";
 
 /** Roles of anvil's well-known accounts in the sandbox. */
 export const sandboxAccounts = {
@@ -26,19 +27,28 @@ const LOCAL_CHAINS = [
   { chainId: 31338, name: "Anvil Local 2", shortName: "anvil-2" },
 ] as const;
 
-export type LocalChains = { anvils: AnvilInstance[]; networks: FileNetwork[]; stop: () => Promise<void> };
+export type LocalChains = {
+  anvils: AnvilInstance[];
+  solana: SandboxSolana;
+  networks: FileNetwork[];
+  /** The sandbox merchant's settlement wallet on each local network, by short name. */
+  merchantWallets: Record<string, string>;
+  stop: () => Promise<void>;
+};
 
 /**
  * Two fresh anvil chains (the second for cross-chain flows) with USDC, USDT (6
  * decimals) and DAI (18) deployed and a million of each minted to the customer and to
  * the local bridge's relayer, and the settlement contract and forwarder factory run by
  * the sandbox operator.
- * Blocks every second, so confirmations grow as on a real chain.
+ * Blocks every second, so confirmations grow as on a real chain. And a local Solana
+ * chain (litesvm behind a loopback RPC) with a test USDC mint and a funded customer.
  */
 export async function startLocalChains(options: { blockTime?: number } = {}): Promise<LocalChains> {
   const customer = privateKeyToAccount(sandboxAccounts.customer).address;
   const relayer = privateKeyToAccount(sandboxAccounts.relayer).address;
   const anvils: AnvilInstance[] = [];
+  let solana: SandboxSolana | undefined;
   try {
     const networks: FileNetwork[] = [];
     for (const chain of LOCAL_CHAINS) {
@@ -74,9 +84,20 @@ export async function startLocalChains(options: { blockTime?: number } = {}): Pr
         forwarderFactory,
       });
     }
-    return { anvils, networks, stop: async () => void (await Promise.all(anvils.map((a) => a.stop()))) };
+    solana = await startSandboxSolana();
+    networks.push(solana.network);
+    const evmWallet = privateKeyToAccount(sandboxAccounts.merchant).address;
+    const merchantWallets = { ...Object.fromEntries(LOCAL_CHAINS.map((c) => [c.shortName, evmWallet])), [solana.network.shortName]: solana.merchantWallet };
+    const chain = solana.chain;
+    return {
+      anvils,
+      solana,
+      networks,
+      merchantWallets,
+      stop: async () => void (await Promise.all([...anvils.map((a) => a.stop()), chain.stop()])),
+    };
   } catch (error) {
-    await Promise.all(anvils.map((a) => a.stop()));
+    await Promise.all([...anvils.map((a) => a.stop()), solana?.chain.stop()]);
     throw error;
   }
 }

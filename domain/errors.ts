@@ -93,8 +93,8 @@ export class PaymentLookupError extends AppError {
 
 /** 503: the operator cannot pay a sweep's or refund's fees; they wait until it is funded (health says so). */
 export class OperatorBalanceLowError extends ServiceUnavailableError {
-  constructor(network: string, balance: bigint, needed: bigint) {
-    super(`The operator's balance on ${network} (${balance} wei) is below the ${needed} wei a sweep needs; sweeps wait until it is funded.`);
+  constructor(network: string, balance: bigint, needed: bigint, unit = "wei") {
+    super(`The operator's balance on ${network} (${balance} ${unit}) is below the ${needed} ${unit} a sweep needs; sweeps wait until it is funded.`);
   }
 }
 

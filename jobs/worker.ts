@@ -69,7 +69,7 @@ export async function startWorkers(deps: {
       { ...options, concurrency: 1 },
     ),
   ];
-  if (deps.transfers !== false && deps.databaseUrl && config.operatorPrivateKey) {
+  if (deps.transfers !== false && deps.databaseUrl && (config.operatorPrivateKey || config.solana.operatorSecretKey)) {
     // Operator transactions: signing is serialized per chain by an advisory lock; receipts are awaited in parallel.
     // A short lock and frequent stall checks: a job whose worker died goes back to another within
     // ~20 s instead of BullMQ's ~60 s default (a second run is harmless: the job checks its row and the chain).

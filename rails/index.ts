@@ -3,14 +3,16 @@ import type { PaymentRow } from "../db/schema/index.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { bridgeRail } from "./bridge/index.ts";
 import { evmRail } from "./evm/index.ts";
+import { solanaRail } from "./solana/index.ts";
 import type { Rail } from "./types.ts";
 
 export type * from "./types.ts";
+export { INDEXED_CHANNEL } from "./types.ts";
 
 /** The rail of each network type. Adding a rail is one line here plus its folder. */
 const railsByType: Record<NetworkType, Rail | undefined> = {
   evm: evmRail,
-  solana: undefined,
+  solana: solanaRail,
 };
 
 /** Rails chosen by the kind of payment rather than its network: cross-chain payments arrive through a bridge. */

@@ -5,6 +5,9 @@ import type { Db } from "../db/client.ts";
 import type { NewPayment, PaymentRow, TransferOutRow } from "../db/schema/index.ts";
 import type { Credit } from "../domain/settle.ts";
 
+/** The Postgres channel every rail's ingest announces its commits on (reconciliation listens). */
+export const INDEXED_CHANNEL = "stablepay_indexed";
+
 /**
  * The Rail port: everything that differs between the ways money arrives (EVM, Solana,
  * a bridge) sits behind this one interface, one implementation per rail, registered
@@ -21,14 +24,18 @@ export interface Rail {
   unavailable(config: Config, network: Network, kind: PaymentKind): string | null;
   /** The canonical form of an address on this rail (checksummed, base58…), or null if it is not one. */
   normalizeAddress(address: string): string | null;
-  /** The rail's part of a new payment row: receive/deposit address, signed intent, contract. */
-  prepare(config: Config, request: PrepareRequest): Promise<PreparedPayment>;
+  /**
+   * The rail's part of a new payment row: receive/deposit address, signed intent, contract.
+   * `ctx.db` is the pool, not the creating transaction: what the rail stores for itself
+   * (Solana's deposit seed) must outlive a creation that rolls back.
+   */
+  prepare(ctx: PrepareContext, request: PrepareRequest): Promise<PreparedPayment>;
 
   // ── Showing it ─────────────────────────────────────────────────────────────────
   /** The URI a wallet opens from a QR code (EIP-681, Solana Pay), or null. */
   paymentUri(payment: PaymentRow): string | null;
   /** What a customer's wallet sends (signed intent, transactions), merged into the full payment view; null if nothing. */
-  walletInstructions(payment: PaymentRow): Record<string, unknown> | null;
+  walletInstructions(payment: PaymentRow, network: Network): Record<string, unknown> | null;
   /**
    * What the hosted checkout page's wallet button sends for `payment` now, through the
    * browser wallet interface the rail names (null: nothing to send, or no browser wallet).
@@ -64,6 +71,17 @@ export interface Rail {
    * nothing to prune and leaves this out.
    */
   pruneIngested?(ctx: RailContext, options: { dryRun: boolean }): Promise<PruneResult>;
+  /**
+   * True when ingest can add evidence while the indexed head stands still (Solana: credits
+   * land at `confirmed`, the head moves with `finalized`): dispatch then looks on every wake-up.
+   */
+  readonly evidenceAheadOfHead: boolean;
+  /**
+   * Looks for this payment's evidence on chain now, beyond what ingest has reached, and
+   * records what it finds as ingested evidence (Solana Pay: the transfer carrying its
+   * reference). `verify-qr` calls it before reconciling; a no-op where ingest is enough.
+   */
+  refreshEvidence(ctx: RailContext, payment: PaymentRow, network: Network): Promise<void>;
   /** Makes the rail's ingest announce each commit on `channel` (Postgres NOTIFY); false until its tables exist. */
   announceIngest(client: pg.Client, ctx: RailContext, channel: string): Promise<boolean>;
   /**
@@ -96,7 +114,10 @@ export interface Rail {
   cancelTransferOut(ctx: RailContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
 }
 
-export type RailName = "evm" | "bridge";
+export type RailName = "evm" | "solana" | "bridge";
+
+/** What `prepare` may use: the configuration and the database pool. */
+export type PrepareContext = { config: Config; db: Db };
 
 /** What a rail needs from the process running it. `databaseUrl` is for session locks on their own connection. */
 export type RailContext = { config: Config; db: Db; logger: Logger; databaseUrl?: string };

@@ -7,8 +7,9 @@ import { confirmingPayments } from "../db/paymentsToRevisit.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { allRails, networksOf } from "../rails/index.ts";
 
-/** The channel every rail's ingest announces its commits on. */
-export const INDEXED_CHANNEL = "stablepay_indexed";
+import { INDEXED_CHANNEL } from "../rails/types.ts";
+
+export { INDEXED_CHANNEL };
 
 /**
  * Turns newly ingested evidence into reconcile prompts. Woken at once by each rail's
@@ -27,11 +28,14 @@ export function startDispatcher(deps: { config: Config; db: Db; logger: Logger; 
         const head = heads.get(network.chainId);
         if (head === undefined) continue;
         const cursor = await readCursor(db, network.chainId);
-        if (cursor && cursor.block === head) continue;
+        if (cursor && cursor.block === head && !rail.evidenceAheadOfHead) continue;
         const evidence = await rail.newEvidence(ctx, network, cursor, head);
+        if (cursor && cursor.block === head && evidence.paymentIds.length === 0) continue;
         // Confirming payments change with the head alone.
         const ids = [...evidence.paymentIds, ...(await confirmingPayments(db, network.chainId))];
-        await prompts.reconcile(ids, `${network.chainId}-${head}`);
+        // Evidence ahead of the head gives new prompts at the same head: the rail's cursor tells them apart.
+        const reason = rail.evidenceAheadOfHead ? `${network.chainId}-${head}-${evidence.cursor.windowDigest ?? ""}` : `${network.chainId}-${head}`;
+        await prompts.reconcile(ids, reason);
         await advanceCursor(db, network.chainId, evidence.cursor);
       }
     }
@@ -44,10 +48,11 @@ export function startDispatcher(deps: { config: Config; db: Db; logger: Logger; 
     intervalMs: deps.intervalMs ?? 2_000,
     logger: deps.logger,
     run: dispatchOnce,
-    // Listening starts once every rail's ingest can announce its commits (the indexer has created its tables).
+    // Listening starts once a rail's ingest can announce its commits; the others are asked again on
+    // every tick (Ponder's tables appear at its first start), the timer covering them meanwhile.
     prepare: async (client) => {
       const ready = await Promise.all(allRails().map((rail) => rail.announceIngest(client, ctx, INDEXED_CHANNEL)));
-      return ready.every(Boolean);
+      return ready.some(Boolean);
     },
   });
 }

@@ -5,4 +5,4 @@
  */
 export { INDEXED_CHANNEL, startDispatcher } from "./dispatch.ts";
 export { reconcilePayments, type Reconciled } from "./reconcilePayments.ts";
-export { verifySubmission } from "./verifySubmission.ts";
+export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";

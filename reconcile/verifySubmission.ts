@@ -22,3 +22,17 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, tr
   await reconcilePayments(ctx.db, ctx.config, [payment.id]);
   return (await findPayment(ctx.db, payment.id))!;
 }
+
+/**
+ * Asks the payment's rail to look for its evidence on chain now (verify-qr), beyond
+ * what ingest has reached. A chain that cannot be read is logged, not an error: the
+ * answer then says what ingest has seen.
+ */
+export async function refreshEvidence(ctx: RailContext, payment: PaymentRow): Promise<void> {
+  try {
+    const { network, rail } = railOfPayment(ctx.config, payment);
+    await rail.refreshEvidence(ctx, payment, network);
+  } catch (error) {
+    ctx.logger.warn({ err: error, payment: payment.id }, "could not look the payment up on chain; answering from ingested evidence");
+  }
+}

@@ -1,6 +1,7 @@
 /**
- * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|relayer`
- * (`relayer`: the local bridge's relayer, the sandbox's bridge between its chains).
+ * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|solana|relayer`
+ * (`solana`: the Solana rail's subscriber; `relayer`: the local bridge's relayer, the sandbox's
+ * bridge between its chains).
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
@@ -13,11 +14,14 @@ import { spawnIndexer } from "../indexer/run.ts";
 import { createPrompts } from "../jobs/prompts.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { startLocalRelayer } from "../rails/bridge/local/index.ts";
+import { INDEXED_CHANNEL } from "../rails/index.ts";
+import { startSolanaSubscriber } from "../rails/solana/ingest/startSolanaSubscriber.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 
+const roles = ["api", "worker", "indexer", "solana", "relayer"] as const;
 const role = process.argv[2];
-if (role !== "api" && role !== "worker" && role !== "indexer" && role !== "relayer") {
-  console.error("usage: bun scripts/role.ts api|worker|indexer|relayer");
+if (!roles.includes(role as (typeof roles)[number])) {
+  console.error(`usage: bun scripts/role.ts ${roles.join("|")}`);
   process.exit(2);
 }
 const config = loadConfigOrExit();
@@ -55,6 +59,15 @@ if (role === "api") {
   const relayer = startLocalRelayer({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {
     await relayer.stop();
+    await handle.close();
+  });
+} else if (role === "solana") {
+  // The Solana rail's subscriber: one per deployment, like the indexer.
+  await runMigrations(databaseUrl);
+  const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10) });
+  const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
+  stopWith(async () => {
+    await subscriber.stop();
     await handle.close();
   });
 } else {

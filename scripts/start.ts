@@ -19,6 +19,7 @@ import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { SANDBOX_RATES, sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
+import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
@@ -81,7 +82,7 @@ if (prod) {
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
   await runMigrations(cfg.databaseUrl);
-  startRoles(env, cfg.bridge.local ? ["indexer", "worker", "api", "relayer"] : ["indexer", "worker", "api"]);
+  startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])]);
   await waitForApi(cfg.http.publicBaseUrl);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {
@@ -113,6 +114,7 @@ if (prod) {
     REDIS_URL: redis.url,
     NETWORKS_FILE: networksFile,
     OPERATOR_PRIVATE_KEY: process.env.OPERATOR_PRIVATE_KEY ?? sandboxAccounts.operator,
+    SOLANA_OPERATOR_SECRET_KEY: process.env.SOLANA_OPERATOR_SECRET_KEY ?? chains.solana.operatorSecretKey,
     RATES_STATIC: process.env.RATES_STATIC ?? SANDBOX_RATES,
     // Cross-chain payments between the local chains through the local bridge and its relayer.
     BRIDGE_ADAPTER: process.env.BRIDGE_ADAPTER ?? "local",
@@ -134,10 +136,10 @@ if (prod) {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));
   } catch {}
   const localNetworks = cfg.networks.filter((n) => n.isLocal);
-  const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, previous);
+  const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, chains.merchantWallets, previous);
   await handle.close();
 
-  startRoles(env, cfg.bridge.local ? ["indexer", "worker", "api", "relayer"] : ["indexer", "worker", "api"]);
+  startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])]);
   await waitForApi(cfg.http.publicBaseUrl);
 
   const devStack = {
@@ -149,14 +151,18 @@ if (prod) {
     apiSecret: merchant.apiSecret,
     chains: chains.networks.map((n) => ({
       shortName: n.shortName,
-      chainId: Number(n.chainId),
+      type: n.type,
+      // EVM chain ids are numbers; a Solana chain id is its genesis hash.
+      chainId: /^\d+$/.test(n.chainId) ? Number(n.chainId) : n.chainId,
       rpcUrl: n.rpcUrl,
       wsUrl: n.wsUrl,
-      tokens: n.tokens.map((t) => ({ symbol: t.symbol, address: t.address, decimals: t.decimals })),
-      settlementContract: n.settlementContract,
-      forwarderFactory: n.forwarderFactory,
+      tokens: n.tokens.map((t) => ({ symbol: t.symbol, address: t.address, ...(t.tokenProgram ? { mint: t.address, tokenProgram: t.tokenProgram } : {}), decimals: t.decimals })),
+      settlementContract: n.settlementContract ?? null,
+      forwarderFactory: n.forwarderFactory ?? null,
     })),
     customerPrivateKey: sandboxAccounts.customer,
+    customerSolanaSecretKey: chains.solana.customerSecretKey,
+    customerSolanaAddress: solanaSandboxAccounts.customer.publicKey.toBase58(),
     customerAddress: privateKeyToAccount(sandboxAccounts.customer).address,
     merchantWallets: merchant.merchantWallets,
     webhookSecret: merchant.webhookSecret,

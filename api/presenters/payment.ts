@@ -85,7 +85,7 @@ export function presentPayment(p: PaymentRow, network: Network | undefined, publ
     closedReason: p.closedReason,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
-    ...(network && railForPayment(network, p)?.walletInstructions(p)),
+    ...(network && railForPayment(network, p)?.walletInstructions(p, network)),
     settlement: presentSettlement(p, network),
   };
 }

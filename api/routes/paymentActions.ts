@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
-import { reconcilePayments } from "../../reconcile/index.ts";
+import { reconcilePayments, refreshEvidence } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentStatus } from "../presenters/payment.ts";
@@ -23,7 +23,10 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         auth: "public",
         body: t.Object({
           paymentId: t.String({ format: "uuid" }),
-          txHash: t.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: "Transaction hash (0x + 64 hex digits)" }),
+          txHash: t.String({
+            pattern: "^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$",
+            description: "The transaction: an EVM hash (0x + 64 hex digits) or a Solana signature (base58); the payment's chain decides which it must be",
+          }),
         }),
         detail: { summary: "Submit an on-chain transaction for verification; never a credit unless it pays this payment" },
       },
@@ -51,6 +54,8 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         if (!payment) {
           return { success: false, verified: false, error: "payment_not_found", message: `No payment with id ${body.paymentId}.` };
         }
+        // The rail looks now beyond what ingest has reached (Solana Pay: the transfer carrying the reference).
+        await refreshEvidence(deps, payment);
         const after = (await reconcilePayments(db, config, [payment.id])).get(payment.id)?.after;
         const current = (await findMerchantPayment(db, auth.merchantId, auth.mode, payment.id))!;
         const view = presentStatus(current);

@@ -92,26 +92,29 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const owed = fiat?.units ?? tokenAmount!;
   const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", fiat);
 
+  const id = randomUUID();
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + expiresIn * 1000);
+  // Fees round down: the merchant is never charged more than the configured rate.
+  const fee = ctx.kind === "payment" && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
+  // Before the transaction: a rail may read or write its own rows (Solana's deposit seed) on the
+  // pool, which must never wait for a connection while this request holds one.
+  const prepared = await rail.prepare({ config, db }, {
+    paymentId: id,
+    kind: ctx.kind,
+    network,
+    token,
+    amount: owed,
+    fee,
+    feeRecipient: config.fees.recipient ?? merchantWallet,
+    merchantWallet,
+    expiresAt,
+  });
+
   const result = await withIdempotency(db, idempotency, async (tx) => {
-    const id = randomUUID();
-    const now = new Date();
     if (agentId) {
       await enforceAgentPolicy(tx, { merchantId: auth.merchantId, mode: auth.mode, agentId, amount: owed, decimals: token.decimals, network: network.shortName, token: token.symbol, now });
     }
-    const expiresAt = new Date(now.getTime() + expiresIn * 1000);
-    // Fees round down: the merchant is never charged more than the configured rate.
-    const fee = ctx.kind === "payment" && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
-    const prepared = await rail.prepare(config, {
-      paymentId: id,
-      kind: ctx.kind,
-      network,
-      token,
-      amount: owed,
-      fee,
-      feeRecipient: config.fees.recipient ?? merchantWallet,
-      merchantWallet,
-      expiresAt,
-    });
     const row = await insertPayment(tx, {
       id,
       merchantId: auth.merchantId,

@@ -5,3 +5,4 @@ export * from "./localBridge.ts";
 export * from "./merchants.ts";
 export * from "./payments.ts";
 export * from "./transfers.ts";
+export * from "./solana.ts";

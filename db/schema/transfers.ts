@@ -32,6 +32,9 @@ export const transfersOut = pgTable(
     /** Earlier transactions of this row (same nonce, lower fees) that `txHash` replaced; any one may be the one mined. */
     replacedTxHashes: text("replaced_tx_hashes").array().notNull().default(sql`'{}'::text[]`),
     blockNumber: amount("block_number"),
+    /** Solana: the blockhash the transaction was signed with, and the block height after which it can never land. */
+    blockhash: text("blockhash"),
+    lastValidBlockHeight: amount("last_valid_block_height"),
     error: text("error"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -47,6 +47,9 @@ export const bridgeRail: Rail = {
   inTransit: bridgeInTransit,
   // Nothing is ingested per chain: the `bridge` job reads each request and prompts its reconcile.
   newEvidence: async (_ctx, _network, cursor, head) => ({ paymentIds: [], cursor: cursor ?? { block: head, windowDigest: null } }),
+  // The bridge job prompts reconcile itself whenever a leg moves; nothing arrives ahead of a head.
+  evidenceAheadOfHead: false,
+  refreshEvidence: async () => {},
   announceIngest: async () => true,
   verifySubmission: async () => {
     throw new ValidationError("txHash", "Invalid field 'txHash': a cross-chain payment is verified from its bridge (GET /payments/cross-chain/status/{paymentId}); there is nothing to submit");

@@ -12,6 +12,9 @@ import { parsePaymentSettledLogs } from "./settlement/index.ts";
  * transfer of its token to its receive address. Anything else pays nothing.
  */
 export async function verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]> {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(transaction)) {
+    throw new ValidationError("txHash", `Invalid field 'txHash': ${network.name} transactions are 0x + 64 hex digits`);
+  }
   const client = evmClient(network, ctx.config.rpcTimeoutMs * 5);
   const hash = transaction.toLowerCase() as Hex;
   const receipt = await client.getTransactionReceipt({ hash }).catch((error: Error) => {

@@ -1,4 +1,3 @@
-import { privateKeyToAccount } from "viem/accounts";
 import type { Network } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { findActiveCredential, issueCredential } from "../../db/credentials.ts";
@@ -6,7 +5,6 @@ import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { callbackSigningSecret } from "../../db/webhookEndpoints.ts";
 import type { SecretBox } from "../../domain/secretBox.ts";
-import { sandboxAccounts } from "../../devchain/startLocalChains.ts";
 
 export type SandboxMerchant = {
   merchantId: string;
@@ -19,11 +17,18 @@ export type SandboxMerchant = {
 };
 
 /**
- * The sandbox merchant with test keys and a settlement wallet on every local chain.
+ * The sandbox merchant with test keys and a settlement wallet on every local chain
+ * (`wallets`: the address per network short name, as the local chains give them).
  * Keys from an earlier run are reused while they are still valid in this database
  * (secrets are stored hashed, so they can only be known from that earlier run).
  */
-export async function seedSandbox(db: Db, secrets: SecretBox, localNetworks: Network[], previous?: Partial<SandboxMerchant>): Promise<SandboxMerchant> {
+export async function seedSandbox(
+  db: Db,
+  secrets: SecretBox,
+  localNetworks: Network[],
+  wallets: Record<string, string>,
+  previous?: Partial<SandboxMerchant>,
+): Promise<SandboxMerchant> {
   let merchantId: string | undefined;
   let keys: { publicKey: string; apiKey: string; apiSecret: string } | undefined;
   if (previous?.publicKey && previous.apiKey && previous.apiSecret) {
@@ -42,9 +47,10 @@ export async function seedSandbox(db: Db, secrets: SecretBox, localNetworks: Net
     ]);
     keys = { publicKey: pk.key, apiKey: sk.key, apiSecret: sk.secret! };
   }
-  const wallet = privateKeyToAccount(sandboxAccounts.merchant).address;
   const merchantWallets: Record<string, string> = {};
   for (const network of localNetworks) {
+    const wallet = wallets[network.shortName];
+    if (!wallet) continue;
     await setSettlementWallet(db, merchantId, network.id, wallet);
     merchantWallets[network.shortName] = wallet;
   }

@@ -70,8 +70,15 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   expect(devStack.apiKey).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
   expect(typeof devStack.apiSecret).toBe("string");
   expect(devStack.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-  expect(devStack.chains.map((c: { chainId: number }) => c.chainId)).toEqual([31337, 31338]);
-  for (const chain of devStack.chains) {
+  expect(devStack.chains.map((c: { chainId: number | string }) => c.chainId).slice(0, 2)).toEqual([31337, 31338]);
+  const solanaChain = devStack.chains[2];
+  // Checked field by field (asymmetric matchers inside toMatchObject overwrite the object under bun).
+  expect([solanaChain.shortName, solanaChain.type]).toEqual(["solana-local", "solana"]);
+  expect(solanaChain.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(solanaChain.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
+  expect(typeof solanaChain.chainId).toBe("string");
+  expect(solanaChain.tokens.map((t: Record<string, unknown>) => [t.symbol, t.decimals, t.tokenProgram, t.mint === t.address])).toEqual([["USDC", 6, "spl-token", true]]);
+  for (const chain of devStack.chains.slice(0, 2)) {
     expect(chain.tokens.map((t: { symbol: string; decimals: number }) => [t.symbol, t.decimals])).toEqual([
       ["USDC", 6],
       ["USDT", 6],
@@ -87,9 +94,9 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   // Both local chains become payable once the indexer has caught up.
   const payable = await until("payable networks", async () => {
     const { body } = await api("/api/v1/networks/payable", { headers });
-    return body.networks?.length === 2 ? body.networks : undefined;
+    return body.networks?.length === 3 ? body.networks : undefined;
   });
-  expect(payable.map((n: { shortName: string }) => n.shortName).sort()).toEqual(["anvil", "anvil-2"]);
+  expect(payable.map((n: { shortName: string }) => n.shortName).sort()).toEqual(["anvil", "anvil-2", "solana-local"]);
 
   const wallets = await api("/api/v1/merchants/wallets", { headers });
   expect(wallets.body.wallets.every((w: { isConfigured: boolean }) => w.isConfigured)).toBe(true);
@@ -177,7 +184,35 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   expect(health.body.chains.map((c: { network: string; rpcReachable: boolean }) => [c.network, c.rpcReachable])).toEqual([
     ["anvil", true],
     ["anvil-2", true],
+    ["solana-local", true],
   ]);
+
+  // The local Solana chain: the funded customer pays a deposit address through an unmodified
+  // web3.js Connection, and the subscriber, reconciliation and the sweep do the rest.
+  const { Connection, Keypair, PublicKey } = await import("@solana/web3.js");
+  const { getBase58Codec } = await import("@solana/kit");
+  const { getAssociatedTokenAddressSync, transferChecked, createAssociatedTokenAccountIdempotent } = await import("@solana/spl-token");
+  const solanaCustomer = Keypair.fromSecretKey(new Uint8Array(getBase58Codec().encode(devStack.customerSolanaSecretKey)));
+  expect(devStack.customerSolanaAddress).toBe(solanaCustomer.publicKey.toBase58());
+  const connection = new Connection(solanaChain.rpcUrl, "confirmed");
+  const mint = new PublicKey(solanaChain.tokens[0].mint);
+  const customerAta = getAssociatedTokenAddressSync(mint, solanaCustomer.publicKey);
+  expect((await connection.getTokenAccountBalance(customerAta)).value.uiAmountString).toBe("1000000");
+  const solanaDeposit = await api("/api/v1/deposits/create", {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ amount: "2.5", currency: "USDC", network: "solana-local", orderId: "sandbox-solana" }),
+  });
+  expect(solanaDeposit.status).toBe(201);
+  const depositAta = await createAssociatedTokenAccountIdempotent(connection, solanaCustomer, mint, new PublicKey(solanaDeposit.body.payment.depositAddress), { commitment: "confirmed" }, undefined, undefined, true);
+  await transferChecked(connection, solanaCustomer, customerAta, mint, depositAta, solanaCustomer, 2_500_000n, 6, [], { commitment: "confirmed" });
+  const swept = await until("the Solana deposit completed and swept", async () => {
+    const { body } = await api(`/api/v1/deposits/status/${solanaDeposit.body.payment.id}`, { headers });
+    return body.payment?.status === "completed" && body.payment.sweeps?.[0]?.status === "confirmed" ? body.payment : undefined;
+  }, 60_000);
+  expect(swept).toMatchObject({ amountReceived: "2.5", excessOwed: "0" });
+  const merchantAta = getAssociatedTokenAddressSync(mint, new PublicKey(devStack.merchantWallets["solana-local"]));
+  expect((await connection.getTokenAccountBalance(merchantAta)).value.amount).toBe("2500000");
 
   // The hosted checkout page is served, and a live stream left open does not hold up Ctrl-C.
   const checkoutUrl = naira.body.payment.checkoutUrl;

@@ -1,0 +1,152 @@
+/**
+ * Benchmark (not a test): `npm run bench:solana -- [deposits] [latencySamples]`.
+ * The Solana rail's ingest on the local chain (litesvm behind the loopback RPC, a slot
+ * every 400 ms as on mainnet) with the real subscriber, dispatch, reconcile workers and
+ * HTTP API, and prints:
+ *  - detection latency: transaction confirmed (the node's `signatureSubscribe` at
+ *    `confirmed`) → visible on GET /payments/{id}/status, p50/p99;
+ *  - ingest throughput with N open deposit accounts (default 1,000), each paid once in
+ *    one burst: credits/s through the websocket path, then the same through the poller
+ *    alone (websocket off): what one pass over every watched account costs.
+ */
+import { getAssociatedTokenAddressSync, createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from "@solana/spl-token";
+import { Connection, PublicKey, Transaction } from "@solana/web3.js";
+import { sql } from "drizzle-orm";
+import { createLogger } from "../config/logger.ts";
+import { queryRows } from "../db/client.ts";
+import { setSettlementWallet } from "../db/settlementWallets.ts";
+import { freePort } from "../devchain/freePort.ts";
+import { startWorkers } from "../jobs/worker.ts";
+import { INDEXED_CHANNEL } from "../rails/index.ts";
+import { startChainSubscriber } from "../rails/solana/ingest/chainSubscriber.ts";
+import { startSolanaTestChain } from "../test/helpers/solanaChain.ts";
+import { createTestApi } from "../test/helpers/testApi.ts";
+
+const N = Number(process.argv[2] ?? 1000);
+const SAMPLES = Number(process.argv[3] ?? 100);
+const progress = (message: string) => process.env.BENCH_VERBOSE && console.error(`[bench] ${message}`);
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
+const logger = createLogger({ level: "silent" });
+
+const solana = await startSolanaTestChain({ slotMs: 400, finalityDepth: 32 });
+const api = await createTestApi({
+  networks: [solana.network],
+  env: { SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey, LOG_LEVEL: "silent", SOLANA_POLL_INTERVAL_MS: "600000", SOLANA_HEAD_INTERVAL_MS: "400" },
+});
+const merchant = await api.seedMerchant();
+const network = api.config.networks.find((n) => n.shortName === "solana-local")!;
+await setSettlementWallet(api.db, merchant.id, network.id, solana.merchant.publicKey.toBase58());
+const workers = await startWorkers({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl, transfers: false });
+const port = await freePort();
+api.app.listen({ hostname: "127.0.0.1", port });
+const base = `http://127.0.0.1:${port}/api/v1`;
+const headers = { "content-type": "application/json", "x-public-key": merchant.publicKey };
+const connection = new Connection(solana.chain.rpcUrl, { commitment: "confirmed", wsEndpoint: solana.chain.wsUrl });
+const mint = solana.usdc;
+const customerAta = getAssociatedTokenAddressSync(mint.address, solana.customer.publicKey);
+const credits = async () => Number((await queryRows<{ n: string }>(api.db, sql`select count(*)::text as n from solana_credits`))[0]!.n);
+
+async function createDeposits(count: number, tag: string): Promise<Array<{ id: string; depositAddress: string }>> {
+  const out: Array<{ id: string; depositAddress: string }> = [];
+  for (let i = 0; i < count; i += 50) {
+    out.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(50, count - i) }, async (_, j) => {
+          const r = await fetch(`${base}/deposits/create`, { method: "POST", headers, body: JSON.stringify({ amount: "1", currency: "USDC", network: "solana-local", orderId: `${tag}-${i + j}` }) });
+          if (r.status !== 201) throw new Error(`create ${r.status}: ${await r.text()}`);
+          return ((await r.json()) as { payment: { id: string; depositAddress: string } }).payment;
+        }),
+      )),
+    );
+  }
+  return out;
+}
+
+/** A wallet's payment to a deposit address (its token account created on the way), signed and sent, not awaited. */
+async function pay(depositAddress: string, blockhash: { blockhash: string; lastValidBlockHeight: number }): Promise<string> {
+  const owner = new PublicKey(depositAddress);
+  const ata = getAssociatedTokenAddressSync(mint.address, owner, true);
+  const tx = new Transaction({ feePayer: solana.customer.publicKey, ...blockhash }).add(
+    createAssociatedTokenAccountIdempotentInstruction(solana.customer.publicKey, ata, owner, mint.address),
+    createTransferCheckedInstruction(customerAta, mint.address, ata, solana.customer.publicKey, 1_000_000n, 6),
+  );
+  tx.sign(solana.customer);
+  return connection.sendRawTransaction(tx.serialize(), { skipPreflight: true });
+}
+
+async function waitUntil(what: string, fn: () => Promise<boolean>, timeoutMs = 300_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+let subscriber = startChainSubscriber({ config: api.config, db: api.db, logger, network, channel: INDEXED_CHANNEL });
+try {
+  await subscriber.ready;
+  // --- latency: one payment at a time, confirmed → visible on the status endpoint
+  const samples = await createDeposits(SAMPLES, "latency");
+  progress("latency deposits created");
+  await subscriber.poll();
+  progress(`polled; ${subscriber.websocket!.size()} subscribed here, ${solana.chain.subscriptionCount()} at the node`);
+  await waitUntil("subscriptions", async () => solana.chain.subscriptionCount() > SAMPLES);
+  progress("latency samples subscribed");
+  const latencies: number[] = [];
+  for (const deposit of samples) {
+    progress(`sample ${latencies.length}`);
+    const signature = await pay(deposit.depositAddress, await connection.getLatestBlockhash());
+    const confirmedAt = await new Promise<number>((resolve) => connection.onSignature(signature, () => resolve(performance.now()), "confirmed"));
+    for (;;) {
+      const r = await fetch(`${base}/payments/${deposit.id}/status`, { headers });
+      const body = (await r.json()) as { payment: { amountReceived: string } };
+      if (body.payment.amountReceived !== "0") break;
+      await Bun.sleep(2);
+    }
+    latencies.push(performance.now() - confirmedAt);
+  }
+
+  progress("latency done");
+  // --- throughput: N deposit accounts open, each paid once in one burst
+  const burst = await createDeposits(N, "burst");
+  await subscriber.poll();
+  await waitUntil("subscriptions", async () => solana.chain.subscriptionCount() > SAMPLES + N);
+  const before = await credits();
+  const blockhash = await connection.getLatestBlockhash();
+  let t = performance.now();
+  for (let i = 0; i < burst.length; i += 100) await Promise.all(burst.slice(i, i + 100).map((d) => pay(d.depositAddress, blockhash)));
+  const sentSeconds = (performance.now() - t) / 1000;
+  await waitUntil("every burst credit", async () => (await credits()) >= before + N);
+  const wsSeconds = (performance.now() - t) / 1000;
+
+  // --- the poller alone: websocket off, N more payments (to the same accounts), one pass finds them
+  await subscriber.stop();
+  subscriber = startChainSubscriber({ config: api.config, db: api.db, logger, network, channel: INDEXED_CHANNEL, websocket: false });
+  await subscriber.ready;
+  const second = await connection.getLatestBlockhash();
+  for (let i = 0; i < burst.length; i += 100) await Promise.all(burst.slice(i, i + 100).map((d) => pay(d.depositAddress, second)));
+  await Bun.sleep(1_000); // confirmed
+  const beforePoll = await credits();
+  t = performance.now();
+  await subscriber.poll();
+  const pollSeconds = (performance.now() - t) / 1000;
+  const found = (await credits()) - beforePoll;
+  t = performance.now();
+  await subscriber.poll(); // nothing new: the cost of the backstop on a quiet chain
+  const idlePollSeconds = (performance.now() - t) / 1000;
+
+  console.log(
+    [
+      `Solana ingest on the local chain (400 ms slots), ${N} open deposit accounts:`,
+      `  confirmed → visible on GET /payments/{id}/status (${SAMPLES} samples): p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms`,
+      `  burst of ${N} payments (sent in ${sentSeconds.toFixed(1)} s) → all credited via websocket: ${wsSeconds.toFixed(1)} s, ${(N / wsSeconds).toFixed(0)} credits/s`,
+      `  poller alone: one pass over ${N + SAMPLES} watched accounts found ${found} credits in ${pollSeconds.toFixed(1)} s (${(found / pollSeconds).toFixed(0)} credits/s); a pass with nothing new: ${idlePollSeconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+} finally {
+  await subscriber.stop();
+  await workers.close();
+  await api.close();
+  await solana.stop();
+}
+process.exit(0);

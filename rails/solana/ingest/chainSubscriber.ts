@@ -1,0 +1,187 @@
+import type { Config, Network } from "../../../config/index.ts";
+import type { Logger } from "../../../config/logger.ts";
+import type { Db } from "../../../db/client.ts";
+import { solanaConnection } from "../connection.ts";
+import { paymentsToWatch } from "../readModel/watchList.ts";
+import { watchOf, type PaymentWatch } from "../watchedAccount.ts";
+import { advanceFinality } from "./advanceFinality.ts";
+import type { FoundBy } from "./recordCredits.ts";
+import { scanAddress } from "./scanAddress.ts";
+import { startWebsocketWatch, type WebsocketWatch } from "./websocketWatch.ts";
+
+/** Watched addresses scanned at once (a burst of notifications queues behind these). */
+const SCAN_CONCURRENCY = 8;
+
+/** At most `limit` of the wrapped calls run at once; the others wait their turn. */
+function limiter(limit: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+export type ChainSubscriberOptions = {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  network: Network;
+  /** Postgres channel announcing new evidence (reconciliation listens on it). */
+  channel: string;
+  /** Follow the websocket (default true); the poller alone when false. */
+  websocket?: boolean;
+  /** Called with the addresses the subscriber watches after each refresh (Helius registration). */
+  onWatched?: (addresses: string[]) => void;
+};
+
+/**
+ * Ingest of one Solana network. Three things make it look at a watched address: a
+ * websocket notification, a Helius webhook naming it, and the poll over every watched
+ * address every `pollIntervalMs` (the backstop that never misses: the others only
+ * prompt the same scan). Scans of one address never overlap, and a prompt during a scan
+ * gives exactly one more. Every `headIntervalMs` the finalized watermark moves on.
+ */
+export function startChainSubscriber(options: ChainSubscriberOptions) {
+  const { config, db, network, channel } = options;
+  const logger = options.logger.child({ chain: network.shortName });
+  const connection = solanaConnection(network, "confirmed", 20_000);
+  const deps = { db, connection, chainId: network.chainId, channel };
+  let watches = new Map<string, PaymentWatch>();
+  /** Addresses a webhook or notification may name (scan address, deposit key) → scan address. */
+  let aliases = new Map<string, string>();
+  const running = new Map<string, Promise<void>>();
+  const again = new Map<string, FoundBy>();
+  const found: Record<FoundBy, number> = { poll: 0, websocket: 0, webhook: 0, lookup: 0, submission: 0 };
+  let stopped = false;
+  const limited = limiter(SCAN_CONCURRENCY);
+
+  const ws: WebsocketWatch | null =
+    options.websocket === false
+      ? null
+      : startWebsocketWatch({
+          rpcUrl: network.rpcUrl!,
+          wsUrl: network.wsUrl,
+          staleMs: config.solana.wsStaleMs,
+          logger,
+          onActivity: (address) => void scan(address, "websocket"),
+          onReconnect: () => void poll(),
+        });
+
+  /** Scans one watched address now (coalesced: never two at once for one address). */
+  function scan(address: string, foundBy: FoundBy): Promise<void> {
+    const target = aliases.get(address) ?? address;
+    const watch = watches.get(target);
+    if (!watch || stopped) return Promise.resolve();
+    const current = running.get(target);
+    if (current) {
+      again.set(target, again.get(target) ?? foundBy);
+      return current;
+    }
+    const run = (async () => {
+      let by: FoundBy | undefined = foundBy;
+      while (by && !stopped) {
+        again.delete(target);
+        try {
+          const kind = by;
+          found[kind] += await limited(() => scanAddress(deps, watch, kind));
+        } catch (error) {
+          logger.warn({ err: error, address: target }, "solana scan failed; the next poll looks again");
+        }
+        by = again.get(target);
+      }
+    })().finally(() => running.delete(target));
+    running.set(target, run);
+    return run;
+  }
+
+  let refreshing: Promise<void> | null = null;
+  /** Re-reads which payments are watched (coalesced), subscribing new ones and dropping old ones. */
+  function refreshWatches(): Promise<void> {
+    refreshing ??= readWatches().finally(() => (refreshing = null));
+    return refreshing;
+  }
+
+  async function readWatches(): Promise<void> {
+    const payments = await paymentsToWatch(db, network.chainId, config.solana.watchAfterCloseMs);
+    const next = new Map<string, PaymentWatch>();
+    const nextAliases = new Map<string, string>();
+    for (const p of payments) {
+      try {
+        const watch = watchOf(network, p);
+        next.set(watch.scan, watch);
+        if (watch.source === "transfer") nextAliases.set(watch.owner, watch.scan);
+      } catch (error) {
+        logger.warn({ err: error, payment: p.id }, "payment cannot be watched");
+      }
+    }
+    watches = next;
+    aliases = nextAliases;
+    ws?.sync(next.keys());
+    options.onWatched?.([...next.keys(), ...nextAliases.keys()]);
+  }
+
+  let polling: Promise<void> | null = null;
+  /** Refreshes the watch list and scans every watched address (the backstop). */
+  function poll(): Promise<void> {
+    polling ??= (async () => {
+      try {
+        await refreshWatches();
+        await Promise.all([...watches.keys()].map((address) => scan(address, "poll")));
+      } catch (error) {
+        logger.warn({ err: error }, "solana poll failed; retrying");
+      }
+    })().finally(() => (polling = null));
+    return polling;
+  }
+
+  let ticking: Promise<void> | null = null;
+  function tick(): Promise<void> {
+    ticking ??= advanceFinality(deps)
+      .then(() => undefined)
+      .catch((error) => logger.warn({ err: error }, "solana finality check failed; retrying"))
+      .finally(() => (ticking = null));
+    return ticking;
+  }
+
+  const ready = Promise.all([tick(), poll()]).then(() => undefined);
+  const pollTimer = setInterval(() => void poll(), config.solana.pollIntervalMs);
+  // New payments are subscribed within a second, whatever the poll interval.
+  const watchTimer = setInterval(() => void refreshWatches().catch((error) => logger.warn({ err: error }, "solana watch list refresh failed")), Math.min(config.solana.pollIntervalMs, 1_000));
+  const tickTimer = setInterval(() => void tick(), config.solana.headIntervalMs);
+
+  return {
+    network,
+    ready,
+    poll,
+    tick,
+    /** Scans whichever watched addresses are among these (a webhook's). */
+    async prompt(addresses: Iterable<string>, foundBy: FoundBy) {
+      const named = [...addresses];
+      const known = () => named.filter((a) => watches.has(aliases.get(a) ?? a));
+      // A payment created since the last refresh is not watched yet: refresh once, then look.
+      if (known().length < named.length) await refreshWatches().catch(() => {});
+      await Promise.all(known().map((a) => scan(a, foundBy)));
+    },
+    /** Credits stored so far, by what found them. */
+    found: () => ({ ...found }),
+    watched: () => watches.size,
+    websocket: ws,
+    async stop() {
+      stopped = true;
+      clearInterval(pollTimer);
+      clearInterval(watchTimer);
+      clearInterval(tickTimer);
+      await ws?.stop();
+      await Promise.allSettled([polling, ticking, refreshing, ...running.values()]);
+    },
+  };
+}
+
+export type ChainSubscriber = ReturnType<typeof startChainSubscriber>;

@@ -1,0 +1,90 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "../../../db/client.ts";
+
+/** A credit found on chain, ready to be stored (amount in smallest units). */
+export type FoundCredit = {
+  signature: string;
+  account: string;
+  paymentId: string;
+  source: "transfer" | "settlement";
+  owner: string;
+  mint: string;
+  tokenProgram: string;
+  amount: bigint;
+  slot: bigint;
+  blockTime: Date;
+  accountIndex: number;
+  /** The node already reports the transaction at `finalized`. */
+  finalized: boolean;
+};
+
+export type FoundBy = "poll" | "websocket" | "webhook" | "lookup" | "submission";
+
+/** Serializes, per chain, storing credits and moving the finalized watermark (they must see each other). */
+export const lockChainIngest = (tx: Db, chainId: string) => tx.execute(sql`select pg_advisory_xact_lock(726200, hashtext(${chainId}))`);
+
+/** Signatures listed for a scanned address, oldest first: its cursor moves to the newest one stored. */
+export type ScannedAddress = { address: string; signatures: ReadonlyArray<{ signature: string; slot: bigint }> };
+
+/**
+ * Stores credits (unique on chain, signature and token account: a transaction seen
+ * twice, by the websocket and the poller, is one credit) and moves the scanned
+ * address's cursor, in one transaction; announces the commit on `channel` when a credit
+ * is new. A credit not yet seen at `finalized` whose slot is at or below the chain's
+ * finalized watermark is refused, with everything after it: the watermark promises that
+ * every credit below it was checked, so that transaction waits for the next scan (the
+ * cursor stays before it).
+ */
+export async function recordCredits(
+  db: Db,
+  input: { chainId: string; channel: string; foundBy: FoundBy; credits: readonly FoundCredit[]; scanned?: ScannedAddress },
+): Promise<{ inserted: number; refused: string | null }> {
+  return db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    await lockChainIngest(tx, input.chainId);
+    const [head] = await queryRows<{ finalized_slot: string }>(tx, sql`select finalized_slot::text from solana_ingest_heads where chain_id = ${input.chainId}`);
+    const watermark = head ? BigInt(head.finalized_slot) : -1n;
+    const refused = input.credits.find((c) => !c.finalized && c.slot <= watermark) ?? null;
+    let signatures = input.scanned?.signatures ?? [];
+    if (refused) {
+      const at = signatures.findIndex((s) => s.signature === refused.signature);
+      signatures = at >= 0 ? signatures.slice(0, at) : signatures;
+    }
+    const stored = new Set(signatures.map((s) => s.signature));
+    const waits = (c: FoundCredit) => !c.finalized && c.slot <= watermark;
+    // A scan stores the prefix before the first credit that waits; a lookup stores every credit that need not wait.
+    const accepted = !refused ? input.credits : input.scanned ? input.credits.filter((c) => stored.has(c.signature)) : input.credits.filter((c) => !waits(c));
+    let inserted = 0;
+    if (accepted.length > 0) {
+      const rows = await queryRows<{ signature: string }>(tx, sql`
+        insert into solana_credits (chain_id, signature, account, payment_id, source, owner, mint, token_program, amount, slot, block_time, account_index, finalized, found_by)
+        select ${input.chainId}, c.*, ${input.foundBy} from unnest(
+          ${sql.param(accepted.map((c) => c.signature))}::text[], ${sql.param(accepted.map((c) => c.account))}::text[],
+          ${sql.param(accepted.map((c) => c.paymentId))}::uuid[], ${sql.param(accepted.map((c) => c.source))}::text[],
+          ${sql.param(accepted.map((c) => c.owner))}::text[], ${sql.param(accepted.map((c) => c.mint))}::text[],
+          ${sql.param(accepted.map((c) => c.tokenProgram))}::text[], ${sql.param(accepted.map((c) => c.amount.toString()))}::numeric[],
+          ${sql.param(accepted.map((c) => c.slot.toString()))}::numeric[], ${sql.param(accepted.map((c) => c.blockTime.toISOString()))}::timestamptz[],
+          ${sql.param(accepted.map((c) => c.accountIndex))}::int[], ${sql.param(accepted.map((c) => c.finalized))}::boolean[]
+        ) as c
+        on conflict (chain_id, signature, account) do nothing
+        returning signature`);
+      inserted = rows.length;
+    }
+    const newest = signatures.at(-1);
+    if (input.scanned && newest) {
+      await tx.execute(sql`
+        insert into solana_account_cursors (chain_id, address, last_signature, last_slot)
+        values (${input.chainId}, ${input.scanned.address}, ${newest.signature}, ${newest.slot.toString()}::numeric)
+        on conflict (chain_id, address) do update set last_signature = excluded.last_signature, last_slot = excluded.last_slot, updated_at = now()
+        where solana_account_cursors.last_slot <= excluded.last_slot`);
+    }
+    if (inserted > 0) await tx.execute(sql`select pg_notify(${input.channel}, ${input.chainId})`);
+    return { inserted, refused: refused?.signature ?? null };
+  });
+}
+
+/** The cursor of a scanned address: the newest signature already looked at (null: none yet). */
+export async function addressCursor(db: Db, chainId: string, address: string): Promise<string | null> {
+  const [row] = await queryRows<{ last_signature: string }>(db, sql`select last_signature from solana_account_cursors where chain_id = ${chainId} and address = ${address}`);
+  return row?.last_signature ?? null;
+}

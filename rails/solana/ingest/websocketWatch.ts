@@ -1,0 +1,93 @@
+import { Connection, PublicKey } from "@solana/web3.js";
+import type { Logger } from "../../../config/logger.ts";
+
+/**
+ * The subscriber's websocket: one `logsSubscribe` (mentions, `confirmed`) per watched
+ * address, whose notifications only say "look at this address now", and a slot
+ * subscription that proves the socket is alive. A socket with no slot notification for
+ * `staleMs` is replaced by a new one with every subscription (the watchdog), and
+ * `onReconnect` lets the caller scan everything, since notifications in the gap are lost.
+ */
+export function startWebsocketWatch(options: {
+  rpcUrl: string;
+  wsUrl: string | null;
+  staleMs: number;
+  logger: Logger;
+  onActivity: (address: string) => void;
+  onReconnect: () => void;
+}) {
+  let connection = newConnection();
+  let subscriptions = new Map<string, number>();
+  let slotSubscription: number | null = null;
+  let lastSeen = Date.now();
+  let replacements = 0;
+  let stopped = false;
+
+  function newConnection() {
+    return new Connection(options.rpcUrl, { commitment: "confirmed", wsEndpoint: options.wsUrl ?? undefined });
+  }
+
+  function subscribe(address: string) {
+    const id = connection.onLogs(new PublicKey(address), () => {
+      lastSeen = Date.now();
+      options.onActivity(address);
+    }, "confirmed");
+    subscriptions.set(address, id);
+  }
+
+  function watchSlots() {
+    slotSubscription = connection.onSlotChange(() => (lastSeen = Date.now()));
+  }
+  watchSlots();
+
+  async function dropAll(old: Connection, ids: number[], slot: number | null) {
+    await Promise.all([...ids.map((id) => old.removeOnLogsListener(id).catch(() => {})), slot === null ? null : old.removeSlotChangeListener(slot).catch(() => {})]);
+  }
+
+  /** Replaces the socket and every subscription (the watchdog, or a test). */
+  async function replace(reason: string) {
+    if (stopped) return;
+    replacements++;
+    options.logger.warn({ reason }, "solana websocket replaced");
+    const old = connection;
+    const ids = [...subscriptions.values()];
+    const addresses = [...subscriptions.keys()];
+    const slot = slotSubscription;
+    connection = newConnection();
+    subscriptions = new Map();
+    lastSeen = Date.now();
+    watchSlots();
+    for (const address of addresses) subscribe(address);
+    void dropAll(old, ids, slot);
+    options.onReconnect();
+  }
+
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastSeen > options.staleMs) void replace(`no slot notification for ${options.staleMs} ms`);
+  }, Math.max(50, Math.floor(options.staleMs / 4)));
+
+  return {
+    /** Keeps exactly these addresses subscribed. */
+    sync(addresses: Iterable<string>) {
+      if (stopped) return;
+      const wanted = new Set(addresses);
+      for (const [address, id] of subscriptions) {
+        if (wanted.has(address)) continue;
+        subscriptions.delete(address);
+        void connection.removeOnLogsListener(id).catch(() => {});
+      }
+      for (const address of wanted) if (!subscriptions.has(address)) subscribe(address);
+    },
+    replace,
+    replacements: () => replacements,
+    size: () => subscriptions.size,
+    async stop() {
+      stopped = true;
+      clearInterval(watchdog);
+      await dropAll(connection, [...subscriptions.values()], slotSubscription);
+      subscriptions.clear();
+    },
+  };
+}
+
+export type WebsocketWatch = ReturnType<typeof startWebsocketWatch>;

@@ -1,0 +1,75 @@
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
+  createHarvestWithheldTokensToMintInstruction,
+  createTransferCheckedInstruction,
+  getMint,
+  getTransferFeeConfig,
+} from "@solana/spl-token";
+import { getBase58Codec } from "@solana/kit";
+import { PublicKey, Transaction, type Connection, type Keypair, type TransactionInstruction } from "@solana/web3.js";
+import type { Network } from "../../../config/types.ts";
+import type { PaymentRow, TransferOutRow } from "../../../db/schema/index.ts";
+import { associatedTokenAccount, tokenOfMint, tokenProgramOf } from "../tokenAccounts.ts";
+
+export type SignedTransferOut = { rawTx: string; txHash: string; blockhash: string; lastValidBlockHeight: bigint; closesAccount: boolean };
+
+/**
+ * One signed transaction that moves a sweep's or refund's amount out of a deposit
+ * address's token account, the operator paying every fee (the deposit key signs only as
+ * the account's owner, and never needs SOL): create the recipient's associated token
+ * account if missing (idempotent), `transferChecked` the amount, and when that empties
+ * the account, `closeAccount` with its rent back to the operator (Token-2022 fee mints:
+ * withheld fees harvested to the mint first, or it could not close). A refund address
+ * that is itself a token account of the mint is paid directly. Null when the account
+ * holds less than the amount.
+ */
+export async function buildTransferOut(input: {
+  connection: Connection;
+  network: Network;
+  payment: PaymentRow;
+  row: TransferOutRow;
+  operator: Keypair;
+  depositKey: Keypair;
+}): Promise<SignedTransferOut | null> {
+  const { connection, operator, depositKey, row } = input;
+  const token = tokenOfMint(input.network, input.payment.tokenAddress);
+  const program = tokenProgramOf(token);
+  const mint = new PublicKey(token.address);
+  const source = associatedTokenAccount(depositKey.publicKey, mint, program);
+  const sourceBalance = await connection.getTokenAccountBalance(source, "confirmed").then(
+    (b) => BigInt(b.value.amount),
+    () => 0n,
+  );
+  if (sourceBalance < row.amount) return null;
+
+  const instructions: TransactionInstruction[] = [];
+  const recipient = new PublicKey(row.toAddress);
+  const recipientInfo = await connection.getParsedAccountInfo(recipient, "confirmed");
+  const parsed = recipientInfo.value?.data && "parsed" in recipientInfo.value.data ? (recipientInfo.value.data.parsed as { type?: string; info?: { mint?: string } }) : null;
+  let destination: PublicKey;
+  if (recipientInfo.value?.owner.equals(program) && parsed?.type === "account" && parsed.info?.mint === token.address) {
+    destination = recipient; // already a token account of this mint
+  } else {
+    destination = associatedTokenAccount(recipient, mint, program);
+    instructions.push(createAssociatedTokenAccountIdempotentInstruction(operator.publicKey, destination, recipient, mint, program));
+  }
+  instructions.push(createTransferCheckedInstruction(source, mint, destination, depositKey.publicKey, row.amount, token.decimals, [], program));
+  const closesAccount = sourceBalance === row.amount;
+  if (closesAccount) {
+    if (token.tokenProgram === "token-2022" && getTransferFeeConfig(await getMint(connection, mint, "confirmed", program))) {
+      instructions.push(createHarvestWithheldTokensToMintInstruction(mint, [source], program));
+    }
+    instructions.push(createCloseAccountInstruction(source, operator.publicKey, depositKey.publicKey, [], program));
+  }
+  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
+  const transaction = new Transaction({ feePayer: operator.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
+  transaction.sign(operator, depositKey);
+  return {
+    rawTx: transaction.serialize().toString("base64"),
+    txHash: getBase58Codec().decode(transaction.signature!),
+    blockhash,
+    lastValidBlockHeight: BigInt(lastValidBlockHeight),
+    closesAccount,
+  };
+}

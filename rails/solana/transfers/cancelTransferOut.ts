@@ -1,0 +1,32 @@
+import { findTransferOut } from "../../../db/transfersOut.ts";
+import { failTransferOut } from "../../../db/transfersOut.ts";
+import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../domain/errors.ts";
+import type { CancelledTransferOut, RailContext } from "../../types.ts";
+import { solanaConnection } from "../connection.ts";
+import { executeTransferOut } from "./executeTransferOut.ts";
+
+/**
+ * A Solana transaction cancels itself: once the finalized block height passes its last
+ * valid height it can never land. So a sweep or refund is closed as `failed` (nothing
+ * moved) only when that is proven and none of its signatures landed; one that landed is
+ * closed through the usual path; one still valid is refused (409) with the height to wait for.
+ */
+export async function cancelTransferOut(ctx: RailContext, rowId: string): Promise<CancelledTransferOut> {
+  const row = await findTransferOut(ctx.db, rowId);
+  if (!row) throw new NotFoundError(`no sweep or refund with id ${rowId}`);
+  if (row.status !== "broadcast" || !row.txHash) {
+    throw new ConflictError(row.status === "requested" ? `transfer ${row.id} is not signed yet: nothing waits behind it` : `transfer ${row.id} is already ${row.status}`);
+  }
+  const network = ctx.config.networks.find((n) => n.chainId === row.chainId && n.type === "solana" && n.enabled);
+  if (!network) throw new ServiceUnavailableError(`chain ${row.chainId} is not available`);
+  const connection = solanaConnection(network, "confirmed", 20_000);
+  const height = BigInt(await connection.getBlockHeight("finalized"));
+  const signatures = [row.txHash, ...row.replacedTxHashes];
+  const { value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+  if (value.some((s) => s !== null)) return { row: await executeTransferOut(ctx, row.id), cancelTxHash: null };
+  if (row.lastValidBlockHeight === null || height <= row.lastValidBlockHeight) {
+    throw new ConflictError(`transfer ${row.id} can still land until block height ${row.lastValidBlockHeight} (finalized height now ${height}); it cancels itself after that`);
+  }
+  await failTransferOut(ctx.db, row.id, "broadcast", { error: "cancelled by the operator: expired without landing" });
+  return { row: (await findTransferOut(ctx.db, row.id))!, cancelTxHash: null };
+}

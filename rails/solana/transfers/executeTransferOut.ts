@@ -1,0 +1,131 @@
+import type { Connection, Keypair } from "@solana/web3.js";
+import type { Network } from "../../../config/types.ts";
+import { findPayment } from "../../../db/payments.ts";
+import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
+import type { RailContext } from "../../types.ts";
+import { solanaConnection } from "../connection.ts";
+import { depositKeypair, depositSeed } from "../depositKeys.ts";
+import { solanaOperator, SWEEP_LAMPORTS } from "../operator.ts";
+import { buildTransferOut } from "./buildTransferOut.ts";
+
+/** How long one run follows a sent transaction before leaving it to the job's retry. */
+const FOLLOW_MS = 60_000;
+const POLL_MS = 300;
+
+const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.status === "failed";
+
+type Ctx = { ctx: RailContext; network: Network; connection: Connection; operator: Keypair };
+
+/**
+ * Drives one Solana sweep or refund row to a final state, exactly once on chain:
+ * - `requested`: check the operator's SOL, sign one transaction (see `buildTransferOut`),
+ *   record its bytes, signature, blockhash and last valid block height, marking the row
+ *   `broadcast` only if it is still `requested` (two runs: one records, one follows) —
+ *   only then send it;
+ * - `broadcast`: read the finalized block height, then the statuses of the row's
+ *   signatures. Landed and finalized: `confirmed` (the `forwarded`/`refunded` event);
+ *   landed and failed: `failed` (nothing moved). Not landed while the blockhash is still
+ *   valid: send the very same bytes again (one signature can land once). Not landed and
+ *   the finalized height past its last valid height: it can never land, so it is signed
+ *   again with a fresh blockhash, recorded (the old signature kept) before it is sent.
+ * Safe to call twice, concurrently, or after a crash at any point.
+ */
+export async function executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow> {
+  const first = await findTransferOut(ctx.db, rowId);
+  if (!first) throw new Error(`no transfer ${rowId}`);
+  if (isFinal(first)) return first;
+  const network = ctx.config.networks.find((n) => n.chainId === first.chainId && n.type === "solana" && n.enabled);
+  if (!network) throw new ServiceUnavailableError(`chain ${first.chainId} is not available for sweeps`);
+  const operator = solanaOperator(ctx.config);
+  if (!operator) throw new ServiceUnavailableError("SOLANA_OPERATOR_SECRET_KEY is not configured");
+  const c: Ctx = { ctx, network, connection: solanaConnection(network, "confirmed", 20_000), operator };
+  if (first.status === "requested") {
+    const ended = await signAndSend(c, first);
+    if (ended) return ended;
+  }
+  return follow(c, rowId);
+}
+
+async function signAndSend(c: Ctx, row: TransferOutRow): Promise<TransferOutRow | null> {
+  const { ctx, connection, operator } = c;
+  const balance = BigInt(await connection.getBalance(operator.publicKey, "confirmed"));
+  if (balance < SWEEP_LAMPORTS) throw new OperatorBalanceLowError(c.network.name, balance, SWEEP_LAMPORTS, "lamports");
+  const payment = (await findPayment(ctx.db, row.paymentId))!;
+  const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
+  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey });
+  if (!signed) {
+    await failTransferOut(ctx.db, row.id, "requested", { error: `the deposit account holds less than ${row.amount}` });
+    return (await findTransferOut(ctx.db, row.id))!;
+  }
+  // Recorded before it is sent: a crash from here on finds the signature and the bytes.
+  const claimed = await claimTransferOutBroadcast(ctx.db, row.id, {
+    rawTx: signed.rawTx,
+    txHash: signed.txHash,
+    fromAddress: operator.publicKey.toBase58(),
+    blockhash: signed.blockhash,
+    lastValidBlockHeight: signed.lastValidBlockHeight,
+  });
+  if (claimed) await send(c, signed.rawTx, row.id);
+  return null;
+}
+
+async function send(c: Ctx, rawTx: string, rowId: string): Promise<void> {
+  await c.connection.sendRawTransaction(Buffer.from(rawTx, "base64"), { skipPreflight: true, maxRetries: 0 }).catch((error: Error) => {
+    c.ctx.logger.warn({ err: error, transfer: rowId }, "solana broadcast failed; checking the chain");
+  });
+}
+
+const signaturesOf = (row: TransferOutRow) => [row.txHash, ...row.replacedTxHashes].filter((s): s is string => Boolean(s));
+
+async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
+  const { ctx, connection } = c;
+  const until = Date.now() + FOLLOW_MS;
+  for (;;) {
+    const row = (await findTransferOut(ctx.db, rowId))!;
+    if (isFinal(row) || row.status !== "broadcast") return row;
+    // The height first: a transaction not found after it is past its last valid height can never land.
+    const height = BigInt(await connection.getBlockHeight("finalized"));
+    const signatures = signaturesOf(row);
+    const { value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+    const landedAt = value.findIndex((s) => s !== null);
+    if (landedAt >= 0) {
+      const status = value[landedAt]!;
+      if (status.err !== null) {
+        await failTransferOut(ctx.db, row.id, "broadcast", { blockNumber: BigInt(status.slot), error: `transaction ${signatures[landedAt]} failed: ${JSON.stringify(status.err)}` });
+        return (await findTransferOut(ctx.db, row.id))!;
+      }
+      if (status.confirmationStatus === "finalized") {
+        await confirmTransferOut(ctx.db, row.id, { blockNumber: BigInt(status.slot), txHash: signatures[landedAt]! });
+        return (await findTransferOut(ctx.db, row.id))!;
+      }
+    } else if (row.lastValidBlockHeight !== null && height > row.lastValidBlockHeight) {
+      await resign(c, row);
+      continue;
+    } else {
+      await send(c, row.rawTx!, row.id); // the same bytes: harmless if it already went through
+    }
+    if (Date.now() > until) throw new ServiceUnavailableError(`transaction ${row.txHash} not final yet`);
+    await Bun.sleep(POLL_MS);
+  }
+}
+
+/** The row's transaction expired unlanded: sign the same transfer again with a fresh blockhash, recorded before it is sent. */
+async function resign(c: Ctx, row: TransferOutRow): Promise<void> {
+  const { ctx, connection, operator } = c;
+  const payment = (await findPayment(ctx.db, row.paymentId))!;
+  const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
+  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey });
+  if (!signed) {
+    await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded, and the deposit account now holds less than ${row.amount}` });
+    return;
+  }
+  ctx.logger.warn({ transfer: row.id, expired: row.txHash }, "solana transaction expired without landing; signing it again");
+  const replaced = await replaceTransferOutTx(ctx.db, row.id, row.txHash!, {
+    rawTx: signed.rawTx,
+    txHash: signed.txHash,
+    blockhash: signed.blockhash,
+    lastValidBlockHeight: signed.lastValidBlockHeight,
+  });
+  if (replaced) await send(c, signed.rawTx, row.id);
+}

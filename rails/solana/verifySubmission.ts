@@ -1,0 +1,56 @@
+import { sql } from "drizzle-orm";
+import { getBase58Codec } from "@solana/kit";
+import type { Network } from "../../config/index.ts";
+import { queryRows } from "../../db/client.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
+import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
+import { INDEXED_CHANNEL, type RailContext, type SubmittedCredit } from "../types.ts";
+import { solanaConnection } from "./connection.ts";
+import { recordCredits } from "./ingest/recordCredits.ts";
+import { creditOf, markFinalized, scanAddress } from "./ingest/scanAddress.ts";
+import { watchOf } from "./watchedAccount.ts";
+
+/** Whether `value` is a transaction signature: base58 of 64 bytes. */
+export function isSolanaSignature(value: string): boolean {
+  if (!/^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(value)) return false;
+  try {
+    return getBase58Codec().encode(value).length === 64;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a submitted transaction pays a payment: the same check as the subscriber's
+ * (the watched token account's balance rise for the payment's mint and program; a Solana
+ * Pay transfer must also carry the payment's reference), read at `confirmed`. What it
+ * finds is stored as an ingested credit, so the subscriber seeing it later changes
+ * nothing; a transaction already credited to another payment pays this one nothing.
+ */
+export async function verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]> {
+  if (!isSolanaSignature(transaction)) {
+    throw new ValidationError("txHash", `Invalid field 'txHash': ${network.name} transactions are identified by their signature (base58, 64 bytes)`);
+  }
+  const connection = solanaConnection(network, "confirmed", ctx.config.rpcTimeoutMs * 5);
+  const parsed = await connection.getParsedTransaction(transaction, { maxSupportedTransactionVersion: 0, commitment: "confirmed" }).catch((error: Error) => {
+    throw new ServiceUnavailableError(`Could not read the transaction from ${network.name}: ${error.message.split("\n")[0]}`);
+  });
+  if (!parsed) throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} was not found on ${network.name} (not confirmed yet?)`);
+  if (parsed.meta?.err) throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} failed`);
+  const watch = watchOf(network, payment);
+  const credit = creditOf(watch, transaction, parsed);
+  if (!credit) return [];
+  await markFinalized(connection, [credit]);
+  const { refused } = await recordCredits(ctx.db, { chainId: network.chainId, channel: INDEXED_CHANNEL, foundBy: "submission", credits: [credit] });
+  if (refused) throw new ServiceUnavailableError(`Transaction ${transaction} is not final yet on ${network.name}; try again in a few seconds`);
+  const [owner] = await queryRows<{ payment_id: string }>(ctx.db, sql`
+    select payment_id from solana_credits where chain_id = ${network.chainId} and signature = ${transaction} and account = ${credit.account}`);
+  if (owner?.payment_id !== payment.id) return [];
+  return [{ txHash: transaction, logIndex: credit.accountIndex, blockNumber: credit.slot, blockTimestamp: credit.blockTime, amount: credit.amount }];
+}
+
+/** Looks the payment up on chain now (its deposit account, or its Solana Pay reference) and stores what pays it. */
+export async function refreshEvidence(ctx: RailContext, payment: PaymentRow, network: Network): Promise<void> {
+  const connection = solanaConnection(network, "confirmed", ctx.config.rpcTimeoutMs * 5);
+  await scanAddress({ db: ctx.db, connection, chainId: network.chainId, channel: INDEXED_CHANNEL }, watchOf(network, payment), "lookup");
+}

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Connection, PublicKey } from "@solana/web3.js";
+import { createLogger } from "../../config/logger.ts";
+import { queryRows } from "../../db/client.ts";
+import { findPayment } from "../../db/payments.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { claimTransferOutBroadcast, findTransferOut, reserveTransferOut } from "../../db/transfersOut.ts";
+import { startWorkers } from "../../jobs/worker.ts";
+import { INDEXED_CHANNEL } from "../../rails/index.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
+import { solanaRail } from "../../rails/solana/index.ts";
+import { depositKeypair, depositSeed } from "../../rails/solana/depositKeys.ts";
+import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
+import { solanaOperator } from "../../rails/solana/operator.ts";
+import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+/**
+ * The Solana rail end to end on a live local chain (slots every 25 ms): a wallet pays a
+ * deposit address, the subscriber, dispatch and the workers move the payment to
+ * `completed` at `finalized`, the sweep forwards the amount in one operator-paid
+ * transaction, the refund sends the excess back and closes the account (rent back to
+ * the operator), with `payment.forwarded` and `payment.refunded`. Then the crash points
+ * of a sweep: recorded but never sent, sent but never followed, and expired unlanded.
+ */
+let solana: SolanaTestChain;
+let api: TestApi;
+let merchant: TestMerchant;
+let subscriber: ReturnType<typeof startSolanaSubscriber>;
+let workers: Awaited<ReturnType<typeof startWorkers>>;
+const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+
+beforeAll(async () => {
+  solana = await startSolanaTestChain({ slotMs: 25, finalityDepth: 3, blockhashValiditySlots: 40 });
+  api = await createTestApi({
+    networks: [solana.network],
+    env: { SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey, SOLANA_POLL_INTERVAL_MS: "2000", SOLANA_HEAD_INTERVAL_MS: "50" },
+  });
+  merchant = await api.seedMerchant();
+  await setSettlementWallet(api.db, merchant.id, network().id, solana.merchant.publicKey.toBase58());
+  subscriber = startSolanaSubscriber({ config: api.config, db: api.db, logger, channel: INDEXED_CHANNEL });
+  await subscriber.ready;
+  workers = await startWorkers({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+}, 60_000);
+
+afterAll(async () => {
+  await workers?.close();
+  await subscriber?.stop();
+  await api?.close();
+  await solana?.stop();
+});
+
+const network = () => api.config.networks.find((n) => n.shortName === "solana-local")!;
+const headers = () => ({ "x-public-key": merchant.publicKey });
+const connection = () => new Connection(solana.chain.rpcUrl, "confirmed");
+const tokenBalance = (owner: PublicKey | string) =>
+  getAccount(connection(), getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(owner), true)).then((a) => a.amount, () => null);
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined && value !== null && value !== false) return value as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+async function createDeposit(amount: string) {
+  const response = await api.request("/api/v1/deposits/create", { headers: headers(), body: { amount, currency: "USDC", network: "solana-local", orderId: crypto.randomUUID() } });
+  expect(response.status).toBe(201);
+  return response.body.payment as { id: string; depositAddress: string };
+}
+
+const depositStatus = async (id: string) => (await api.request(`/api/v1/deposits/status/${id}`, { headers: headers() })).body.payment;
+const eventsOf = (id: string) => queryRows<{ type: string }>(api.db, sql`select type from payment_events where payment_id = ${id} order by sequence`).then((r) => r.map((e) => e.type));
+
+describe("a deposit address, paid, forwarded and refunded", () => {
+  test("overpaid: completed at finality, the amount forwarded, the excess refunded and the account closed", async () => {
+    const deposit = await createDeposit("10");
+    const merchantBefore = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    await solana.pay({ to: deposit.depositAddress, amount: 12_000_000n });
+    const swept = await until("the sweep", async () => {
+      const status = await depositStatus(deposit.id);
+      return status.sweeps?.[0]?.status === "confirmed" ? status : undefined;
+    });
+    expect(swept).toMatchObject({ status: "completed", amountReceived: "12", excessOwed: "2" });
+    expect((await tokenBalance(solana.merchant.publicKey))! - merchantBefore).toBe(10_000_000n);
+    expect(await tokenBalance(deposit.depositAddress)).toBe(2_000_000n); // the excess waits for a refund address
+    expect(await eventsOf(deposit.id)).toContain("payment.forwarded");
+
+    const operator = solanaOperator(api.config)!.publicKey;
+    const before = BigInt(await connection().getBalance(operator));
+    const refund = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: solana.customer.publicKey.toBase58() } });
+    expect(refund.status).toBe(202);
+    const refunded = await until("the refund", async () => {
+      const status = await depositStatus(deposit.id);
+      return status.refunds?.[0]?.status === "confirmed" ? status : undefined;
+    });
+    expect(refunded).toMatchObject({ excessOwed: "0", refunded: "2" });
+    expect(await eventsOf(deposit.id)).toContain("payment.refunded");
+    const depositAta = getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(deposit.depositAddress), true);
+    expect(await connection().getAccountInfo(depositAta)).toBeNull(); // closed
+    // The rent came back to the operator, who paid the fee: the deposit key never needed SOL.
+    const tx = await connection().getTransaction(refunded.refunds[0].transactionHash, { maxSupportedTransactionVersion: 0 });
+    const after = BigInt(await connection().getBalance(operator));
+    expect(after - before).toBe(2_039_280n - BigInt(tx!.meta!.fee));
+    expect(await connection().getBalance(new PublicKey(deposit.depositAddress))).toBe(0);
+  });
+
+  test("exact: one transaction forwards everything and closes the account", async () => {
+    const deposit = await createDeposit("5");
+    await solana.pay({ to: deposit.depositAddress, amount: 5_000_000n });
+    const done = await until("the sweep", async () => {
+      const status = await depositStatus(deposit.id);
+      return status.sweeps?.[0]?.status === "confirmed" ? status : undefined;
+    });
+    const parsed = await connection().getParsedTransaction(done.sweeps[0].transactionHash, { maxSupportedTransactionVersion: 0 });
+    const kinds = parsed!.transaction.message.instructions.map((i) => ("parsed" in i ? `${i.program}:${(i.parsed as { type: string }).type}` : i.programId.toBase58()));
+    expect(kinds).toEqual(["spl-associated-token-account:createIdempotent", "spl-token:transferChecked", "spl-token:closeAccount"]);
+    expect(parsed!.transaction.message.accountKeys[0]!.pubkey.toBase58()).toBe(solanaOperator(api.config)!.publicKey.toBase58()); // fee payer
+    expect(await tokenBalance(deposit.depositAddress)).toBeNull();
+    expect((await eventsOf(deposit.id)).filter((e) => e === "payment.forwarded").length).toBe(1);
+  });
+});
+
+describe("exactly once, wherever the worker died", () => {
+  // No worker from here on: each test plays the dead worker's part by hand, then runs the rail.
+  beforeAll(async () => {
+    await workers.close();
+    workers = undefined as unknown as typeof workers;
+  });
+
+  /** A completed deposit with a reserved sweep row, as the sweep job leaves it before signing. */
+  async function reservedSweep(amount: bigint) {
+    const deposit = await createDeposit((Number(amount) / 1e6).toString());
+    // Paid, and completed; the workers would sweep it, so the row is reserved here first.
+    await solana.pay({ to: deposit.depositAddress, amount });
+    const row = await until("a reservable sweep", async () => {
+      await reconcilePayments(api.db, api.config, [deposit.id]);
+      return reserveTransferOut(api.db, deposit.id, (p) =>
+        p.status === "completed" ? { kind: "sweep", chainId: p.chainId, tokenAddress: p.tokenAddress, toAddress: p.merchantWallet, amount: p.amount } : null,
+      );
+    });
+    const payment = (await findPayment(api.db, deposit.id))!;
+    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const signed = (await buildTransferOut({ connection: connection(), network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey }))!;
+    // Recorded, as the job does before it sends — and here the worker "dies".
+    await claimTransferOutBroadcast(api.db, row.id, { ...signed, fromAddress: solanaOperator(api.config)!.publicKey.toBase58() });
+    return { deposit, row, signed };
+  }
+
+  const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+
+  test("recorded, never sent: the next run sends the very same transaction", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { row, signed } = await reservedSweep(3_000_000n);
+    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    expect(done.status).toBe("confirmed");
+    expect([done.txHash, ...done.replacedTxHashes]).toContain(signed.txHash);
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(3_000_000n);
+    expect((await solanaRail.executeTransferOut(ctx(), row.id)).status).toBe("confirmed"); // again: nothing more
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(3_000_000n);
+  });
+
+  test("sent, never followed: the next run finds it landed and sends nothing", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { row, signed } = await reservedSweep(4_000_000n);
+    await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
+    const [a, b] = await Promise.all([solanaRail.executeTransferOut(ctx(), row.id), solanaRail.executeTransferOut(ctx(), row.id)]);
+    expect(a.status).toBe("confirmed");
+    expect(b.status).toBe("confirmed");
+    expect(a.txHash).toBe(signed.txHash);
+    expect(a.replacedTxHashes).toEqual([]);
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(4_000_000n);
+  });
+
+  test("recorded, never sent, blockhash expired: checked unlanded, then signed again once", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { row, signed } = await reservedSweep(6_000_000n);
+    await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
+    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    expect(done.status).toBe("confirmed");
+    expect(done.replacedTxHashes).toEqual([signed.txHash]);
+    expect(done.txHash).not.toBe(signed.txHash);
+    expect((await connection().getSignatureStatuses([signed.txHash], { searchTransactionHistory: true })).value[0]).toBeNull();
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(6_000_000n);
+    expect((await findTransferOut(api.db, row.id))!.status).toBe("confirmed");
+  });
+});

@@ -1,0 +1,302 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Keypair, PublicKey } from "@solana/web3.js";
+import { createLogger } from "../../config/logger.ts";
+import { queryRows } from "../../db/client.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { INDEXED_CHANNEL } from "../../rails/index.ts";
+import { startChainSubscriber, type ChainSubscriber } from "../../rails/solana/ingest/chainSubscriber.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+/**
+ * The Solana rail's ingest against a real SVM through the loopback RPC and an
+ * unmodified web3.js Connection, on a real Postgres: deposits (exact, partial, over,
+ * late, expired), Solana Pay by reference, verify-qr and /payments/process looking for
+ * themselves, the websocket and the poller finding the same transfer once, and
+ * completion waiting for `finalized`. Slots advance only when a test says so.
+ */
+let solana: SolanaTestChain;
+let api: TestApi;
+let merchant: TestMerchant;
+let subscriber: ChainSubscriber;
+const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
+
+beforeAll(async () => {
+  solana = await startSolanaTestChain({ finalityDepth: 4 });
+  api = await createTestApi({
+    networks: [solana.network],
+    env: { SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey, SOLANA_POLL_INTERVAL_MS: "600000", SOLANA_HEAD_INTERVAL_MS: "50", SOLANA_WS_STALE_MS: "600000" },
+  });
+  merchant = await api.seedMerchant();
+  await setSettlementWallet(api.db, merchant.id, network().id, solana.merchant.publicKey.toBase58());
+}, 60_000);
+
+afterAll(async () => {
+  await subscriber?.stop();
+  await api?.close();
+  await solana?.stop();
+});
+
+const network = () => api.config.networks.find((n) => n.shortName === "solana-local")!;
+const headers = () => ({ "x-public-key": merchant.publicKey });
+const usdc = () => solana.usdc.address.toBase58();
+
+async function create(path: "/api/v1/deposits/create" | "/api/v1/payments/create", amount: string, extra: Record<string, unknown> = {}) {
+  // Each one a new payment: the same body twice would be an idempotent replay.
+  const response = await api.request(path, { headers: headers(), body: { amount, currency: "USDC", network: "solana-local", orderId: crypto.randomUUID(), ...extra } });
+  expect(response.status).toBe(201);
+  const payment = response.body.payment;
+  return { ...payment, receiveAddress: payment.receiveAddress ?? payment.depositAddress } as { id: string; receiveAddress: string; paymentUri: string; solanaPay: { reference: string | null; recipientTokenAccount: string } };
+}
+
+async function status(id: string) {
+  await reconcilePayments(api.db, api.config, [id]);
+  if (process.env.DEBUG_SOLANA) console.log(id, await queryRows(api.db, sql`select payment_id, account, amount::text, found_by from solana_credits order by seq`));
+  const response = await api.request(`/api/v1/deposits/status/${id}`, { headers: headers() });
+  expect(response.status).toBe(200);
+  return response.body.payment as { status: string; amountReceived: string; amountRemaining: string; excessOwed: string; lateAmount: string; confirmations: number };
+}
+
+const creditsOf = (id: string) =>
+  queryRows<{ signature: string; amount: string; found_by: string; finalized: boolean }>(api.db, sql`select signature, amount::text, found_by, finalized from solana_credits where payment_id = ${id} order by slot`);
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined && value !== false) return value as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** Finalizes everything so far and waits until the subscriber's watermark has passed it. */
+async function finalize() {
+  const slot = BigInt(solana.chain.finalize());
+  await until("the finalized watermark", async () => {
+    const [row] = await queryRows<{ f: string }>(api.db, sql`select finalized_slot::text as f from solana_ingest_heads where chain_id = ${network().chainId}`);
+    return row && BigInt(row.f) >= slot - BigInt(solana.chain.finalityDepth) ? true : undefined;
+  });
+}
+
+describe("without a subscriber: verify-qr and /payments/process look for themselves", () => {
+  test("verify-qr finds a Solana Pay transfer by its reference", async () => {
+    const payment = await create("/api/v1/payments/create", "5");
+    expect(payment.receiveAddress).toBe(solana.merchant.publicKey.toBase58());
+    const uri = new URL(payment.paymentUri);
+    expect(payment.paymentUri.startsWith(`solana:${solana.merchant.publicKey.toBase58()}?`)).toBe(true);
+    expect(uri.searchParams.get("amount")).toBe("5");
+    expect(uri.searchParams.get("spl-token")).toBe(usdc());
+    const reference = uri.searchParams.get("reference")!;
+    expect(reference).toBe(payment.solanaPay.reference!);
+
+    const before = await api.request("/api/v1/payments/verify-qr", { headers: headers(), body: { paymentId: payment.id } });
+    expect(before.body).toMatchObject({ success: true, verified: false, error: "payment_not_found_onchain" });
+    const signature = await solana.pay({ to: solana.merchant.publicKey, amount: 5_000_000n, reference });
+    const after = await api.request("/api/v1/payments/verify-qr", { headers: headers(), body: { paymentId: payment.id } });
+    expect(after.body).toMatchObject({ success: true, verified: true, payment: { status: "confirming", amountReceived: "5", transactionHash: signature } });
+    expect(await creditsOf(payment.id)).toEqual([{ signature, amount: "5000000", found_by: "lookup", finalized: false }]);
+  });
+
+  test("a transfer to the merchant without the reference, or with it to another account, pays nothing", async () => {
+    const payment = await create("/api/v1/payments/create", "3");
+    const reference = payment.solanaPay.reference!;
+    await solana.pay({ to: solana.merchant.publicKey, amount: 3_000_000n });
+    await solana.pay({ to: Keypair.generate().publicKey, amount: 3_000_000n, reference });
+    const answer = await api.request("/api/v1/payments/verify-qr", { headers: headers(), body: { paymentId: payment.id } });
+    expect(answer.body).toMatchObject({ verified: false, error: "payment_not_found_onchain" });
+    expect(await creditsOf(payment.id)).toEqual([]);
+  });
+
+  test("/payments/process takes a signature, and refuses an EVM hash or a transaction that pays something else", async () => {
+    const deposit = await create("/api/v1/deposits/create", "10");
+    const other = await solana.pay({ to: Keypair.generate().publicKey, amount: 1_000_000n });
+    const wrong = await api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: deposit.id, txHash: other } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toContain("txHash");
+    const evm = await api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: deposit.id, txHash: `0x${"ab".repeat(32)}` } });
+    expect(evm.status).toBe(400);
+    expect(evm.body.message).toContain("txHash");
+    expect(evm.body.message).toContain("signature");
+
+    const signature = await solana.pay({ to: deposit.receiveAddress, amount: 10_000_000n });
+    const processed = await api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: deposit.id, txHash: signature } });
+    expect(processed.status).toBe(200);
+    expect(processed.body.payment).toMatchObject({ status: "confirming", amountReceived: "10", transactionHash: signature });
+    const again = await api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: deposit.id, txHash: signature } });
+    expect(again.body.payment.amountReceived).toBe("10");
+    expect((await creditsOf(deposit.id)).length).toBe(1);
+  });
+});
+
+describe("Helius webhooks only prompt the same scan", () => {
+  test("a delivery without our authHeader is refused; one with it makes the subscriber look at the named deposit", async () => {
+    const { serveHeliusWebhook } = await import("../../rails/solana/ingest/serveHeliusWebhook.ts");
+    const quiet = startChainSubscriber({ config: api.config, db: api.db, logger, network: network(), channel: INDEXED_CHANNEL, websocket: false });
+    const authHeader = "Bearer helius-test-secret-0123456789";
+    const receiver = serveHeliusWebhook({ host: "127.0.0.1", port: 0, authHeader, logger, onAddresses: (a) => void quiet.prompt(a, "webhook") });
+    try {
+      await quiet.ready;
+      const deposit = await create("/api/v1/deposits/create", "7.5");
+      const signature = await solana.pay({ to: deposit.receiveAddress, amount: 7_500_000n });
+      const depositAta = getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(deposit.receiveAddress), true).toBase58();
+      const fixture = (await Bun.file(new URL("../fixtures/helius/enhanced-token-transfer.json", import.meta.url)).text())
+        .replaceAll("{{CUSTOMER}}", solana.customer.publicKey.toBase58())
+        .replaceAll("{{CUSTOMER_TOKEN_ACCOUNT}}", getAssociatedTokenAddressSync(solana.usdc.address, solana.customer.publicKey).toBase58())
+        .replaceAll("{{DEPOSIT_TOKEN_ACCOUNT}}", depositAta)
+        .replaceAll("{{DEPOSIT_OWNER}}", deposit.receiveAddress)
+        .replaceAll("{{MINT}}", usdc())
+        .replaceAll("{{SIGNATURE}}", signature);
+      const post = (authorization?: string) =>
+        fetch(`http://127.0.0.1:${receiver.port}/`, { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body: fixture });
+      expect((await post()).status).toBe(401);
+      expect((await post("Bearer wrong-secret-wrong-secret!")).status).toBe(401);
+      await Bun.sleep(200);
+      expect(await creditsOf(deposit.id)).toEqual([]); // nothing looked: no websocket, and the poll is 10 minutes away
+      expect((await post(authHeader)).status).toBe(200);
+      const credits = await until("the webhook's scan", async () => {
+        const rows = await creditsOf(deposit.id);
+        return rows.length > 0 ? rows : undefined;
+      });
+      expect(credits).toEqual([{ signature, amount: "7500000", found_by: "webhook", finalized: false }]);
+    } finally {
+      receiver.stop();
+      await quiet.stop();
+    }
+  });
+});
+
+describe("the subscriber: websocket, poller and finality", () => {
+  beforeAll(async () => {
+    subscriber = startChainSubscriber({ config: api.config, db: api.db, logger, network: network(), channel: INDEXED_CHANNEL });
+    await subscriber.ready;
+  });
+
+  /** Polls (the new payment is watched from then on) and waits until the node has its subscription. */
+  async function subscribed() {
+    await subscriber.poll();
+    await until("the websocket subscriptions", async () => solana.chain.subscriptionCount() > subscriber.websocket!.size());
+  }
+
+  const waitCredits = (id: string, n: number) =>
+    until(`${n} credits`, async () => {
+      const rows = await creditsOf(id);
+      return rows.length >= n ? rows : undefined;
+    });
+
+  test("an exact deposit: detected at confirmed, completed only once its slot is finalized", async () => {
+    const deposit = await create("/api/v1/deposits/create", "10");
+    await subscribed(); // the new payment is watched (and subscribed) from here on
+    const signature = await solana.pay({ to: deposit.receiveAddress, amount: 10_000_000n });
+    const [credit] = await waitCredits(deposit.id, 1);
+    expect(credit).toMatchObject({ signature, amount: "10000000", found_by: "websocket" });
+    const confirming = await status(deposit.id);
+    expect(confirming).toMatchObject({ status: "confirming", amountReceived: "10", amountRemaining: "0", excessOwed: "0" });
+    expect(confirming.confirmations).toBeLessThan(network().requiredConfirmations);
+    solana.chain.advanceSlots(1);
+    await Bun.sleep(200);
+    expect((await status(deposit.id)).status).toBe("confirming");
+    await finalize();
+    const done = await status(deposit.id);
+    expect(done).toMatchObject({ status: "completed", amountReceived: "10" });
+    expect(done.confirmations).toBeGreaterThanOrEqual(network().requiredConfirmations);
+    expect((await creditsOf(deposit.id))[0]!.finalized).toBe(true);
+  });
+
+  test("partial, then the rest: pending with what is remaining, then completed", async () => {
+    const deposit = await create("/api/v1/deposits/create", "10");
+    await subscribed();
+    await solana.pay({ to: deposit.receiveAddress, amount: 4_000_000n });
+    await waitCredits(deposit.id, 1);
+    expect(await status(deposit.id)).toMatchObject({ status: "pending", amountReceived: "4", amountRemaining: "6" });
+    await solana.pay({ to: deposit.receiveAddress, amount: 6_000_000n });
+    await waitCredits(deposit.id, 2);
+    await finalize();
+    expect(await status(deposit.id)).toMatchObject({ status: "completed", amountReceived: "10", amountRemaining: "0", excessOwed: "0" });
+  });
+
+  test("over, then late: the excess and the late money are owed back", async () => {
+    const deposit = await create("/api/v1/deposits/create", "10");
+    await subscribed();
+    await solana.pay({ to: deposit.receiveAddress, amount: 12_500_000n });
+    await waitCredits(deposit.id, 1);
+    await finalize();
+    expect(await status(deposit.id)).toMatchObject({ status: "completed", amountReceived: "12.5", excessOwed: "2.5", lateAmount: "0" });
+    // Late: after the window closed (a block stamped after the expiry proves it); block times are whole seconds.
+    await api.db.execute(sql`update payments set expires_at = (select block_time from solana_credits where payment_id = ${deposit.id}) + interval '1 second' where id = ${deposit.id}`);
+    await Bun.sleep(2100);
+    solana.chain.advanceSlots(1); // a slot opened now: its block time is after the expiry
+    await solana.pay({ to: deposit.receiveAddress, amount: 1_000_000n });
+    await waitCredits(deposit.id, 2);
+    await finalize();
+    expect(await status(deposit.id)).toMatchObject({ status: "completed", amountReceived: "13.5", excessOwed: "3.5", lateAmount: "1" });
+  });
+
+  test("expired with funds: everything received is owed back", async () => {
+    const deposit = await create("/api/v1/deposits/create", "10");
+    await subscribed();
+    await solana.pay({ to: deposit.receiveAddress, amount: 3_000_000n });
+    await waitCredits(deposit.id, 1);
+    await api.db.execute(sql`update payments set expires_at = now() - interval '1 second' where id = ${deposit.id}`);
+    await finalize();
+    expect(await status(deposit.id)).toMatchObject({ status: "expired", amountReceived: "3", amountRemaining: "0", excessOwed: "3" });
+  });
+
+  test("a Solana Pay transfer is found by its reference", async () => {
+    const payment = await create("/api/v1/payments/create", "2.25");
+    await subscriber.poll();
+    const signature = await solana.pay({ to: solana.merchant.publicKey, amount: 2_250_000n, reference: payment.solanaPay.reference! });
+    expect((await waitCredits(payment.id, 1))[0]).toMatchObject({ signature, found_by: "websocket" });
+    await finalize();
+    expect(await status(payment.id)).toMatchObject({ status: "completed", amountReceived: "2.25" });
+  });
+
+  test("a websocket gap: the poller finds the transfer, and the websocket seeing it afterwards adds nothing", async () => {
+    const deposit = await create("/api/v1/deposits/create", "4");
+    await subscriber.poll();
+    subscriber.websocket!.sync([]); // the notifications for it are lost
+    const signature = await solana.pay({ to: deposit.receiveAddress, amount: 4_000_000n });
+    await Bun.sleep(300);
+    expect(await creditsOf(deposit.id)).toEqual([]);
+    await subscriber.poll(); // the backstop (it also subscribes the address again)
+    expect(await creditsOf(deposit.id)).toEqual([{ signature, amount: "4000000", found_by: "poll", finalized: false }]);
+    await subscriber.prompt([deposit.receiveAddress], "websocket");
+    await subscriber.poll();
+    expect((await creditsOf(deposit.id)).length).toBe(1);
+    await finalize();
+    expect(await status(deposit.id)).toMatchObject({ status: "completed", amountReceived: "4" });
+  });
+
+  test("a Token-2022 transfer with a fee is credited what arrived, not the instruction's amount", async () => {
+    const response = await api.request("/api/v1/deposits/create", { headers: headers(), body: { amount: "99", currency: "FEEUSD", network: "solana-local", orderId: crypto.randomUUID() } });
+    expect(response.status).toBe(201);
+    const deposit = response.body.payment as { id: string; depositAddress: string };
+    await subscribed();
+    await solana.pay({ to: deposit.depositAddress, amount: 100_000_000n, mint: solana.feeToken });
+    const [credit] = await waitCredits(deposit.id, 1);
+    expect(credit!.amount).toBe("99000000"); // 100 sent, 1% withheld at the recipient
+    await finalize();
+    expect(await status(deposit.id)).toMatchObject({ status: "completed", amountReceived: "99" });
+  });
+
+  test("the watchdog replaces a websocket that has gone silent, and rescans", async () => {
+    const watchdog = startChainSubscriber({
+      config: { ...api.config, solana: { ...api.config.solana, wsStaleMs: 300 } },
+      db: api.db,
+      logger,
+      network: network(),
+      channel: INDEXED_CHANNEL,
+    });
+    try {
+      await watchdog.ready;
+      // No slot is produced: the socket looks dead and is replaced.
+      await until("a replacement", async () => watchdog.websocket!.replacements() > 0);
+      expect(watchdog.websocket!.size()).toBe(watchdog.watched());
+    } finally {
+      await watchdog.stop();
+    }
+  });
+});
