@@ -93,6 +93,17 @@ export const envSchema = z.object({
   RATES_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Rates older than this (by the source's own timestamp) are stale: shown, never used for a payment. */
   RATES_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(36 * 3600),
+  /**
+   * Operators' bearer token for `/metrics` and the queue dashboard (every role). Unset: both
+   * are off. Never logged.
+   */
+  OPERATOR_TOKEN: z.string().regex(/^[\x21-\x7e]{16,512}$/, "must be 16 to 512 printable characters without spaces (e.g. `openssl rand -hex 32`)").optional(),
+  /** Where the worker and indexer roles serve their `/metrics` (the API serves it on its own port); 0 turns one off. */
+  METRICS_HOST: z.string().min(1).optional(),
+  WORKER_METRICS_PORT: port.default(9464),
+  INDEXER_METRICS_PORT: port.default(9465),
+  /** The queue dashboard at /admin/queues: `read-only` (default), `read-write` (retry, remove, pause jobs) or `off`. */
+  QUEUE_DASHBOARD: z.enum(["read-only", "read-write", "off"]).default("read-only"),
 });
 
 export type Env = z.infer<typeof envSchema>;
