@@ -15,7 +15,7 @@ export function withLogContext<T>(fields: LogContext, fn: () => T): T {
  * request from its first hook on); prefer `withLogContext` where the work is one call.
  */
 export function enterLogContext(fields: LogContext): void {
-  storage.enterWith({ ...fields });
+  storage.enterWith({ ...storage.getStore(), ...fields });
 }
 
 /** The fields of the current request or job; empty outside one. */

@@ -3,14 +3,14 @@ import { Gauge } from "prom-client";
 import { registry } from "./registry.ts";
 
 /** Job states reported per queue: the depth (`waiting`, `prioritized`, `delayed`), the work in hand, the failures. */
-const STATES = ["waiting", "prioritized", "delayed", "active", "failed", "paused", "waiting-children"] as const;
+const STATES = ["waiting", "prioritized", "delayed", "active", "failed", "waiting-children"] as const;
 
 const watched = new Set<Queue>();
 
 /** BullMQ's own counts (`getJobCounts`), read from Redis at each scrape. */
 new Gauge({
   name: "stablepay_queue_jobs",
-  help: "Jobs in each BullMQ queue by state (waiting, prioritized, delayed, active, failed, paused, waiting-children), read at scrape time.",
+  help: "Jobs in each BullMQ queue by state (waiting, prioritized, delayed, active, failed, waiting-children), read at scrape time.",
   labelNames: ["queue", "state"] as const,
   registers: [registry],
   async collect() {

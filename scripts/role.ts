@@ -12,6 +12,8 @@ import { spawnIndexer } from "../indexer/run.ts";
 import { createPrompts } from "../jobs/prompts.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
+import { startRoleMetrics } from "./lib/roleMetrics.ts";
+import { openAllQueues } from "../jobs/queues.ts";
 
 const role = process.argv[2];
 if (role !== "api" && role !== "worker" && role !== "indexer") {
@@ -30,10 +32,12 @@ function stopWith(stop: () => Promise<void>) {
 }
 
 const logger = createLogger({ level: config.logLevel, name: role });
+const stopMetrics = startRoleMetrics(role, config, logger, databaseUrl);
 
 if (role === "api") {
   await runMigrations(databaseUrl);
-  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config));
+  const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config) : [];
+  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config), dashboardQueues);
   stopWith(server.stop);
 } else if (role === "worker") {
   await runMigrations(databaseUrl);
@@ -41,6 +45,7 @@ if (role === "api") {
   const workers = await startWorkers({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {
     await workers.close();
+    await stopMetrics();
     await handle.close();
   });
 } else {
@@ -49,5 +54,6 @@ if (role === "api") {
   stopWith(async () => {
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
+    await stopMetrics();
   });
 }

@@ -10,7 +10,7 @@ import { createMerchant } from "../../db/merchants.ts";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
-import { QUEUES, openQueue } from "../../jobs/queues.ts";
+import { openAllQueues } from "../../jobs/queues.ts";
 import { createPaymentStreamHub } from "../../api/services/paymentStreamHub.ts";
 import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
 
@@ -52,7 +52,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     }),
     startedAt: new Date(),
   };
-  const queues = Object.values(QUEUES).map((name) => openQueue(config, name));
+  const queues = openAllQueues(config);
   deps.queueDashboard = await buildQueueDashboard(config, queues);
   const app = createApp(deps);
 
