@@ -35,12 +35,12 @@ const logger = createLogger({ level: config.logLevel, name: role });
 const stopMetrics = startRoleMetrics(role, config, logger, databaseUrl);
 
 if (role === "api") {
-  await runMigrations(databaseUrl);
+  await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
   const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config) : [];
   const server = await startApiServer(config, logger, databaseUrl, createPrompts(config), dashboardQueues);
   stopWith(server.stop);
 } else if (role === "worker") {
-  await runMigrations(databaseUrl);
+  await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
   const handle = createDb(databaseUrl, { max: config.databasePoolSize });
   const workers = await startWorkers({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {

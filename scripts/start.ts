@@ -80,7 +80,7 @@ if (prod) {
   const env = { ...process.env, APP_ENV: process.env.APP_ENV ?? "production" };
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
-  await runMigrations(cfg.databaseUrl);
+  await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
   startRoles(env);
   await waitForApi(cfg.http.publicBaseUrl);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
@@ -116,7 +116,7 @@ if (prod) {
     RATES_STATIC: process.env.RATES_STATIC ?? SANDBOX_RATES,
   };
   const cfg = config(env);
-  await runMigrations(databaseUrl);
+  await runMigrations(databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
 
   const handle = createDb(databaseUrl, { max: 2 });
   // Fresh chains every start: Ponder's sync cache and indexed rows of the old ones are stale.
