@@ -26,7 +26,7 @@ export const reconcileDuration = new Histogram({
 
 /** What a reconcile run changed about one payment, as far as latency is concerned. */
 export type ReconciledPayment = {
-  before: { chainId: string; isTest: boolean; detectedAt: Date | null; status: string };
+  before: { chainId: string; detectedAt: Date | null; status: string };
   after: { status: string; detectedAt: Date | null; completingCredit: { timestamp: Date; source?: string } | null };
 };
 
@@ -40,13 +40,14 @@ export function observeReceiptToStatus(
   committedAt: Date = new Date(),
 ): void {
   for (const { before, after } of reconciled) {
-    if (before.isTest) continue;
     const network = networkOf(before.chainId);
+    const credit = after.completingCredit;
+    // A sandbox simulation is one final credit of the whole amount: first and completing, and no receipt.
+    if (credit?.source === "simulation") continue;
     if (before.detectedAt === null && after.detectedAt !== null) {
       receiptToStatusSeconds.observe({ network, transition: "detected" }, seconds(after.detectedAt, committedAt));
     }
-    const credit = after.completingCredit;
-    if (after.status === "completed" && before.status !== "completed" && credit && credit.source !== "simulation") {
+    if (after.status === "completed" && before.status !== "completed" && credit) {
       receiptToStatusSeconds.observe({ network, transition: "completed" }, seconds(credit.timestamp, committedAt));
     }
   }

@@ -7,6 +7,7 @@
  * - `--prod` (`npm run start:prod`): every role from the environment; no anvil,
  *   DATABASE_URL required.
  */
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,6 +71,16 @@ async function waitForApi(baseUrl: string, timeoutMs = 60_000): Promise<void> {
   fail(`API did not become healthy at ${baseUrl} within ${timeoutMs / 1000}s`);
 }
 
+/** Where each role serves /metrics (behind the operator token). */
+function metricsUrls(cfg: Config) {
+  const host = cfg.operator.metricsHost === "0.0.0.0" ? "127.0.0.1" : cfg.operator.metricsHost;
+  return {
+    api: `${cfg.http.publicBaseUrl}/metrics`,
+    worker: `http://${host}:${cfg.operator.metricsPorts.worker}/metrics`,
+    indexer: `http://${host}:${cfg.operator.metricsPorts.indexer}/metrics`,
+  };
+}
+
 let stopping = false;
 onShutdown(async () => {
   stopping = true;
@@ -114,6 +125,8 @@ if (prod) {
     NETWORKS_FILE: networksFile,
     OPERATOR_PRIVATE_KEY: process.env.OPERATOR_PRIVATE_KEY ?? sandboxAccounts.operator,
     RATES_STATIC: process.env.RATES_STATIC ?? SANDBOX_RATES,
+    // The sandbox's operator token (metrics, queue dashboard): a fresh one per start unless set.
+    OPERATOR_TOKEN: process.env.OPERATOR_TOKEN ?? randomBytes(24).toString("hex"),
   };
   const cfg = config(env);
   await runMigrations(databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
@@ -154,6 +167,9 @@ if (prod) {
     customerAddress: privateKeyToAccount(sandboxAccounts.customer).address,
     merchantWallets: merchant.merchantWallets,
     webhookSecret: merchant.webhookSecret,
+    operatorToken: cfg.operator.token,
+    metrics: metricsUrls(cfg),
+    queueDashboard: `${cfg.http.publicBaseUrl}/admin/queues`,
   };
   writeFileSync(devStackFile, JSON.stringify(devStack, null, 2));
   console.log(
@@ -165,6 +181,7 @@ if (prod) {
       `  API key:     ${merchant.apiKey}`,
       `  API secret:  ${merchant.apiSecret}`,
       `  Webhook secret (callbackUrl): ${merchant.webhookSecret}`,
+      `  Operator token: ${cfg.operator.token}   (metrics: ${Object.values(devStack.metrics).join(", ")}; queues: ${devStack.queueDashboard})`,
       ...chains.networks.map((n) => `  Chain:       ${n.shortName} (${n.chainId}) ${n.rpcUrl}`),
       `  Details:     ${devStackFile}`,
       "Press Ctrl-C to stop.",
