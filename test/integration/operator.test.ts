@@ -68,6 +68,17 @@ describe("with an operator token", () => {
     });
   });
 
+  test("hostile credentials are a 401, never a 500", async () => {
+    const hostile = ["Bearer", "Bearer ", "Basic", "Basic !!!not-base64!!!", `Basic ${Buffer.from("no-colon").toString("base64")}`, `Bearer ${"x".repeat(10_000)}`, "Digest abc", `Basic ${Buffer.from(":").toString("base64")}`];
+    for (const authorization of hostile) {
+      for (const path of ["/metrics", "/admin/queues", "/admin/queues/api/queues"]) {
+        const response = await api.request(path, { headers: { authorization } });
+        expect(response.status).toBe(401);
+        expect(response.body.error).toBe("operator_token_required");
+      }
+    }
+  });
+
   describe("request ids and request logs", () => {
     test("a sane X-Request-Id is kept; otherwise one is made; either way it is returned and logged", async () => {
       await afterResponses();
@@ -151,6 +162,14 @@ describe("with an operator token", () => {
       const queues = response.body.queues as Array<{ name: string; readOnlyMode: boolean }>;
       expect(queues.map((q) => q.name).sort()).toEqual(["maintenance", "reconcile", "transfers", "webhook"]);
       expect(queues.every((q) => q.readOnlyMode)).toBe(true);
+    });
+
+    test("an unknown queue or path in the dashboard is a 4xx, not a 500", async () => {
+      for (const path of ["/admin/queues/api/queues/nope/pause", "/admin/queues/api/queues/%00/x/retry/failed"]) {
+        const response = await api.request(path, { method: "PUT", headers: bearer });
+        expect(response.status).toBeGreaterThanOrEqual(400);
+        expect(response.status).toBeLessThan(500);
+      }
     });
 
     test("read-only: a write through the dashboard's API is refused and changes nothing", async () => {
