@@ -22,7 +22,8 @@ export function startRoleMetrics(role: string, config: Config, logger: Logger, d
     const server = startMetricsServer({ host, port: metricsPorts.worker, token, logger });
     return async () => server?.stop();
   }
-  if (metricsPorts.indexer === 0) return async () => {};
+  // A new role (the Solana subscriber) gets a port of its own here and serves the same way.
+  if (role !== "indexer" || metricsPorts.indexer === 0) return async () => {};
   const handle = createDb(databaseUrl, { max: 2 });
   const unwatch = watchChains(createChainStatusService(config, handle.db), config.networks.filter((n) => n.enabled));
   const server = startMetricsServer({ host, port: metricsPorts.indexer, token, logger, extra: () => fetchPonderMetrics(config.indexer.port) });
