@@ -3,6 +3,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { ApiDeps } from "./deps.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
+import { requestContextPlugin } from "./plugins/requestContext.ts";
 import { textGuardPlugin } from "./plugins/textGuard.ts";
 import { agentPolicyRoutes } from "./routes/agentPolicies.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
@@ -15,6 +16,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { merchantAccountRoutes } from "./routes/merchantAccount.ts";
 import { merchantRoutes } from "./routes/merchants.ts";
 import { networkRoutes } from "./routes/networks.ts";
+import { operatorRoutes } from "./routes/operator.ts";
 import { paymentActionRoutes } from "./routes/paymentActions.ts";
 import { paymentRoutes } from "./routes/payments.ts";
 import { publicPaymentRoutes } from "./routes/publicPayments.ts";
@@ -45,6 +47,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
 /** Builds the whole HTTP app. Tests call `app.handle(new Request("http://localhost/…"))`. */
 export function createApp(deps: ApiDeps) {
   return new Elysia()
+    .use(requestContextPlugin(deps.logger))
     .use(
       // Checkout pages call the credential-free and public-key routes from the customer's
       // browser, on the merchant's origin. API key + secret stay on servers: their headers
@@ -52,8 +55,8 @@ export function createApp(deps: ApiDeps) {
       cors({
         origin: deps.config.http.corsOrigins === "*" ? "*" : deps.config.http.corsOrigins,
         methods: ["GET", "POST"],
-        allowedHeaders: ["Content-Type", "X-Public-Key", "Idempotency-Key", "X-Agent-Id"],
-        exposeHeaders: ["Idempotent-Replayed", "Deprecation"],
+        allowedHeaders: ["Content-Type", "X-Public-Key", "Idempotency-Key", "X-Agent-Id", "X-Request-Id"],
+        exposeHeaders: ["Idempotent-Replayed", "Deprecation", "X-Request-Id"],
         credentials: false,
         maxAge: 600,
       }),
@@ -82,6 +85,7 @@ export function createApp(deps: ApiDeps) {
       }),
     )
     .use(systemRoutes(deps))
+    .use(operatorRoutes(deps))
     .use(checkoutRoutes(deps))
     .use(versionedApi("/api/v1", deps))
     .use(versionedApi("/api", deps));

@@ -4,6 +4,7 @@ import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { ChainStatusService } from "../rails/chainStatus.ts";
+import type { QueueDashboard } from "./queueDashboard.ts";
 import type { PaymentStreamHub } from "./services/paymentStreamHub.ts";
 
 /** Everything the HTTP layer needs, built once by the process entry point (or a test). */
@@ -18,4 +19,6 @@ export type ApiDeps = {
   /** This process's checkout streams and their one listening connection. */
   paymentStreams: PaymentStreamHub;
   startedAt: Date;
+  /** The operators' queue dashboard, when on (`buildQueueDashboard` over queues the entry point opened: the API never imports `jobs/`). */
+  queueDashboard?: QueueDashboard | null;
 };

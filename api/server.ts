@@ -1,3 +1,4 @@
+import type { Queue } from "bullmq";
 import Redis from "ioredis";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
@@ -5,11 +6,12 @@ import { createDb } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
+import { buildQueueDashboard } from "./queueDashboard.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
 import { loadPublicViews } from "./services/publicPaymentViews.ts";
 
 /** Starts the HTTP API on the configured host and port; `stop` drains and closes (the prompts too). */
-export async function startApiServer(config: Config, logger: Logger, databaseUrl: string, prompts: Prompts) {
+export async function startApiServer(config: Config, logger: Logger, databaseUrl: string, prompts: Prompts, queues: Queue[] = []) {
   const handle = createDb(databaseUrl, { max: config.databasePoolSize });
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
   redis.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
@@ -30,6 +32,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     prompts,
     paymentStreams,
     startedAt: new Date(),
+    queueDashboard: await buildQueueDashboard(config, queues),
   });
   app.listen({ hostname: config.http.host, port: config.http.port });
   logger.info({ url: config.http.publicBaseUrl, docs: `${config.http.publicBaseUrl}/docs` }, "API listening");
@@ -40,6 +43,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
       await paymentStreams.stop();
       await app.stop();
       await prompts.close();
+      await Promise.all(queues.map((q) => q.close()));
       redis.disconnect();
       await handle.close();
     },

@@ -142,6 +142,17 @@ export const envSchema = z.object({
   BRIDGE_LOCAL_CONFIRMATIONS: z.coerce.number().int().min(1).max(1_000).default(1),
   /** How often the local relayer looks at its chains. */
   BRIDGE_LOCAL_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+  /**
+   * Operators' bearer token for `/metrics` and the queue dashboard (every role). Unset: both
+   * are off. Never logged.
+   */
+  OPERATOR_TOKEN: z.string().regex(/^[\x21-\x7e]{16,512}$/, "must be 16 to 512 printable characters without spaces (e.g. `openssl rand -hex 32`)").optional(),
+  /** Where the worker and indexer roles serve their `/metrics` (the API serves it on its own port); 0 turns one off. */
+  METRICS_HOST: z.string().min(1).optional(),
+  WORKER_METRICS_PORT: port.default(9464),
+  INDEXER_METRICS_PORT: port.default(9465),
+  /** The queue dashboard at /admin/queues: `read-only` (default), `read-write` (retry, remove, pause jobs) or `off`. */
+  QUEUE_DASHBOARD: z.enum(["read-only", "read-write", "off"]).default("read-only"),
 });
 
 export type Env = z.infer<typeof envSchema>;

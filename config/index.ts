@@ -42,6 +42,18 @@ export type Config = {
   solana: SolanaConfig;
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
+  operator: OperatorConfig;
+};
+
+/**
+ * Operators' endpoints: `/metrics` of every role and the queue dashboard, behind `token`
+ * (null: both off). The worker and indexer roles serve `/metrics` on their own port (0: none).
+ */
+export type OperatorConfig = {
+  token: string | null;
+  metricsHost: string;
+  metricsPorts: { worker: number; indexer: number };
+  queueDashboard: "read-only" | "read-write" | "off";
 };
 
 /** Exchange rates: units of each currency per one US dollar (see `rates/`). */
@@ -174,6 +186,12 @@ export function buildConfig(
       helius: { apiKey: e.HELIUS_API_KEY ?? null, webhookUrl: e.HELIUS_WEBHOOK_URL ?? null },
     },
     secrets: createSecretBox(secretsKey),
+    operator: {
+      token: e.OPERATOR_TOKEN ?? null,
+      metricsHost: e.METRICS_HOST ?? e.HOST,
+      metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT },
+      queueDashboard: e.QUEUE_DASHBOARD,
+    },
   };
 }
 
@@ -238,6 +256,7 @@ export function redactConfig(config: Config) {
       helius: { apiKey: config.solana.helius.apiKey ? "[redacted]" : null, webhookUrl: config.solana.helius.webhookUrl },
     },
     secrets: { keyId: config.secrets.keyId },
+    operator: { ...config.operator, token: config.operator.token ? "[redacted]" : null },
     redis: { ...config.redis, url: hideUrl(config.redis.url) },
     networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), wsUrl: hideUrl(n.wsUrl) })),
   };

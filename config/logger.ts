@@ -1,10 +1,13 @@
 import pino from "pino";
+import { currentLogContext } from "./logContext.ts";
 
 /**
  * Structured JSON logs. Credential headers and secrets are redacted by path, so a
- * logged request or config never carries them in plain text.
+ * logged request or config never carries them in plain text. Every line written while
+ * handling a request or a job carries that request's id or the job's payment ids
+ * (`config/logContext.ts`), without each caller passing them along.
  */
-export function createLogger(options: { level?: string; name?: string; stderr?: boolean } = {}) {
+export function createLogger(options: { level?: string; name?: string; stderr?: boolean; destination?: pino.DestinationStream } = {}) {
   const settings: pino.LoggerOptions = {
     name: options.name ?? "stablepay",
     level: options.level ?? "info",
@@ -19,8 +22,10 @@ export function createLogger(options: { level?: string; name?: string; stderr?: 
       ],
       censor: "[redacted]",
     },
+    mixin: currentLogContext,
   };
   // A command's output is on stdout: its logs go to stderr, beside it rather than into it.
+  if (options.destination) return pino(settings, options.destination);
   return options.stderr ? pino(settings, pino.destination(2)) : pino(settings);
 }
 

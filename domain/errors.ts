@@ -45,6 +45,18 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** 401 on the operators' routes (`/metrics`, the queue dashboard): the operator token is missing or wrong. */
+export class UnauthorizedOperatorError extends AppError {
+  readonly status = 401;
+  readonly error = "operator_token_required";
+  override readonly headers: Record<string, string>;
+  /** `challenge`: the `WWW-Authenticate` value, so a browser offers its password prompt. */
+  constructor(challenge: string) {
+    super("Send the operator token: Authorization: Bearer <OPERATOR_TOKEN> (or HTTP Basic with it as the password).");
+    this.headers = { "WWW-Authenticate": challenge };
+  }
+}
+
 /** 403: authenticated, but not allowed (live key on sandbox, agent policy, wrong mode). */
 export class ForbiddenError extends AppError {
   readonly status = 403;

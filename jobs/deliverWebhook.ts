@@ -1,5 +1,6 @@
 import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
+import { enterLogContext } from "../config/logContext.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { findEvent } from "../db/eventFeed.ts";
@@ -8,6 +9,7 @@ import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type
 import { callbackSigningSecret, disableWebhookEndpoint, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
+import { webhookAttempts } from "../metrics/webhookMetrics.ts";
 import { checkWebhookUrl } from "../webhooks/checkWebhookUrl.ts";
 import { postWebhook } from "../webhooks/postWebhook.ts";
 import type { JobPayloads } from "./queues.ts";
@@ -41,9 +43,11 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
   const finish = async (attempt: AttemptRecord | null, outcome: DeliveryOutcome) => {
     await recordAttempt(db, delivery, attempt, outcome);
     finished = true;
+    if (attempt) webhookAttempts.inc({ outcome: outcome.status === "pending" ? "retrying" : outcome.status });
   };
   try {
     const event = await findEvent(db, delivery.eventId);
+    if (event) enterLogContext({ paymentId: event.paymentId });
     let secrets: string[];
     if (delivery.endpointId) {
       const endpoint = await findWebhookEndpoint(db, config.secrets, delivery.endpointId, { removed: true });

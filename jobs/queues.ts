@@ -73,3 +73,6 @@ export function redisConnection(url: string): ConnectionOptions {
 /** A producer handle for a queue; close it on shutdown. */
 export const openQueue = (config: Config, name: QueueName) =>
   new Queue(name, { connection: redisConnection(config.redis.url), prefix: config.redis.prefix, defaultJobOptions });
+
+/** A producer handle on every queue (the queue dashboard, queue metrics); close them on shutdown. */
+export const openAllQueues = (config: Config) => Object.values(QUEUES).map((name) => openQueue(config, name));

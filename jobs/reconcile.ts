@@ -3,6 +3,7 @@ import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
+import { reconcileDuration } from "../metrics/settlementMetrics.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
 import type { JobPayloads } from "./queues.ts";
 
@@ -11,7 +12,15 @@ import type { JobPayloads } from "./queues.ts";
  * the sweep of those that just completed. Harmless when run twice.
  */
 export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logger) => async (job: Job<JobPayloads["reconcile"]>) => {
-  const results = await reconcilePayments(db, config, job.data.paymentIds);
+  const done = reconcileDuration.startTimer({ job: job.name });
+  let results: Awaited<ReturnType<typeof reconcilePayments>>;
+  try {
+    results = await reconcilePayments(db, config, job.data.paymentIds);
+  } catch (error) {
+    done({ outcome: "error" });
+    throw error;
+  }
+  done({ outcome: "ok" });
   let changed = 0;
   const toSweep: string[] = [];
   for (const [id, r] of results) {

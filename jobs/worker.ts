@@ -7,6 +7,7 @@ import { bridge } from "./bridge.ts";
 import { deliverWebhook, RetryDeliveryError } from "./deliverWebhook.ts";
 import { startDispatcher } from "../reconcile/index.ts";
 import { idempotencyCleanup } from "./idempotencyCleanup.ts";
+import { withJobLogContext } from "./jobLogContext.ts";
 import { createPrompts } from "./prompts.ts";
 import { QUEUES, openQueue, redisConnection } from "./queues.ts";
 import { recheck } from "./recheck.ts";
@@ -14,15 +15,16 @@ import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
 import { sweep } from "./sweep.ts";
 import { startWebhookRelay } from "../webhooks/relay.ts";
+import { watchWorkerMetrics } from "./workerMetrics.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
 
 /** How long a sweep or refund job's lock outlives its worker (renewed every half of it while the job runs). */
 const TRANSFER_LOCK_MS = 10_000;
 
-/** Routes a job to its processor by name; errors that retrying cannot fix fail at once. */
+/** Routes a job to its processor by name; errors that retrying cannot fix fail at once. Its log lines carry its payment id(s). */
 function dispatchByName(processors: Record<string, Processor>, logger: Logger): Processor {
-  return async (job) => {
+  return withJobLogContext(async (job) => {
     const processor = processors[job.name];
     if (!processor) throw new UnrecoverableError(`no processor for job ${job.name}`);
     try {
@@ -32,7 +34,7 @@ function dispatchByName(processors: Record<string, Processor>, logger: Logger): 
       logger.warn({ err: error, job: job.name, id: job.id }, "job failed; will retry");
       throw error;
     }
-  };
+  });
 }
 
 /**
@@ -86,7 +88,7 @@ export async function startWorkers(deps: {
   const { retryDelaysMs } = config.webhooks;
   if (deps.webhooks !== false) {
     workers.push(
-      new Worker(QUEUES.webhook, deliverWebhook({ config, db, logger }), {
+      new Worker(QUEUES.webhook, withJobLogContext(deliverWebhook({ config, db, logger })), {
         ...options,
         concurrency: config.webhooks.concurrency,
         // The delivery row decides when to retry (RetryDeliveryError carries it); the schedule is the fallback.
@@ -102,6 +104,7 @@ export async function startWorkers(deps: {
   }
   const dispatcher =
     deps.dispatch !== false && deps.databaseUrl ? startDispatcher({ config, db, logger, prompts, databaseUrl: deps.databaseUrl }) : null;
+  const stopMetrics = watchWorkerMetrics(config, db);
   const webhookRelay = deps.webhooks !== false ? startWebhookRelay({ config, db, logger, queue: webhookQueue, databaseUrl: deps.databaseUrl }) : null;
   logger.info({ queues: workers.map((w) => w.name), dispatch: dispatcher !== null }, "workers started");
 
@@ -115,6 +118,7 @@ export async function startWorkers(deps: {
       await dispatcher?.stop();
       await webhookRelay?.stop();
       await Promise.all(workers.map((w) => w.close()));
+      await stopMetrics();
       await Promise.all([prompts.close(), maintenanceQueue.close(), webhookQueue.close()]);
     },
   };

@@ -6,6 +6,7 @@ import { writePaymentEvents, type NewPaymentEvent } from "../db/paymentEvents.ts
 import { lockPayments, type PaymentRow } from "../db/payments.ts";
 import { writeSettlements, type SettlementUpdate } from "../db/paymentSettlements.ts";
 import { settle, type Settlement } from "../domain/settle.ts";
+import { observeReceiptToStatus } from "../metrics/settlementMetrics.ts";
 import { allRails } from "../rails/index.ts";
 import { loadEvidence } from "./loadEvidence.ts";
 import { settlementEvents } from "./settlementEvents.ts";
@@ -79,5 +80,6 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
       announcePaymentChanges(t, updates.map((u) => u.id)),
     ]);
   });
+  observeReceiptToStatus(result.values(), (chainId) => networks.get(chainId)?.shortName ?? chainId);
   return result;
 }

@@ -6,5 +6,5 @@ if (!config.databaseUrl) {
   console.error("DATABASE_URL: required to migrate");
   process.exit(1);
 }
-await runMigrations(config.databaseUrl);
+await runMigrations(config.databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
 console.log("migrations applied");

@@ -17,10 +17,13 @@ import { startLocalRelayer } from "../rails/bridge/local/index.ts";
 import { INDEXED_CHANNEL } from "../rails/index.ts";
 import { startSolanaSubscriber } from "../rails/solana/ingest/startSolanaSubscriber.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
+import { startRoleMetrics } from "./lib/roleMetrics.ts";
+import { openAllQueues } from "../jobs/queues.ts";
 
 const roles = ["api", "worker", "indexer", "solana", "relayer"] as const;
-const role = process.argv[2];
-if (!roles.includes(role as (typeof roles)[number])) {
+type Role = (typeof roles)[number];
+const role = process.argv[2] as Role;
+if (!roles.includes(role)) {
   console.error(`usage: bun scripts/role.ts ${roles.join("|")}`);
   process.exit(2);
 }
@@ -36,17 +39,20 @@ function stopWith(stop: () => Promise<void>) {
 }
 
 const logger = createLogger({ level: config.logLevel, name: role });
+const stopMetrics = startRoleMetrics(role, config, logger, databaseUrl);
 
 if (role === "api") {
-  await runMigrations(databaseUrl);
-  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config));
+  await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
+  const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config) : [];
+  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config), dashboardQueues);
   stopWith(server.stop);
 } else if (role === "worker") {
-  await runMigrations(databaseUrl);
+  await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
   const handle = createDb(databaseUrl, { max: config.databasePoolSize });
   const workers = await startWorkers({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {
     await workers.close();
+    await stopMetrics();
     await handle.close();
   });
 } else if (role === "relayer") {
@@ -76,5 +82,6 @@ if (role === "api") {
   stopWith(async () => {
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
+    await stopMetrics();
   });
 }

@@ -7,6 +7,7 @@
  * - `--prod` (`npm run start:prod`): every role from the environment; no anvil,
  *   DATABASE_URL required.
  */
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,6 +72,16 @@ async function waitForApi(baseUrl: string, timeoutMs = 60_000): Promise<void> {
   fail(`API did not become healthy at ${baseUrl} within ${timeoutMs / 1000}s`);
 }
 
+/** Where each role serves /metrics (behind the operator token). */
+function metricsUrls(cfg: Config) {
+  const host = cfg.operator.metricsHost === "0.0.0.0" ? "127.0.0.1" : cfg.operator.metricsHost;
+  return {
+    api: `${cfg.http.publicBaseUrl}/metrics`,
+    worker: `http://${host}:${cfg.operator.metricsPorts.worker}/metrics`,
+    indexer: `http://${host}:${cfg.operator.metricsPorts.indexer}/metrics`,
+  };
+}
+
 let stopping = false;
 onShutdown(async () => {
   stopping = true;
@@ -81,7 +92,7 @@ if (prod) {
   const env = { ...process.env, APP_ENV: process.env.APP_ENV ?? "production" };
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
-  await runMigrations(cfg.databaseUrl);
+  await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
   startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])]);
   await waitForApi(cfg.http.publicBaseUrl);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
@@ -120,9 +131,11 @@ if (prod) {
     BRIDGE_ADAPTER: process.env.BRIDGE_ADAPTER ?? "local",
     BRIDGE_LOCAL_RELAYER_KEY: process.env.BRIDGE_LOCAL_RELAYER_KEY ?? sandboxAccounts.relayer,
     BRIDGE_POLL_INTERVAL_MS: process.env.BRIDGE_POLL_INTERVAL_MS ?? "1000",
+    // The sandbox's operator token (metrics, queue dashboard): a fresh one per start unless set.
+    OPERATOR_TOKEN: process.env.OPERATOR_TOKEN ?? randomBytes(24).toString("hex"),
   };
   const cfg = config(env);
-  await runMigrations(databaseUrl);
+  await runMigrations(databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
 
   const handle = createDb(databaseUrl, { max: 2 });
   // Fresh chains every start: Ponder's sync cache and indexed rows of the old ones are stale.
@@ -169,6 +182,9 @@ if (prod) {
     bridge: cfg.bridge.local
       ? { adapter: "local", relayerAddress: privateKeyToAccount(cfg.bridge.local.relayerPrivateKey).address, feeBps: cfg.bridge.local.feeBps }
       : null,
+    operatorToken: cfg.operator.token,
+    metrics: metricsUrls(cfg),
+    queueDashboard: `${cfg.http.publicBaseUrl}/admin/queues`,
   };
   writeFileSync(devStackFile, JSON.stringify(devStack, null, 2));
   console.log(
@@ -180,6 +196,7 @@ if (prod) {
       `  API key:     ${merchant.apiKey}`,
       `  API secret:  ${merchant.apiSecret}`,
       `  Webhook secret (callbackUrl): ${merchant.webhookSecret}`,
+      `  Operator token: ${cfg.operator.token}   (metrics: ${Object.values(devStack.metrics).join(", ")}; queues: ${devStack.queueDashboard})`,
       ...chains.networks.map((n) => `  Chain:       ${n.shortName} (${n.chainId}) ${n.rpcUrl}`),
       ...(cfg.bridge.local ? ["  Bridge:      local relayer between the chains (pay on anvil-2, settle on anvil)"] : []),
       `  Details:     ${devStackFile}`,

@@ -6,28 +6,30 @@ import { presentNetwork, presentStablecoins } from "../presenters/network.ts";
 import type { Mode } from "../../domain/mode.ts";
 
 /**
- * Catalogue reads. A credential's mode picks the networks: test keys see testnets (and
- * the local chains in development), live keys see mainnets. "Supported" means enabled:
- * an RPC URL is configured and the operator has not disabled it.
+ * Catalogue reads. "Supported" is every network the service knows — mainnets and
+ * testnets, EVM and Solana, each with `isTestnet` — whether or not this deployment has an
+ * RPC for it. "Payable" is narrower: networks of the key's mode (test keys: testnets and
+ * the local chains; live keys: mainnets) that are enabled, reachable, indexed to within
+ * the allowed lag and have their contracts deployed.
  */
 export const networkRoutes = ({ config, db, chainStatus }: ApiDeps) => {
-  const supported = (mode: Mode) => networksForMode(config, mode).filter((n) => n.enabled);
+  const supported = () => config.networks;
   const payable = async (mode: Mode) =>
-    (await chainStatus.statuses(supported(mode))).filter((s) => s.payable).map((s) => s.network);
+    (await chainStatus.statuses(networksForMode(config, mode).filter((n) => n.enabled))).filter((s) => s.payable).map((s) => s.network);
 
   return new Elysia({ prefix: "/networks", tags: ["Networks"] })
     .use(authPlugin(db))
-    .get("", ({ auth }) => ({ success: true, networks: supported(auth.mode).map(presentNetwork) }), {
+    .get("", () => ({ success: true, networks: supported().map(presentNetwork) }), {
       auth: "public",
-      detail: { summary: "All supported networks" },
+      detail: { summary: "Every supported network, mainnets and testnets, whether or not this deployment has an RPC for it" },
     })
     .get("/payable", async ({ auth }) => ({ success: true, networks: (await payable(auth.mode)).map(presentNetwork) }), {
       auth: "public",
-      detail: { summary: "Networks that can accept payment now (RPC reachable, indexer caught up)" },
+      detail: { summary: "Networks of the key's mode that can accept payment now (enabled, RPC reachable, indexer caught up, contracts deployed)" },
     })
-    .get("/stablecoins", ({ auth }) => ({ success: true, stablecoins: presentStablecoins(supported(auth.mode)) }), {
+    .get("/stablecoins", () => ({ success: true, stablecoins: presentStablecoins(supported()) }), {
       auth: "public",
-      detail: { summary: "Supported tokens" },
+      detail: { summary: "Tokens of every supported network" },
     })
     .get(
       "/payable/stablecoins",

@@ -98,9 +98,19 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   });
   expect(payable.map((n: { shortName: string }) => n.shortName).sort()).toEqual(["anvil", "anvil-2", "solana-local"]);
 
+  // Every supported network is listed (mainnets without an RPC here too); the local chains are the payable ones.
+  const supported = await api("/api/v1/networks", { headers });
+  expect(supported.body.networks.filter((n: { isTestnet: boolean }) => !n.isTestnet).map((n: { shortName: string }) => n.shortName)).toEqual(
+    ["ethereum", "base", "polygon", "arbitrum", "optimism", "bsc", "solana"],
+  );
+  expect(supported.body.networks.map((n: { shortName: string }) => n.shortName)).toEqual(expect.arrayContaining(["anvil", "anvil-2"]));
+
+  // One wallet entry per supported network; the sandbox merchant has wallets on the local chains.
   const wallets = await api("/api/v1/merchants/wallets", { headers });
-  expect(wallets.body.wallets.every((w: { isConfigured: boolean }) => w.isConfigured)).toBe(true);
-  expect(wallets.body.wallets[0].walletAddress).toBe(devStack.merchantWallets.anvil);
+  expect(wallets.body.wallets).toHaveLength(supported.body.networks.length);
+  const configured = wallets.body.wallets.filter((w: { isConfigured: boolean }) => w.isConfigured);
+  expect(configured.map((w: { networkShortName: string }) => w.networkShortName)).toEqual(["anvil", "anvil-2"]);
+  expect(configured[0].walletAddress).toBe(devStack.merchantWallets.anvil);
   // The callbackUrl signing secret in dev-stack.json is the one the API serves (and signs with).
   const webhookSecret = await api("/api/v1/webhook-secret", { headers: { "x-api-key": devStack.apiKey, "x-api-secret": devStack.apiSecret } });
   expect(webhookSecret.body.secret).toBe(devStack.webhookSecret);

@@ -1,14 +1,16 @@
 import { createApp } from "../../api/app.ts";
+import { buildQueueDashboard } from "../../api/queueDashboard.ts";
 import type { ApiDeps } from "../../api/deps.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
 import { buildConfig, type FileNetworkInput } from "../../config/index.ts";
-import { createLogger } from "../../config/logger.ts";
+import { createLogger, type Logger } from "../../config/logger.ts";
 import { createDb } from "../../db/client.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
+import { openAllQueues } from "../../jobs/queues.ts";
 import { createPaymentStreamHub } from "../../api/services/paymentStreamHub.ts";
 import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
 
@@ -26,7 +28,7 @@ export type TestMerchant = {
  * A real app on an isolated database and Redis prefix. `request` goes through
  * `app.handle` with no server; `close` drops everything the test made.
  */
-export async function createTestApi(options: { env?: Record<string, string>; networks?: FileNetworkInput[] } = {}) {
+export async function createTestApi(options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger } = {}) {
   const database = await createTestDatabase();
   const redis = createTestRedis();
   const config = buildConfig(
@@ -34,7 +36,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     { extraNetworks: options.networks },
   );
   const handle = createDb(database.url, { max: 5 });
-  const logger = createLogger({ level: "silent" });
+  const logger = options.logger ?? createLogger({ level: "silent" });
   const deps: ApiDeps = {
     config,
     db: handle.db,
@@ -50,6 +52,8 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     }),
     startedAt: new Date(),
   };
+  const queues = openAllQueues(config);
+  deps.queueDashboard = await buildQueueDashboard(config, queues);
   const app = createApp(deps);
 
   async function request(
@@ -101,6 +105,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     close: async () => {
       await deps.paymentStreams.stop();
       await deps.prompts.close();
+      await Promise.all(queues.map((q) => q.close()));
       await handle.close();
       await redis.cleanup();
       await database.drop();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { authPlugin } from "../../api/plugins/auth.ts";
+import { presentNetwork } from "../../api/presenters/network.ts";
 import { networkIdOf } from "../../config/index.ts";
 import { rotateCredential } from "../../db/credentials.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
@@ -30,10 +31,23 @@ const baseWallet = (walletAddress: string) => ({
   isConfigured: walletAddress !== "",
   supportedTokens: ["USDC", "USDT"],
 });
-/** What each route answers a live-mode caller of merchant A, who has no wallets yet. */
-const LIVE_BODY: Record<string, unknown> = {
-  "/api/v1/networks": { success: true, networks: [BASE_NETWORK] },
-  "/api/v1/merchants/wallets": { success: true, wallets: [baseWallet("")] },
+/** Every supported network (mainnets and testnets, with or without an RPC here), in catalogue order. */
+const SUPPORTED = ["ethereum", "base", "polygon", "arbitrum", "optimism", "bsc", "solana", "sepolia", "base-sepolia", "solana-devnet"];
+/** The wallets of a merchant with `configured` set (network short name → address), one entry per supported network. */
+const walletsOf = (configured: Record<string, string>) =>
+  api.config.networks.map((n) => ({
+    networkId: n.id,
+    networkName: n.name,
+    networkShortName: n.shortName,
+    networkType: n.type,
+    walletAddress: configured[n.shortName] ?? "",
+    isConfigured: configured[n.shortName] !== undefined,
+    supportedTokens: n.tokens.map((t) => t.symbol),
+  }));
+/** What each route answers a caller of merchant A, who has no wallets yet. */
+const LIVE_BODY: Record<string, () => unknown> = {
+  "/api/v1/networks": () => ({ success: true, networks: api.config.networks.map(presentNetwork) }),
+  "/api/v1/merchants/wallets": () => ({ success: true, wallets: walletsOf({}) }),
 };
 const ROUTES = Object.keys(LIVE_BODY);
 
@@ -99,19 +113,19 @@ describe.each(ROUTES)("GET %s", (path) => {
   test("a public key alone: 200", async () => {
     const response = await get({ "X-Public-Key": a.livePublicKey, "Content-Type": "application/json" });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual(LIVE_BODY[path]);
+    expect(response.body).toEqual(LIVE_BODY[path]!());
   });
 
   test("lowercase header names work the same", async () => {
     const response = await get({ "x-public-key": a.livePublicKey });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual(LIVE_BODY[path]);
+    expect(response.body).toEqual(LIVE_BODY[path]!());
   });
 
   test("API key and secret: 200", async () => {
     const response = await get({ "X-API-Key": a.apiKey, "X-API-Secret": a.apiSecret });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual(LIVE_BODY[path]);
+    expect(response.body).toEqual(LIVE_BODY[path]!());
   });
 
   test("API key with a wrong secret: 401", async () => {
@@ -134,7 +148,7 @@ describe.each(ROUTES)("GET %s", (path) => {
   test("rule 2: a valid public key wins over a wrong API key and secret", async () => {
     const response = await get({ "X-Public-Key": a.livePublicKey, "X-API-Key": `sk_live_${"B".repeat(32)}`, "X-API-Secret": "wrong" });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual(LIVE_BODY[path]);
+    expect(response.body).toEqual(LIVE_BODY[path]!());
   });
 
   test("rule 2: an invalid public key wins over a valid API key and secret", async () => {
@@ -148,7 +162,7 @@ describe.each(ROUTES)("GET %s", (path) => {
     expect((await api.request(unversioned)).status).toBe(401);
     const response = await api.request(unversioned, { headers: { "X-Public-Key": a.livePublicKey } });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual(LIVE_BODY[path]);
+    expect(response.body).toEqual(LIVE_BODY[path]!());
   });
 });
 
@@ -164,7 +178,8 @@ describe("revoked credentials", () => {
     expect(old.body).toEqual(UNAUTHORIZED);
     const fresh = await api.request("/api/v1/networks", { headers: { "X-Public-Key": replacement.key } });
     expect(fresh.status).toBe(200);
-    expect(fresh.body).toEqual({ success: true, networks: [BASE_NETWORK] });
+    expect(fresh.body.networks.map((n: { shortName: string }) => n.shortName)).toEqual(SUPPORTED);
+    expect(fresh.body.networks[1]).toEqual(BASE_NETWORK);
     // Rotating the live key leaves the test key alone.
     expect((await api.request("/api/v1/networks", { headers: { "X-Public-Key": merchant.publicKey } })).status).toBe(200);
   });
@@ -181,10 +196,12 @@ describe("revoked credentials", () => {
 });
 
 describe("modes", () => {
-  test("a test public key reads test-mode networks", async () => {
+  test("a test public key reads the same catalogue, each network marked with isTestnet", async () => {
     const response = await api.request("/api/v1/networks", { headers: { "X-Public-Key": a.publicKey } });
     expect(response.status).toBe(200);
-    expect(response.body.networks.map((n: { shortName: string }) => n.shortName)).toEqual(["base-sepolia"]);
+    expect(response.body.networks.map((n: { shortName: string; isTestnet: boolean }) => [n.shortName, n.isTestnet])).toEqual(
+      SUPPORTED.map((name) => [name, ["sepolia", "base-sepolia", "solana-devnet"].includes(name)]),
+    );
   });
 });
 
@@ -197,21 +214,22 @@ describe("merchant isolation", () => {
 
     const seenByA = await api.request("/api/v1/merchants/wallets", { headers: { "X-Public-Key": merchantA.livePublicKey } });
     expect(seenByA.status).toBe(200);
-    expect(seenByA.body).toEqual({ success: true, wallets: [baseWallet("")] });
+    expect(seenByA.body).toEqual({ success: true, wallets: walletsOf({}) });
 
     const seenByB = await api.request("/api/v1/merchants/wallets", { headers: { "X-Public-Key": merchantB.livePublicKey } });
-    expect(seenByB.body).toEqual({ success: true, wallets: [baseWallet(walletB)] });
+    expect(seenByB.body).toEqual({ success: true, wallets: walletsOf({ base: walletB }) });
+    expect(seenByB.body.wallets[1]).toEqual(baseWallet(walletB));
 
     const seenByBWithSecret = await api.request("/api/v1/merchants/wallets", {
       headers: { "X-API-Key": merchantB.apiKey, "X-API-Secret": merchantB.apiSecret },
     });
-    expect(seenByBWithSecret.body).toEqual({ success: true, wallets: [baseWallet(walletB)] });
+    expect(seenByBWithSecret.body).toEqual({ success: true, wallets: walletsOf({ base: walletB }) });
 
     // A's public key together with B's key and secret still reads A (rule 2).
     const mixed = await api.request("/api/v1/merchants/wallets", {
       headers: { "X-Public-Key": merchantA.livePublicKey, "X-API-Key": merchantB.apiKey, "X-API-Secret": merchantB.apiSecret },
     });
-    expect(mixed.body).toEqual({ success: true, wallets: [baseWallet("")] });
+    expect(mixed.body).toEqual({ success: true, wallets: walletsOf({}) });
   });
 });
 

@@ -78,6 +78,31 @@ const ANVIL: NetworkView = {
 
 const networkRef = ({ id, name, shortName, chainId, type }: NetworkView) => ({ id, name, shortName, chainId, type });
 
+/** Every network the service supports, in catalogue order: what /networks lists whatever the key's mode or RPCs. */
+const CATALOGUE = [
+  ["ethereum", "evm", false],
+  ["base", "evm", false],
+  ["polygon", "evm", false],
+  ["arbitrum", "evm", false],
+  ["optimism", "evm", false],
+  ["bsc", "evm", false],
+  ["solana", "solana", false],
+  ["sepolia", "evm", true],
+  ["base-sepolia", "evm", true],
+  ["solana-devnet", "solana", true],
+] as const;
+const SOLANA: NetworkView = {
+  id: "f620615e-8d6e-5e95-a93c-3e6cdda92663",
+  name: "Solana",
+  shortName: "solana",
+  chainId: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+  type: "solana",
+  logo: "http://127.0.0.1:3000/api/static/networks/solana.svg",
+  explorerUrl: "https://explorer.solana.com",
+  isTestnet: false,
+};
+const summary = (networks: NetworkView[]) => networks.map((n) => [n.shortName, n.type, n.isTestnet]);
+
 const BASE_STABLECOINS = [
   {
     id: "1c6d2d28-553a-5c4e-b1ea-aadd3e548c93",
@@ -146,7 +171,8 @@ describe("before the indexer has created its tables", () => {
   test("/networks does not depend on the indexer", async () => {
     const response = await api.request("/api/v1/networks", { headers: { "X-Public-Key": merchant.livePublicKey } });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true, networks: [BASE] });
+    expect(summary(response.body.networks)).toEqual(CATALOGUE.map((n) => [...n]));
+    expect(response.body.networks[1]).toEqual(BASE);
   });
 
   // Before Ponder has created `_ponder_checkpoint` (a fresh deployment), nothing is indexed: not a 500.
@@ -197,19 +223,27 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
   });
 
   describe("GET /networks", () => {
-    test("a live key lists exactly Base with the spec's Network fields and nothing more", async () => {
+    test("every supported network, mainnets and testnets, EVM and Solana, with or without an RPC here", async () => {
       const response = await api.request("/api/v1/networks", live());
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ success: true, networks: [BASE] });
-      expect(Object.keys(response.body.networks[0]).sort()).toEqual(
-        ["chainId", "explorerUrl", "id", "isTestnet", "logo", "name", "shortName", "type"],
-      );
+      expect(response.body.success).toBe(true);
+      expect(summary(response.body.networks)).toEqual([...CATALOGUE.map((n) => [...n]), ["anvil", "evm", true]]);
+      const byName = new Map(response.body.networks.map((n: NetworkView) => [n.shortName, n]));
+      // Base and Base Sepolia have an RPC here, Solana none: all listed the same way.
+      expect(byName.get("base")).toEqual(BASE);
+      expect(byName.get("base-sepolia")).toEqual(BASE_SEPOLIA);
+      expect(byName.get("anvil")).toEqual(ANVIL);
+      expect(byName.get("solana")).toEqual(SOLANA);
+      for (const network of response.body.networks) {
+        expect(Object.keys(network).sort()).toEqual(["chainId", "explorerUrl", "id", "isTestnet", "logo", "name", "shortName", "type"]);
+      }
     });
 
-    test("a test key lists the testnets: Base Sepolia and the local anvil chain", async () => {
-      const response = await api.request("/api/v1/networks", testMode());
-      expect(response.status).toBe(200);
-      expect(response.body).toEqual({ success: true, networks: [BASE_SEPOLIA, ANVIL] });
+    test("the list is the same whatever the key's mode", async () => {
+      const liveList = await api.request("/api/v1/networks", live());
+      const testList = await api.request("/api/v1/networks", testMode());
+      expect(testList.status).toBe(200);
+      expect(testList.body).toEqual(liveList.body);
     });
 
     test("network ids are the stable uuids", () => {
@@ -220,22 +254,24 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
   });
 
   describe("GET /networks/stablecoins", () => {
-    test("live: Base's USDC and USDT, each with its Network", async () => {
+    test("every supported network's tokens, each with its Network, whatever the key's mode", async () => {
       const response = await api.request("/api/v1/networks/stablecoins", live());
       expect(response.status).toBe(200);
       expect(response.body.success).toBe(true);
-      expect(response.body.stablecoins).toMatchObject(BASE_STABLECOINS);
-      expect(response.body.stablecoins).toHaveLength(2);
+      // Two tokens on each mainnet, USDC on each testnet, USDC on anvil.
+      expect(response.body.stablecoins).toHaveLength(7 * 2 + 3 + 1);
+      const on = (shortName: string) => response.body.stablecoins.filter((s: { Network: { shortName: string } }) => s.Network.shortName === shortName);
+      expect(on("base")).toMatchObject(BASE_STABLECOINS);
+      expect(on("base-sepolia")).toMatchObject([BASE_SEPOLIA_USDC]);
+      expect(on("anvil")).toMatchObject([ANVIL_USDC_ENTRY]);
+      expect(on("solana").map((s: { symbol: string; contractAddress: string }) => [s.symbol, s.contractAddress])).toEqual([
+        ["USDC", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"],
+        ["USDT", "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB"],
+      ]);
       for (const entry of response.body.stablecoins) {
         expect(Object.keys(entry.Network).sort()).toEqual(["chainId", "id", "name", "shortName", "type"]);
       }
-    });
-
-    test("test: Base Sepolia USDC and anvil USDC", async () => {
-      const response = await api.request("/api/v1/networks/stablecoins", testMode());
-      expect(response.status).toBe(200);
-      expect(response.body.stablecoins).toMatchObject([BASE_SEPOLIA_USDC, ANVIL_USDC_ENTRY]);
-      expect(response.body.stablecoins).toHaveLength(2);
+      expect((await api.request("/api/v1/networks/stablecoins", testMode())).body).toEqual(response.body);
     });
 
     test("token ids are stable across requests", async () => {
@@ -256,40 +292,41 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
       supportedTokens,
     });
 
-    test("one entry per enabled network of the key's mode; configured once a wallet is set", async () => {
+    test("one entry per supported network, whatever the key's mode; configured once a wallet is set", async () => {
       const owner = await api.seedMerchant("Wallet owner");
       const liveKey = { headers: { "X-Public-Key": owner.livePublicKey } };
       const testKey = { headers: { "X-Public-Key": owner.publicKey } };
+      const wallets = async (key: { headers: Record<string, string> }) => {
+        const response = await api.request("/api/v1/merchants/wallets", key);
+        expect(response.status).toBe(200);
+        expect(response.body.success).toBe(true);
+        return response.body.wallets as Array<ReturnType<typeof entry>>;
+      };
+      const configured = (list: Array<ReturnType<typeof entry>>) => list.filter((w) => w.isConfigured).map((w) => [w.networkShortName, w.walletAddress]);
 
-      expect((await api.request("/api/v1/merchants/wallets", liveKey)).body).toEqual({
-        success: true,
-        wallets: [entry(BASE, "", ["USDC", "USDT"])],
-      });
-      expect((await api.request("/api/v1/merchants/wallets", testKey)).body).toEqual({
-        success: true,
-        wallets: [entry(BASE_SEPOLIA, "", ["USDC"]), entry(ANVIL, "", ["USDC"])],
-      });
+      const initial = await wallets(liveKey);
+      expect(initial.map((w) => [w.networkShortName, w.networkType])).toEqual([...CATALOGUE.map(([n, type]) => [n, type]), ["anvil", "evm"]]);
+      expect(initial[1]).toEqual(entry(BASE, "", ["USDC", "USDT"]));
+      expect(initial[8]).toEqual(entry(BASE_SEPOLIA, "", ["USDC"]));
+      expect(initial[10]).toEqual(entry(ANVIL, "", ["USDC"]));
+      expect(initial[6]).toEqual(entry(SOLANA, "", ["USDC", "USDT"]));
+      expect(configured(initial)).toEqual([]);
+      expect(await wallets(testKey)).toEqual(initial);
 
       const baseWallet = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
       await setSettlementWallet(api.db, owner.id, BASE_ID, baseWallet);
-      expect((await api.request("/api/v1/merchants/wallets", liveKey)).body).toEqual({
-        success: true,
-        wallets: [entry(BASE, baseWallet, ["USDC", "USDT"])],
-      });
-      // A live-network wallet does not configure any test network.
-      expect((await api.request("/api/v1/merchants/wallets", testKey)).body.wallets.map((w: { isConfigured: boolean }) => w.isConfigured)).toEqual([false, false]);
+      expect((await wallets(liveKey))[1]).toEqual(entry(BASE, baseWallet, ["USDC", "USDT"]));
+      // A mainnet's wallet configures that network only, not its testnet.
+      expect(configured(await wallets(testKey))).toEqual([["base", baseWallet]]);
 
       const anvilWallet = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
       await setSettlementWallet(api.db, owner.id, ANVIL_ID, anvilWallet);
-      expect((await api.request("/api/v1/merchants/wallets", testKey)).body).toEqual({
-        success: true,
-        wallets: [entry(BASE_SEPOLIA, "", ["USDC"]), entry(ANVIL, anvilWallet, ["USDC"])],
-      });
+      expect(configured(await wallets(testKey))).toEqual([["base", baseWallet], ["anvil", anvilWallet]]);
 
       // Replacing a wallet shows the new address.
       const replacement = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
       await setSettlementWallet(api.db, owner.id, BASE_ID, replacement);
-      expect((await api.request("/api/v1/merchants/wallets", liveKey)).body.wallets).toEqual([entry(BASE, replacement, ["USDC", "USDT"])]);
+      expect(configured(await wallets(liveKey))).toEqual([["base", replacement], ["anvil", anvilWallet]]);
     });
   });
 
@@ -402,7 +439,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
       expect((await api.request("/api/v1/networks/payable", testMode())).body).toEqual({ success: true, networks: [] });
       expect((await api.request("/api/v1/networks/payable/stablecoins", testMode())).body).toEqual({ success: true, stablecoins: [] });
       // The full catalogue is unaffected by payability.
-      expect((await api.request("/api/v1/networks", testMode())).body.networks).toEqual([BASE_SEPOLIA, ANVIL]);
+      expect((await api.request("/api/v1/networks", testMode())).body.networks.map((n: NetworkView) => n.shortName)).toContain("anvil");
     });
 
     test("anvil caught up again: payable again", async () => {

@@ -25,7 +25,7 @@ describe("any origin (the default)", () => {
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(response.headers.get("access-control-allow-methods")).toBe("GET, POST");
-    expect(response.headers.get("access-control-allow-headers")?.toLowerCase().split(", ")).toEqual(["content-type", "x-public-key", "idempotency-key", "x-agent-id"]);
+    expect(response.headers.get("access-control-allow-headers")?.toLowerCase().split(", ")).toEqual(["content-type", "x-public-key", "idempotency-key", "x-agent-id", "x-request-id"]);
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
     expect(response.headers.get("access-control-max-age")).toBe("600");
   });
@@ -33,7 +33,7 @@ describe("any origin (the default)", () => {
   test("the actual response carries the CORS headers too, errors included", async () => {
     const rates = await api.request("/api/v1/currency/rates", { headers: { Origin: "https://shop.example.com" } });
     expect(rates.headers.get("access-control-allow-origin")).toBe("*");
-    expect(rates.headers.get("access-control-expose-headers")).toBe("Idempotent-Replayed, Deprecation");
+    expect(rates.headers.get("access-control-expose-headers")).toBe("Idempotent-Replayed, Deprecation, X-Request-Id");
     const missing = await api.request(PUBLIC_READ, { headers: { Origin: "https://shop.example.com" } });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("access-control-allow-origin")).toBe("*");

@@ -11,6 +11,7 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
 import { verifyWebhook } from "../../domain/webhookSignature.ts";
 import { startWorkers } from "../../jobs/worker.ts";
+import { registry } from "../../metrics/registry.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "../helpers/webhookReceiver.ts";
@@ -86,6 +87,16 @@ async function withWorkers<T>(fn: () => Promise<T>): Promise<T> {
     await workers.close();
   }
 }
+
+/** `stablepay_webhook_attempts_total` by outcome, as this process counts them. */
+async function attemptsCounted(): Promise<Record<string, number>> {
+  const values = (await registry.getSingleMetric("stablepay_webhook_attempts_total")!.get()).values;
+  return Object.fromEntries(["delivered", "retrying", "failed", "disabled"].map((o) => [o, values.find((v) => v.labels.outcome === o)?.value ?? 0]));
+}
+const counted = async (before: Record<string, number>) => {
+  const after = await attemptsCounted();
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
+};
 
 const deliveriesTo = (url: string) => api.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.url, url));
 const eventsOf = (paymentId: string) => api.db.select().from(paymentEvents).where(eq(paymentEvents.paymentId, paymentId)).orderBy(paymentEvents.sequence);
@@ -222,10 +233,12 @@ describe("delivery", () => {
   test("a receiver failing 3 times then succeeding gets the event delivered once, same webhook-id on every attempt, each attempt logged", async () => {
     receiver.setRule((path, nth) => (path === "/flaky" && nth <= 3 ? 503 : 200));
     const endpoint = await addEndpoint(receiver.url("/flaky"), { events: ["payment.created"] });
+    const before = await attemptsCounted();
     const payment = await createPayment();
     await withWorkers(async () => {
       await waitUntil("delivery", async () => (await deliveriesTo(endpoint.url))[0]?.status === "delivered");
     });
+    expect(await counted(before)).toEqual({ delivered: 1, retrying: 3, failed: 0, disabled: 0 });
     const requests = receiver.at("/flaky");
     expect(requests.map((r) => r.status)).toEqual([503, 503, 503, 200]);
     const [event] = await eventsOf(payment.id);
@@ -261,8 +274,10 @@ describe("delivery", () => {
   test("a receiver that never succeeds gets every scheduled attempt, then the delivery fails", async () => {
     receiver.setRule((path) => (path === "/down" ? 500 : 200));
     const endpoint = await addEndpoint(receiver.url("/down"), { events: ["payment.created"] });
+    const before = await attemptsCounted();
     await createPayment();
     await withWorkers(() => waitUntil("give up", async () => (await deliveriesTo(endpoint.url))[0]?.status === "failed"));
+    expect(await counted(before)).toEqual({ delivered: 0, retrying: RETRIES, failed: 1, disabled: 0 });
     expect(receiver.at("/down")).toHaveLength(RETRIES + 1);
     expect((await deliveriesTo(endpoint.url))[0]).toMatchObject({ status: "failed", attempts: RETRIES + 1, lastError: "HTTP 500" });
     await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
@@ -271,8 +286,10 @@ describe("delivery", () => {
   test("410 Gone disables the endpoint: no retry, and later events are not sent to it", async () => {
     receiver.setRule((path) => (path === "/gone" ? 410 : 200));
     const endpoint = await addEndpoint(receiver.url("/gone"));
+    const before = await attemptsCounted();
     await createPayment();
     await withWorkers(() => waitUntil("410", async () => (await deliveriesTo(endpoint.url))[0]?.status === "disabled"));
+    expect(await counted(before)).toEqual({ delivered: 0, retrying: 0, failed: 0, disabled: 1 });
     expect(receiver.at("/gone")).toHaveLength(1);
     const [row] = await api.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
     expect(row!.disabledAt).not.toBeNull();

@@ -406,3 +406,29 @@ describe("redactConfig", () => {
     expect(config.networks.find((n) => n.shortName === "base")?.rpcUrl).toBe("https://base.example/v2/KEY");
   });
 });
+
+describe("operator settings", () => {
+  test("defaults: no token (metrics and dashboard off), worker 9464, indexer 9465, read-only dashboard, metrics on HOST", () => {
+    expect(buildConfig({ HOST: "0.0.0.0" }).operator).toEqual({
+      token: null,
+      metricsHost: "0.0.0.0",
+      metricsPorts: { worker: 9464, indexer: 9465 },
+      queueDashboard: "read-only",
+    });
+  });
+
+  test("a token, ports and the dashboard's mode are read; the token is redacted in logs", () => {
+    const config = buildConfig({ OPERATOR_TOKEN: "t0k3n-of-16-chars", METRICS_HOST: "10.0.0.5", WORKER_METRICS_PORT: "0", INDEXER_METRICS_PORT: "9999", QUEUE_DASHBOARD: "read-write" });
+    expect(config.operator).toEqual({ token: "t0k3n-of-16-chars", metricsHost: "10.0.0.5", metricsPorts: { worker: 0, indexer: 9999 }, queueDashboard: "read-write" });
+    expect(redactConfig(config).operator.token).toBe("[redacted]");
+  });
+
+  test.each([
+    [{ OPERATOR_TOKEN: "short" }, "OPERATOR_TOKEN: must be 16 to 512 printable characters without spaces (e.g. `openssl rand -hex 32`)"],
+    [{ OPERATOR_TOKEN: "has a space in it!!" }, "OPERATOR_TOKEN: must be 16 to 512 printable characters without spaces (e.g. `openssl rand -hex 32`)"],
+    [{ QUEUE_DASHBOARD: "on" }, "QUEUE_DASHBOARD:"],
+    [{ WORKER_METRICS_PORT: "70000" }, "WORKER_METRICS_PORT:"],
+  ])("%p is refused naming the variable", (env, message) => {
+    expect(configError(env).message).toStartWith(message);
+  });
+});

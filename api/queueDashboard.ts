@@ -1,0 +1,27 @@
+import { createBullBoard } from "@bull-board/api";
+import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
+import { ElysiaAdapter } from "@bull-board/elysia";
+import type { Queue } from "bullmq";
+import type { Config } from "../config/index.ts";
+
+export const DASHBOARD_PATH = "/admin/queues";
+
+/**
+ * The BullMQ dashboard (bull-board) over the given queues, mounted at `/admin/queues`:
+ * read-only unless `QUEUE_DASHBOARD=read-write`. Null when it is off (no operator token,
+ * `QUEUE_DASHBOARD=off`, or no queues). Built before the app because the adapter loads
+ * its assets asynchronously; `operatorRoutes` puts it behind the operator token.
+ */
+export async function buildQueueDashboard(config: Config, queues: Queue[]) {
+  const { token, queueDashboard } = config.operator;
+  if (!token || queueDashboard === "off" || queues.length === 0) return null;
+  const adapter = new ElysiaAdapter(DASHBOARD_PATH);
+  createBullBoard({
+    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: queueDashboard === "read-only" })),
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: "stablepay queues" } },
+  });
+  return adapter.registerPlugin();
+}
+
+export type QueueDashboard = NonNullable<Awaited<ReturnType<typeof buildQueueDashboard>>>;

@@ -1,0 +1,75 @@
+import type { Network } from "../config/types.ts";
+
+/** What `syncAnalytics` needs: the indexer's views schema and the network catalogue. */
+export type AnalyticsSource = { viewsSchema: string; networks: readonly Pick<Network, "id" | "shortName" | "name" | "chainId" | "type" | "isTestnet">[] };
+
+type Client = { query: (text: string, values?: unknown[]) => Promise<unknown> };
+
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Points the analysts' schema (migration `0010_analytics_views`) at this deployment:
+ * rewrites `analytics.networks` from the catalogue and the two functions that read the
+ * indexer's views schema (`INDEXER_VIEWS_SCHEMA`, not known to a migration). Idempotent;
+ * run after every migration. The functions are PL/pgSQL, so Postgres records no
+ * dependency on the indexer's views (Ponder drops and recreates those), and a table the
+ * indexer has not created yet reads as empty. They run with the service's rights
+ * (`security definer`, fixed search path), so an analyst needs rights on `analytics` only.
+ *
+ * The match of indexed rows to payments is the EVM read model's
+ * (`rails/evm/readModel/evidence.ts`): a Transfer of the payment's token to its receive
+ * address on its chain; a `PaymentSettled` of its own intent from its contract.
+ */
+export async function syncAnalytics(client: Client, source: AnalyticsSource): Promise<void> {
+  const s = ident(source.viewsSchema);
+  await client.query("begin");
+  try {
+    await client.query("delete from analytics.networks");
+    for (const n of source.networks) {
+      await client.query(
+        "insert into analytics.networks (network_id, short_name, name, chain_id, type, is_testnet) values ($1, $2, $3, $4, $5, $6)",
+        [n.id, n.shortName, n.name, n.chainId, n.type, n.isTestnet],
+      );
+    }
+    await client.query(`
+      create or replace function analytics.indexed_credits()
+        returns table (payment_id uuid, source text, tx_hash text, block_number numeric, log_index integer, payer text, amount numeric, block_time timestamptz)
+        language plpgsql stable security definer set search_path from current as $fn$
+      #variable_conflict use_column
+      begin
+        begin
+          return query
+            select p.id, 'transfer'::text, t.tx_hash::text, t.block_number::numeric, t.log_index, t."from"::text, t.amount::numeric,
+                   to_timestamp(t.timestamp::double precision)
+            from ${s}.token_transfer t
+            join payments p on t."to" = lower(p.receive_address) and p.chain_id = t.chain_id::text and t.token = lower(p.token_address);
+        exception when undefined_table then null;
+        end;
+        begin
+          return query
+            select p.id, 'settlement'::text, e.tx_hash::text, e.block_number::numeric, e.log_index, e.payer::text, e.amount::numeric,
+                   to_timestamp(e.timestamp::double precision)
+            from ${s}.settlement_payment e
+            join payments p
+              on p.id = (case when e.payment_id ~ '^0x0{32}[0-9a-f]{32}$' then substring(e.payment_id from 35 for 32)::uuid end)
+              and p.chain_id = e.chain_id::text and e.contract = lower(p.contract_address)
+              and e.token = lower(p.token_address) and e.merchant = lower(p.merchant_wallet);
+        exception when undefined_table then null;
+        end;
+      end $fn$`);
+    await client.query(`
+      create or replace function analytics.indexed_heads()
+        returns table (chain_id text, block_number numeric)
+        language plpgsql stable security definer set search_path from current as $fn$
+      #variable_conflict use_column
+      begin
+        return query
+          select c.chain_id::text, substring(c.latest_checkpoint from 27 for 16)::numeric from ${s}."_ponder_checkpoint" c;
+      exception when undefined_table then null;
+      end $fn$`);
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => {});
+    throw error;
+  }
+}

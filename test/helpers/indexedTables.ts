@@ -1,0 +1,69 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+
+/**
+ * The indexer's evidence tables as Ponder 0.16 creates them (`indexer/ponder.schema.ts`:
+ * hex → text, bigint → numeric(78,0)), written by hand so a test sets exactly the indexed
+ * state it needs without running Ponder.
+ */
+export async function createIndexedTables(db: Db, schema: string): Promise<void> {
+  const s = sql.identifier(schema);
+  await db.execute(sql`create schema if not exists ${s}`);
+  await db.execute(sql`
+    create table if not exists ${s}.token_transfer (
+      id text primary key, chain_id integer not null, block_number numeric(78,0) not null, block_hash text not null, tx_hash text not null,
+      log_index integer not null, token text not null, "from" text not null, "to" text not null, amount numeric(78,0) not null, timestamp numeric(78,0) not null)`);
+  await db.execute(sql`
+    create table if not exists ${s}.settlement_payment (
+      id text primary key, chain_id integer not null, payment_id text not null, payer text not null, token text not null, merchant text not null,
+      amount numeric(78,0) not null, fee numeric(78,0) not null, contract text not null, block_number numeric(78,0) not null, block_hash text not null,
+      tx_hash text not null, log_index integer not null, timestamp numeric(78,0) not null)`);
+}
+
+export type IndexedTransfer = {
+  chainId: number;
+  blockNumber: number;
+  txHash: string;
+  logIndex?: number;
+  token: string;
+  from: string;
+  to: string;
+  amount: bigint;
+  /** Block time. */
+  at: Date;
+};
+
+/** One indexed ERC-20 Transfer (addresses stored lowercase, as Ponder stores hex). */
+export async function insertIndexedTransfer(db: Db, schema: string, t: IndexedTransfer): Promise<void> {
+  const logIndex = t.logIndex ?? 0;
+  await db.execute(sql`
+    insert into ${sql.identifier(schema)}.token_transfer values (
+      ${`${t.chainId}:${t.txHash}:${logIndex}`}, ${t.chainId}, ${t.blockNumber}, ${`0xb${t.blockNumber}`}, ${t.txHash}, ${logIndex},
+      ${t.token.toLowerCase()}, ${t.from.toLowerCase()}, ${t.to.toLowerCase()}, ${t.amount.toString()}, ${Math.floor(t.at.getTime() / 1000)})`);
+}
+
+export type IndexedSettlement = {
+  chainId: number;
+  paymentId: string;
+  payer: string;
+  token: string;
+  merchant: string;
+  amount: bigint;
+  fee: bigint;
+  contract: string;
+  blockNumber: number;
+  txHash: string;
+  logIndex?: number;
+  at: Date;
+};
+
+/** One indexed `PaymentSettled` of the settlement contract (the intent's bytes32 id is the uuid left-padded). */
+export async function insertIndexedSettlement(db: Db, schema: string, e: IndexedSettlement): Promise<void> {
+  const logIndex = e.logIndex ?? 0;
+  const bytes32 = `0x${"0".repeat(32)}${e.paymentId.replaceAll("-", "")}`;
+  await db.execute(sql`
+    insert into ${sql.identifier(schema)}.settlement_payment values (
+      ${`${e.chainId}:${e.txHash}:${logIndex}`}, ${e.chainId}, ${bytes32}, ${e.payer.toLowerCase()}, ${e.token.toLowerCase()},
+      ${e.merchant.toLowerCase()}, ${e.amount.toString()}, ${e.fee.toString()}, ${e.contract.toLowerCase()}, ${e.blockNumber},
+      ${`0xb${e.blockNumber}`}, ${e.txHash}, ${logIndex}, ${Math.floor(e.at.getTime() / 1000)})`);
+}
