@@ -109,7 +109,7 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   const wallets = await api("/api/v1/merchants/wallets", { headers });
   expect(wallets.body.wallets).toHaveLength(supported.body.networks.length);
   const configured = wallets.body.wallets.filter((w: { isConfigured: boolean }) => w.isConfigured);
-  expect(configured.map((w: { networkShortName: string }) => w.networkShortName)).toEqual(["anvil", "anvil-2"]);
+  expect(configured.map((w: { networkShortName: string }) => w.networkShortName)).toEqual(["anvil", "anvil-2", "solana-local"]);
   expect(configured[0].walletAddress).toBe(devStack.merchantWallets.anvil);
   // The callbackUrl signing secret in dev-stack.json is the one the API serves (and signs with).
   const webhookSecret = await api("/api/v1/webhook-secret", { headers: { "x-api-key": devStack.apiKey, "x-api-secret": devStack.apiSecret } });
