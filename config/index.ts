@@ -23,7 +23,7 @@ export type Config = {
   databasePoolSize: number;
   dataDir: string;
   redis: { url: string; prefix: string };
-  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; port: number; watchAfterExpiryHours: number };
+  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; port: number; watchAfterExpiryHours: number; replayBlockRange: number };
   rpcTimeoutMs: number;
   logLevel: Env["LOG_LEVEL"];
   networks: Network[];
@@ -151,6 +151,7 @@ export function buildConfig(
       maxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
       port: e.INDEXER_PORT,
       watchAfterExpiryHours: e.INDEXER_WATCH_AFTER_EXPIRY_HOURS,
+      replayBlockRange: e.REPLAY_BLOCK_RANGE,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,

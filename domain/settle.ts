@@ -37,6 +37,13 @@ export type SettleInput = {
    * it keeps the payment `pending` past its expiry until it arrives or is refunded.
    */
   inTransitSince?: Date | null;
+  /**
+   * Every credit stamped at or before this time has been ingested (the indexer's block
+   * time; held back while ingest is stalled). The payment expires only once it has
+   * passed the deadline: money paid in time in a block not read yet must not meet a
+   * `payment.expired`. Null or absent: no bound known, the clock alone decides.
+   */
+  evidenceThrough?: Date | null;
 };
 
 export type Settlement = {
@@ -62,7 +69,8 @@ const byChainOrder = (a: Credit, b: Credit) =>
 
 /**
  * pending → confirming (full amount seen, not yet deep enough) → completed; expired
- * when time runs out first (unless money paid in time is still in transit); failed/
+ * when time runs out first and ingest has read the chain past the deadline (unless
+ * money paid in time is still in transit); failed/
  * cancelled when the merchant closed it. A credit
  * counts toward completion only if its block was produced before the deadline
  * (expiry or closing); anything else is late and owed back, never dropped.
@@ -114,8 +122,10 @@ export function settle(input: SettleInput): Settlement {
   if (input.inTransitSince && input.inTransitSince <= deadline) {
     return { ...base, status: "pending", amountRemaining: input.amount - onTime, excessOwed: 0n, lateAmount };
   }
-  // A block stamped after the expiry proves the chain has passed it, whatever our clock says.
-  if (input.now > input.expiresAt || credits.some((c) => c.timestamp > input.expiresAt)) {
+  // A block stamped after the expiry proves the chain has passed it, whatever our clock says;
+  // the clock alone expires it only once ingest has read every block up to the expiry.
+  const evidenceComplete = !input.evidenceThrough || input.evidenceThrough >= input.expiresAt;
+  if ((input.now > input.expiresAt && evidenceComplete) || credits.some((c) => c.timestamp > input.expiresAt)) {
     return { ...base, status: "expired", amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
   }
   return { ...base, status: "pending", amountRemaining: input.amount - onTime, excessOwed: 0n, lateAmount };

@@ -3,18 +3,21 @@ import { unfinishedBridgeRequests } from "../db/bridgeRequests.ts";
 import { paymentsToRecheck } from "../db/paymentsToRevisit.ts";
 import { confirmedTransfersAbove, paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
 import { railFor, railOfPayment, type RailContext } from "../rails/index.ts";
+import { watchIngest } from "../reconcile/index.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { JobPayloads } from "./queues.ts";
 
 /**
  * `recheck`, the periodic safety net behind dispatch and the delayed `expire` jobs:
- * re-reconciles every open payment, pending ones past expiry (a lost delayed job), and
+ * watches each chain's ingest against its head (`watchIngest`), re-reconciles every open payment, pending ones past expiry (a lost delayed job), and
  * completed ones inside their finality window (a reorg deeper than the confirmations
  * seen); re-prompts sweeps and refunds whose job vanished (Redis flushed, worker killed);
  * and re-reads every unfinished bridge request (a `bridge` job's chain of reads lost).
  */
 export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<JobPayloads["recheck"]>) => {
   const { db, config } = ctx;
+  // First how far each chain's ingest got (holds or extends expiry), then what to reconcile.
+  await watchIngest(ctx).catch((error: Error) => ctx.logger.error({ err: error }, "watching ingest failed"));
   // Each chain's final block, from its node (null where it cannot be read now).
   const finality = await Promise.all(
     config.networks.map(async (n) => {

@@ -48,6 +48,13 @@ export interface Rail {
   /** How far this rail's ingest has verified each of its chains (chain id → block or slot). */
   indexedHeads(ctx: RailContext): Promise<Map<string, bigint>>;
   /**
+   * Per chain, a time such that every credit stamped at or before it has been ingested
+   * (the indexed block's time; now, when ingest last stood at the chain's head). Expiry
+   * waits for it to pass the deadline. A chain left out has no such bound: its expiry
+   * is held only while the worker's watch sees its ingest stalled.
+   */
+  evidenceHorizons(ctx: RailContext): Promise<Map<string, Date>>;
+  /**
    * The chain's evidence for these payments (all on this rail) in the one credit shape
    * `settle` takes. `heads` are the indexed heads the caller read once for this run.
    */
@@ -82,6 +89,14 @@ export interface Rail {
    * reference). `verify-qr` calls it before reconciling; a no-op where ingest is enough.
    */
   refreshEvidence(ctx: RailContext, payment: PaymentRow, network: Network): Promise<void>;
+  /**
+   * Reads blocks (slots) `from`..`to` of `network` again straight from the chain and records
+   * the evidence of every payment there that ingest does not hold yet; what it holds stays
+   * as it is, so replaying twice changes nothing. Only final blocks are replayed (above
+   * them a reorg may still change things: that is ingest's to follow); `to` is clamped to
+   * the final block. `dryRun` finds without recording. The caller reconciles `paymentIds`.
+   */
+  replay(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult>;
   /** Makes the rail's ingest announce each commit on `channel` (Postgres NOTIFY); false until its tables exist. */
   announceIngest(client: pg.Client, ctx: RailContext, channel: string): Promise<boolean>;
   /**
@@ -169,6 +184,15 @@ export type NewEvidence = { paymentIds: string[]; cursor: EvidenceCursor };
 
 /** One credit found in a submitted transaction; it counts until ingest passes its block. */
 export type SubmittedCredit = { txHash: string; logIndex: number; blockNumber: bigint; blockTimestamp: Date; amount: bigint };
+
+export type ReplayOptions = {
+  dryRun: boolean;
+  /** Called as the replay advances: how many of the range's blocks (slots) are done. */
+  onProgress?: (done: bigint, total: bigint) => void;
+};
+
+/** What a replay found: evidence rows on chain in the range, how many were new to the service, and the payments they belong to. */
+export type ReplayResult = { from: bigint; to: bigint; found: number; added: number; known: number; paymentIds: string[] };
 
 /** What a prune removed (or, dry, would remove) and what stays. */
 export type PruneResult = { removed: number; kept: number };

@@ -6,3 +6,4 @@
 export { INDEXED_CHANNEL, startDispatcher } from "./dispatch.ts";
 export { reconcilePayments, type Reconciled } from "./reconcilePayments.ts";
 export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";
+export { watchIngest } from "./watchIngest.ts";

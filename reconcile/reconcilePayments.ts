@@ -8,6 +8,7 @@ import { writeSettlements, type SettlementUpdate } from "../db/paymentSettlement
 import { settle, type Settlement } from "../domain/settle.ts";
 import { observeReceiptToStatus } from "../metrics/settlementMetrics.ts";
 import { allRails } from "../rails/index.ts";
+import { evidenceHorizons } from "./evidenceHorizons.ts";
 import { loadEvidence } from "./loadEvidence.ts";
 import { settlementEvents } from "./settlementEvents.ts";
 
@@ -34,6 +35,9 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     if (rows.length === 0) return;
     const heads = new Map(headMaps.flatMap((m) => [...m]));
     const { credits, inTransit } = await loadEvidence(ctx, rows, heads);
+    // Expiry needs to know how far each chain's evidence is complete: read only when a payment is past its deadline.
+    const pastDeadline = rows.some((p) => !p.closedStatus && now > p.expiresAt);
+    const horizons = pastDeadline ? await evidenceHorizons(ctx) : new Map<string, Date>();
 
     const updates: SettlementUpdate[] = [];
     const events: NewPaymentEvent[] = [];
@@ -49,7 +53,16 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         requiredConfirmations: networks.get(p.chainId)?.requiredConfirmations ?? 1,
         now,
         inTransitSince: inTransit.get(p.id) ?? null,
+        evidenceThrough: horizons.get(p.chainId) ?? null,
       });
+      // Ingest has not (re)read the block that completed it — the indexer restarted and rolled
+      // back to its finalized block, or is mid-reorg: absent evidence there is not yet evidence
+      // of absence. The answer stands until ingest is past that block again.
+      const head = heads.get(p.chainId);
+      if (!after.completingCredit && p.completingBlock !== null && (head === undefined || p.completingBlock > head)) {
+        result.set(p.id, { before: p, after: standing(p), changed: false });
+        continue;
+      }
       const completing = after.completingCredit ? list.find((c) => c === after.completingCredit) : undefined;
       const completingTx = completing?.txHash ?? null;
       const completedVia = completing?.source ?? null;
@@ -83,3 +96,16 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
   observeReceiptToStatus(result.values(), (chainId) => networks.get(chainId)?.shortName ?? chainId);
   return result;
 }
+
+/** A payment's stored answer, as a settlement (its completing credit is not at hand). */
+const standing = (p: PaymentRow): Settlement => ({
+  status: p.status,
+  amountReceived: p.amountReceived,
+  amountRemaining: p.amountRemaining,
+  excessOwed: p.excessOwed,
+  lateAmount: p.lateAmount,
+  confirmations: p.confirmations,
+  detectedAt: p.detectedAt,
+  confirmedAt: p.confirmedAt,
+  completingCredit: null,
+});

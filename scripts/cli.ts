@@ -24,6 +24,10 @@ const { positionals, values } = parseArgs({
     events: { type: "string" },
     id: { type: "string" },
     "dry-run": { type: "boolean" },
+    from: { type: "string" },
+    to: { type: "string" },
+    "from-slot": { type: "string" },
+    "to-slot": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });

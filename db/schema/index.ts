@@ -6,3 +6,5 @@ export * from "./merchants.ts";
 export * from "./payments.ts";
 export * from "./transfers.ts";
 export * from "./solana.ts";
+export * from "./replayed.ts";
+export * from "./ingestWatch.ts";

@@ -43,12 +43,16 @@ export const bridgeRail: Rail = {
   checkoutWallet: () => null,
   contract: () => null,
   indexedHeads: async () => new Map(),
+  evidenceHorizons: async () => new Map(),
   loadCredits: (ctx, payments) => loadBridgeCredits(ctx, payments),
   inTransit: bridgeInTransit,
   // Nothing is ingested per chain: the `bridge` job reads each request and prompts its reconcile.
   newEvidence: async (_ctx, _network, cursor, head) => ({ paymentIds: [], cursor: cursor ?? { block: head, windowDigest: null } }),
   // The bridge job prompts reconcile itself whenever a leg moves; nothing arrives ahead of a head.
   evidenceAheadOfHead: false,
+  replay: async () => {
+    throw new ValidationError("network", "A bridge has no chain of its own to replay: replay the origin or destination network.");
+  },
   refreshEvidence: async () => {},
   announceIngest: async () => true,
   verifySubmission: async () => {

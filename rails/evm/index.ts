@@ -10,9 +10,11 @@ import { preparePayment } from "./preparePayment.ts";
 import { announceIndexerCommits } from "./readModel/announceIngest.ts";
 import { indexedBlocks } from "./readModel/indexedBlocks.ts";
 import { loadIndexedCredits } from "./readModel/loadCredits.ts";
+import { replayRange } from "./ingest/replayRange.ts";
 import { newIndexedEvidence } from "./readModel/newEvidence.ts";
 import { pruneUnreferencedTransfers } from "./readModel/pruneUnreferenced.ts";
 import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
+import { evidenceHorizons } from "./readModel/evidenceHorizons.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
@@ -35,11 +37,13 @@ export const evmRail: Rail = {
   checkoutWallet,
   contract: contractDescription,
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),
+  evidenceHorizons: (ctx) => evidenceHorizons(ctx.db, ctx.config.indexer.viewsSchema),
   loadCredits: (ctx, payments) => loadIndexedCredits(ctx, payments),
   // Money reaches an EVM payment on its own chain: nothing is ever on its way.
   inTransit: async () => new Map(),
   newEvidence: newIndexedEvidence,
   pruneIngested: pruneUnreferencedTransfers,
+  replay: replayRange,
   evidenceAheadOfHead: false,
   refreshEvidence: async () => {},
   announceIngest: announceIndexerCommits,

@@ -1,5 +1,6 @@
 import { findTransferOut } from "../../db/transfersOut.ts";
 import type { Rail } from "../types.ts";
+import { replaySlots } from "./ingest/replaySlots.ts";
 import { balanceOf } from "./balanceOf.ts";
 import { chainHead, finalizedHead } from "./chainHead.ts";
 import { contractDescription } from "./contractDescription.ts";
@@ -34,11 +35,14 @@ export const solanaRail: Rail = {
   checkoutWallet: () => null,
   contract: contractDescription,
   indexedHeads: (ctx) => solanaIndexedHeads(ctx.db, ctx.config),
+  // No per-chain time bound from the subscriber's watermarks: expiry is held only by the watch's stalls.
+  evidenceHorizons: async () => new Map(),
   loadCredits: (ctx, payments) => loadSolanaCredits(ctx, payments),
   newEvidence: newSolanaEvidence,
   // Money reaches a Solana payment's own accounts directly: nothing is ever in transit.
   inTransit: async () => new Map(),
   evidenceAheadOfHead: true,
+  replay: replaySlots,
   refreshEvidence,
   // The subscriber NOTIFYs itself when it commits (its tables come with the migrations).
   announceIngest: async () => true,

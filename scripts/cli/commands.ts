@@ -16,23 +16,13 @@ import { registerWebhookEndpoint } from "../../api/services/webhookEndpoints.ts"
 import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
 import type { Logger } from "../../config/logger.ts";
-import { unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
-import { cancelTransferOut } from "../../rails/evm/transfers/cancelTransferOut.ts";
+import { required, UsageError, type Flags } from "./flags.ts";
+import { replay } from "./replay.ts";
+import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
-import { allRails } from "../../rails/index.ts";
+import { allRails, railOfPayment } from "../../rails/index.ts";
 
-/** A mistake in what the operator typed: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-export type Flags = Record<string, string | boolean | undefined>;
-
-const required = (flags: Flags, name: string): string => {
-  const value = flags[name];
-  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`--${name} is required`);
-  return value.trim();
-};
+export { UsageError, type Flags } from "./flags.ts";
 
 const oneOf = <T extends string>(flags: Flags, name: string, values: readonly T[]): T => {
   const value = required(flags, name);
@@ -199,6 +189,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     return lines.length > 0 ? lines.join("\n") : "Nothing to prune.";
   },
 
+  replay,
+
   async "transfers list"({ db }) {
     const rows = await unfinishedTransfersOut(db);
     return rows.length === 0 ? "No sweeps or refunds in flight." : rows.map(showTransfer).join("\n");
@@ -208,7 +200,10 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const id = required(flags, "id");
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be a sweep or refund id (uuid; see `transfers list`)");
     try {
-      const { row, cancelTxHash } = await cancelTransferOut({ db, config, databaseUrl, logger }, id);
+      const transfer = await findTransferOut(db, id);
+      if (!transfer) throw new UsageError(`--id: no sweep or refund ${id} (see \`transfers list\`)`);
+      const { rail } = railOfPayment(config, { chainId: transfer.chainId });
+      const { row, cancelTxHash } = await rail.cancelTransferOut({ db, config, databaseUrl, logger }, id);
       const sent = cancelTxHash ? `Cancelling transaction ${cancelTxHash} (nonce ${row.nonce}).` : "Its nonce was already spent: nothing sent.";
       if (row.status === "confirmed") return `${sent}\nThe ${row.kind} was mined first: ${showTransfer(row)}`;
       if (row.status === "failed") {
@@ -246,6 +241,8 @@ export const usage = `Usage: npm run cli -- <command> [flags]
   webhook rotate --id ENDPOINT_ID                                       new secret; the old one also signs for WEBHOOK_SECRET_OVERLAP_HOURS
   webhook rotate --merchant ID --mode test|live                         the same for the secret that signs payments' callbackUrl webhooks
   webhook secret --merchant ID --mode test|live                         show the callbackUrl signing secret
+  replay --network SHORT_NAME --from N --to M [--dry-run]             read blocks (Solana: slots, also --from-slot/--to-slot) N..M of a
+                                                                        chain again, record evidence the indexer missed, reconcile what it touches
   indexer prune [--dry-run]                                             remove indexed transfers that are no payment's evidence
                                                                         (left by an indexer that recorded every transfer); never a payment's
   transfers list                                                        sweeps and refunds in flight (signed or waiting)

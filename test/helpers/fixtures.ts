@@ -65,15 +65,16 @@ export async function createPonderCheckpointTable(db: Db, schema: string): Promi
     )`);
 }
 
-/** Records that the indexer has committed `blockNumber` of a chain (all three checkpoints at that block). */
+/** Records that the indexer has committed `blockNumber` of a chain (all three checkpoints at that block), stamped `blockTime` (default now). */
 export async function setIndexedBlock(
   db: Db,
   schema: string,
   chain: { name: string; chainId: bigint | number },
   blockNumber: bigint | number,
+  blockTime: Date = new Date(),
 ): Promise<void> {
   const checkpoint = encodePonderCheckpoint({
-    blockTimestamp: Math.floor(Date.now() / 1000),
+    blockTimestamp: Math.floor(blockTime.getTime() / 1000),
     chainId: chain.chainId,
     blockNumber,
     transactionIndex: 9_999_999_999_999_999n,

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import pg from "pg";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { syncAnalytics } from "../../db/analyticsSource.ts";
-import { createDb, type DbHandle } from "../../db/client.ts";
+import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { paymentEvents, transfersOut, webhookDeliveries } from "../../db/schema/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
@@ -206,5 +206,33 @@ test("an analyst needs rights on the analytics schema only", async () => {
   } finally {
     await client.query("reset role");
     await client.query(`drop owned by ${role}; drop role ${role}`);
+  }
+});
+
+test("evidence an operator's replay recorded counts once beside the indexer's; Solana credits are evidence too", async () => {
+  const [acme] = await queryRows<{ merchant_id: string }>(handle.db, sql`select merchant_id from payments where id = ${id(1)}`);
+  const row = paymentRowFactory(config);
+  const solanaPayment = { ...row(acme!.merchant_id, { id: id(9), kind: "deposit", amount: 4_000_000n, receiveAddress: "So1anaDeposit1111111111111111111111111111111", expiresAt: at(60) }), chainId: "solana:local" };
+  await insertPaymentRows(handle.db, [solanaPayment]);
+  const replayed = (n: number, tx: string) =>
+    sql`insert into replayed_token_transfer (id, chain_id, block_number, block_hash, tx_hash, log_index, token, "from", "to", amount, timestamp)
+        values (${`31337:${tx}:0`}, 31337, 106, '0xb106', ${tx}, 0, ${ANVIL_USDC.toLowerCase()}, ${payer(n)}, ${address(n)}, 1000000, ${String(at(3, 50).getTime() / 1000)})`;
+  try {
+    await handle.db.execute(replayed(4, "0xr106")); // the indexer missed it
+    await handle.db.execute(replayed(4, "0xt103")); // the indexer has it too: counted once
+    await handle.db.execute(sql`insert into solana_credits (chain_id, signature, account, payment_id, source, owner, mint, token_program, amount, slot, block_time, account_index, finalized, found_by)
+      values ('solana:local', 'sig1', 'ata1', ${id(9)}, 'transfer', 'owner1', 'mint1', 'spl', 4000000, 77, ${at(5)}, 1, true, 'poll')`);
+    await handle.db.execute(sql`insert into solana_ingest_heads (chain_id, confirmed_slot, finalized_slot) values ('solana:local', 90, 60)`);
+    const rows = (await client.query(`select payment_id, tx_hash, block_number, amount, confirmations from analytics.payment_evidence where payment_id in ('${id(4)}', '${id(9)}') order by block_number`)).rows;
+    expect(rows).toEqual([
+      { payment_id: id(9), tx_hash: "sig1", block_number: "77", amount: "4000000", confirmations: "14" },
+      { payment_id: id(4), tx_hash: "0xt103", block_number: "103", amount: "10000000", confirmations: "8" },
+      { payment_id: id(4), tx_hash: "0xt104", block_number: "104", amount: "2000000", confirmations: "7" },
+      { payment_id: id(4), tx_hash: "0xr106", block_number: "106", amount: "1000000", confirmations: "5" },
+    ]);
+  } finally {
+    await handle.db.execute(sql`delete from replayed_token_transfer`);
+    await handle.db.execute(sql`delete from solana_ingest_heads`);
+    await handle.db.execute(sql`delete from payments where id = ${id(9)}`);
   }
 });

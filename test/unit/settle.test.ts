@@ -319,6 +319,45 @@ describe("settle: expiry", () => {
   });
 });
 
+describe("settle: expiry waits for the evidence to reach the deadline", () => {
+  const pending = (received: bigint, remaining: bigint, detectedAt: Date | null): Settlement => ({
+    status: "pending", amountReceived: received, amountRemaining: remaining, excessOwed: 0n, lateAmount: 0n, confirmations: 0, detectedAt, confirmedAt: null, completingCredit: null,
+  });
+  const expired = (received: bigint, detectedAt: Date | null): Settlement => ({
+    status: "expired", amountReceived: received, amountRemaining: 0n, excessOwed: received, lateAmount: 0n, confirmations: 0, detectedAt, confirmedAt: null, completingCredit: null,
+  });
+  runRows([
+    ["past expiry, evidence complete only to before it: still pending", payment({ now: t(40), evidenceThrough: t(29) }), pending(0n, TEN_USDC, null)],
+    ["past expiry, evidence complete to a millisecond before it: still pending", payment({ now: t(40), evidenceThrough: new Date(EXPIRES_AT.getTime() - 1) }), pending(0n, TEN_USDC, null)],
+    ["past expiry, evidence complete exactly to it: expired", payment({ now: t(40), evidenceThrough: EXPIRES_AT }), expired(0n, null)],
+    ["past expiry, evidence complete beyond it: expired", payment({ now: t(40), evidenceThrough: t(35) }), expired(0n, null)],
+    ["past expiry, no bound known: the clock decides", payment({ now: t(40), evidenceThrough: null }), expired(0n, null)],
+    ["a partial, evidence behind the deadline: pending with the rest to pay", payment({ credits: [partial4], head: 120n, now: t(40), evidenceThrough: t(20) }), pending(4_000_000n, 6_000_000n, t(5))],
+    ["a partial, evidence past the deadline: expired, the partial owed back", payment({ credits: [partial4], head: 120n, now: t(40), evidenceThrough: t(31) }), expired(4_000_000n, t(5))],
+  ]);
+
+  test("money the lagging ingest reads later, paid before the deadline, completes: never expired in between", () => {
+    const paidInTime = credit(TEN_USDC, 150n, 25);
+    // Ingest stopped at t(20): the payment waits …
+    expect(settle(payment({ now: t(45), evidenceThrough: t(20) })).status).toBe("pending");
+    // … and once the block of t(25) is read, it completes.
+    expect(settle(payment({ credits: [paidInTime], head: 150n, now: t(50), evidenceThrough: t(50) })).status).toBe("completed");
+  });
+
+  test("a credit stamped after the deadline proves the chain passed it, whatever the bound says", () => {
+    expect(settle(payment({ credits: [credit(TEN_USDC, 300n, 31)], head: 300n, now: t(40), evidenceThrough: t(10) })).status).toBe("expired");
+  });
+
+  test("the bound never holds a payment the merchant closed, or one paid in full", () => {
+    expect(settle(payment({ closed: { status: "cancelled", at: t(20) }, now: t(40), evidenceThrough: t(10) })).status).toBe("cancelled");
+    expect(settle(payment({ credits: [exact], head: 100n, now: t(40), evidenceThrough: t(10) })).status).toBe("completed");
+  });
+
+  test("before the deadline the bound changes nothing", () => {
+    expect(settle(payment({ now: t(10), evidenceThrough: t(1) }))).toStrictEqual(settle(payment({ now: t(10) })));
+  });
+});
+
 describe("settle: closed by the merchant", () => {
   const CLOSED_AT = t(20);
   const AFTER_CLOSE = t(21);

@@ -20,34 +20,45 @@ export type EvidenceRow = {
  *   on the chain, for the token and merchant the intent was signed for;
  * - `transfer`: a Transfer of the payment's token to its receive address on its chain.
  * Each join is written both ways round (payment → row and row → payment), so a lookup
- * by payment ids and a scan of new blocks both walk an index.
+ * by payment ids and a scan of new blocks both walk an index. The indexer's rows are read
+ * together with what an operator's replay found that the indexer had missed
+ * (`replayed_*`, final blocks only); a row both hold counts once.
  */
-export function evidenceQuery(schema: string, tables: IndexedTables, scope: EvidenceScope): SQL | null {
+export function evidenceQuery(schema: string, tables: IndexedTables, scope: EvidenceScope): SQL {
   const s = sql.identifier(schema);
   const where = (alias: "t" | "e") =>
     "paymentIds" in scope
       ? sql`p.id = any(${sql.param([...scope.paymentIds])}::uuid[])`
       : sql`${sql.raw(alias)}.chain_id = ${Number(scope.chainId)} and ${sql.raw(alias)}.block_number > ${scope.aboveBlock.toString()}::numeric`;
-  const branches: SQL[] = [];
-  if (tables.transfers) {
-    branches.push(sql`
-      select p.id as payment_id, 'transfer' as source, t.amount::text as amount, t.block_number::text as block_number, t.log_index, t.timestamp::text as ts, t.tx_hash
-      from ${s}.${sql.identifier(INDEXED_TABLES.transfers)} t
-      join payments p on t."to" = lower(p.receive_address) and p.chain_id = t.chain_id::text and t.token = lower(p.token_address)
-      where ${where("t")}`);
-  }
-  if (tables.settlements) {
-    // An intent's bytes32 id is the payment's uuid left-padded with zeros.
-    branches.push(sql`
-      select p.id as payment_id, 'settlement' as source, e.amount::text as amount, e.block_number::text as block_number, e.log_index, e.timestamp::text as ts, e.tx_hash
-      from ${s}.${sql.identifier(INDEXED_TABLES.settlements)} e
-      join payments p
-        on p.id = (case when e.payment_id ~ '^0x0{32}[0-9a-f]{32}$' then substring(e.payment_id from 35 for 32)::uuid end)
-        and e.payment_id = '0x' || repeat('0', 32) || replace(p.id::text, '-', '')
-        and p.chain_id = e.chain_id::text and e.contract = lower(p.contract_address)
-        and e.token = lower(p.token_address) and e.merchant = lower(p.merchant_wallet)
-      where ${where("e")}`);
-  }
-  if (branches.length === 0) return null;
-  return sql.join(branches, sql` union all `);
+  // Replayed rows count unless the indexer has the same row (a rebuilt index may reach them too).
+  const withReplayed = (indexed: string, replayed: string, columns: string, present: boolean) => {
+    const cols = sql.raw(columns);
+    const table = sql`${s}.${sql.identifier(indexed)}`;
+    return present
+      ? sql`(select ${cols} from ${table} union all
+             select ${cols} from ${sql.identifier(replayed)} r where not exists (select 1 from ${table} i where i.id = r.id))`
+      : sql`${sql.identifier(replayed)}`;
+  };
+  const transfers = withReplayed(INDEXED_TABLES.transfers, "replayed_token_transfer", `id, chain_id, block_number, tx_hash, log_index, token, "to", amount, timestamp`, tables.transfers);
+  const settlements = withReplayed(
+    INDEXED_TABLES.settlements,
+    "replayed_settlement_payment",
+    "id, chain_id, payment_id, token, merchant, amount, contract, block_number, tx_hash, log_index, timestamp",
+    tables.settlements,
+  );
+  // An intent's bytes32 id is the payment's uuid left-padded with zeros.
+  return sql`
+    select p.id as payment_id, 'transfer' as source, t.amount::text as amount, t.block_number::text as block_number, t.log_index, t.timestamp::text as ts, t.tx_hash
+    from ${transfers} t
+    join payments p on t."to" = lower(p.receive_address) and p.chain_id = t.chain_id::text and t.token = lower(p.token_address)
+    where ${where("t")}
+    union all
+    select p.id as payment_id, 'settlement' as source, e.amount::text as amount, e.block_number::text as block_number, e.log_index, e.timestamp::text as ts, e.tx_hash
+    from ${settlements} e
+    join payments p
+      on p.id = (case when e.payment_id ~ '^0x0{32}[0-9a-f]{32}$' then substring(e.payment_id from 35 for 32)::uuid end)
+      and e.payment_id = '0x' || repeat('0', 32) || replace(p.id::text, '-', '')
+      and p.chain_id = e.chain_id::text and e.contract = lower(p.contract_address)
+      and e.token = lower(p.token_address) and e.merchant = lower(p.merchant_wallet)
+    where ${where("e")}`;
 }

@@ -10,7 +10,6 @@ export async function loadIndexedCredits(ctx: RailContext, payments: readonly Pa
   if (payments.length === 0) return result;
   const schema = ctx.config.indexer.viewsSchema;
   const query = evidenceQuery(schema, await indexedTables(ctx.db, schema), { paymentIds: payments.map((p) => p.id) });
-  if (!query) return result;
   for (const r of await queryRows<EvidenceRow>(ctx.db, query)) result.get(r.payment_id)?.push(creditOf(r));
   return result;
 }

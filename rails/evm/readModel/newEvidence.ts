@@ -21,21 +21,20 @@ export async function newIndexedEvidence(ctx: RailContext, network: Network, cur
   const schema = ctx.config.indexer.viewsSchema;
   const tables = await indexedTables(db, schema);
   let from = cursor?.block ?? -1n;
-  // Rows a reorg removed can only be missed by looking at what is there: the payments they
-  // had completed (or made confirming) above the rewritten blocks are looked at again too.
-  let undone: string[] = [];
   if (cursor) {
     const below = cursor.block > REORG_WINDOW ? cursor.block - REORG_WINDOW : -1n;
-    if ((await windowDigest(db, schema, tables, network.chainId, below, cursor.block)) !== cursor.windowDigest) {
-      from = below;
-      undone = await paymentsCompletedAbove(db, network.chainId, below);
-    }
+    if ((await windowDigest(db, schema, tables, network.chainId, below, cursor.block)) !== cursor.windowDigest) from = below;
   }
   const unconfirmedFloor = head - BigInt(Math.max(1, network.requiredConfirmations));
   if (unconfirmedFloor < from) from = unconfirmedFloor;
+  // Rows a reorg removed can only be missed by looking at what is there: the payments
+  // completed (or made confirming) by blocks above `from` are looked at again too — also
+  // once ingest re-reads those blocks after rolling back (a restart, a reorg), when a
+  // vanished transfer first shows as vanished (reconcile holds the answer until then).
+  const undone = await paymentsCompletedAbove(db, network.chainId, from);
 
   const query = evidenceQuery(schema, tables, { chainId: network.chainId, aboveBlock: from });
-  const rows = query ? await queryRows<{ payment_id: string }>(db, sql`select distinct payment_id from (${query}) evidence`) : [];
+  const rows = await queryRows<{ payment_id: string }>(db, sql`select distinct payment_id from (${query}) evidence`);
   const windowStart = head > REORG_WINDOW ? head - REORG_WINDOW : -1n;
   return {
     paymentIds: [...rows.map((r) => r.payment_id), ...undone],

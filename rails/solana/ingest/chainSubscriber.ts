@@ -58,7 +58,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   let aliases = new Map<string, string>();
   const running = new Map<string, Promise<void>>();
   const again = new Map<string, FoundBy>();
-  const found: Record<FoundBy, number> = { poll: 0, websocket: 0, webhook: 0, lookup: 0, submission: 0 };
+  const found: Record<FoundBy, number> = { poll: 0, websocket: 0, webhook: 0, lookup: 0, submission: 0, replay: 0 };
   let stopped = false;
   const limited = limiter(SCAN_CONCURRENCY);
 

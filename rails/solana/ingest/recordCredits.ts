@@ -18,7 +18,7 @@ export type FoundCredit = {
   finalized: boolean;
 };
 
-export type FoundBy = "poll" | "websocket" | "webhook" | "lookup" | "submission";
+export type FoundBy = "poll" | "websocket" | "webhook" | "lookup" | "submission" | "replay";
 
 /** Serializes, per chain, storing credits and moving the finalized watermark (they must see each other). */
 export const lockChainIngest = (tx: Db, chainId: string) => tx.execute(sql`select pg_advisory_xact_lock(726200, hashtext(${chainId}))`);

@@ -1,0 +1,33 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "./client.ts";
+import { replayedSettlementPayments, replayedTokenTransfers } from "./schema/index.ts";
+
+export type ReplayedTransfer = typeof replayedTokenTransfers.$inferInsert;
+export type ReplayedSettlement = typeof replayedSettlementPayments.$inferInsert;
+
+/** Records replayed rows (a row already recorded stays as it is); returns the ids that were new. */
+export async function insertReplayed(db: Db, rows: { transfers: ReplayedTransfer[]; settlements: ReplayedSettlement[] }): Promise<Set<string>> {
+  const added = new Set<string>();
+  if (rows.transfers.length > 0) {
+    for (const r of await db.insert(replayedTokenTransfers).values(rows.transfers).onConflictDoNothing().returning({ id: replayedTokenTransfers.id })) added.add(r.id);
+  }
+  if (rows.settlements.length > 0) {
+    for (const r of await db.insert(replayedSettlementPayments).values(rows.settlements).onConflictDoNothing().returning({ id: replayedSettlementPayments.id })) added.add(r.id);
+  }
+  return added;
+}
+
+/** Lower-case receive addresses of every payment on a chain (what a replay looks for transfers into). */
+export async function receiveAddressesOn(db: Db, chainId: string): Promise<`0x${string}`[]> {
+  const rows = await queryRows<{ address: `0x${string}` }>(db, sql`select distinct lower(receive_address) as address from payments where chain_id = ${chainId} and receive_address is not null`);
+  return rows.map((r) => r.address);
+}
+
+/** The payments on a chain that transfers into these addresses, or settlement events of these bytes32 intents, would pay. */
+export async function paymentsPaidBy(db: Db, chainId: string, found: { addresses: string[]; intents: string[] }): Promise<string[]> {
+  const uuids = found.intents.filter((i) => /^0x0{32}[0-9a-f]{32}$/.test(i)).map((i) => i.slice(34).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, "$1-$2-$3-$4-$5"));
+  const rows = await queryRows<{ id: string }>(db, sql`
+    select id from payments where chain_id = ${chainId}
+      and (lower(receive_address) = any(${sql.param(found.addresses)}::text[]) or id = any(${sql.param(uuids)}::uuid[]))`);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,113 @@
+import { sql } from "drizzle-orm";
+import { erc20Abi, getAbiItem, type Address, type Hash, type PublicClient } from "viem";
+import type { Network } from "../../../config/index.ts";
+import { paymentSettlementAbi } from "../../../contracts/artifacts/index.ts";
+import { queryRows } from "../../../db/client.ts";
+import { insertReplayed, paymentsPaidBy, receiveAddressesOn, type ReplayedSettlement, type ReplayedTransfer } from "../../../db/replayedEvidence.ts";
+import type { RailContext, ReplayOptions, ReplayResult } from "../../types.ts";
+import { finalizedHead } from "../chainHead.ts";
+import { evmClient } from "../client.ts";
+import { evidenceQuery } from "../readModel/evidence.ts";
+import { knownEvidenceIds } from "../readModel/knownEvidence.ts";
+import { indexedTables } from "../readModel/tables.ts";
+
+/** Recipients per `eth_getLogs` topic filter, as the indexer asks. */
+const ADDRESSES_PER_REQUEST = 500;
+const transferEvent = getAbiItem({ abi: erc20Abi, name: "Transfer" });
+const settledEvent = getAbiItem({ abi: paymentSettlementAbi, name: "PaymentSettled" });
+
+/**
+ * The EVM replay: blocks `from`..`to` (clamped to the final block) read again with
+ * `eth_getLogs` in chunks of `REPLAY_BLOCK_RANGE` blocks — the transfers of the chain's
+ * stablecoins into any payment's receive address, and the settlement contract's
+ * `PaymentSettled` events — and every row the service does not hold yet recorded as
+ * replayed evidence. Idempotent: row ids are the indexer's (`chain:tx:log`).
+ */
+export async function replayRange(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult> {
+  const { db, config } = ctx;
+  const client = evmClient(network, config.rpcTimeoutMs * 5);
+  const final = await finalizedHead(network, config.rpcTimeoutMs * 5);
+  const from = range.from;
+  const to = range.to < final ? range.to : final;
+  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [] };
+
+  const chainId = Number(network.chainId);
+  const tokens = network.tokens.map((t) => t.address as Address);
+  const addresses = await receiveAddressesOn(db, network.chainId);
+  const step = BigInt(config.indexer.replayBlockRange);
+  const total = to - from + 1n;
+  const transfers: ReplayedTransfer[] = [];
+  const settlements: ReplayedSettlement[] = [];
+  const times = blockTimes(client);
+  for (let start = from; start <= to; start += step) {
+    const end = start + step - 1n < to ? start + step - 1n : to;
+    for (let i = 0; i < addresses.length; i += ADDRESSES_PER_REQUEST) {
+      const logs = await client.getLogs({ address: tokens, event: transferEvent, args: { to: addresses.slice(i, i + ADDRESSES_PER_REQUEST) }, fromBlock: start, toBlock: end, strict: true });
+      for (const log of logs) {
+        transfers.push({
+          id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
+          chainId,
+          blockNumber: log.blockNumber.toString(),
+          blockHash: log.blockHash.toLowerCase(),
+          txHash: log.transactionHash.toLowerCase(),
+          logIndex: log.logIndex,
+          token: log.address.toLowerCase(),
+          from: log.args.from.toLowerCase(),
+          to: log.args.to.toLowerCase(),
+          amount: log.args.value.toString(),
+          timestamp: (await times(log.blockHash)).toString(),
+        });
+      }
+    }
+    if (network.settlementContract) {
+      const logs = await client.getLogs({ address: network.settlementContract as Address, event: settledEvent, fromBlock: start, toBlock: end, strict: true });
+      for (const log of logs) {
+        settlements.push({
+          id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
+          chainId,
+          paymentId: log.args.paymentId.toLowerCase(),
+          payer: log.args.payer.toLowerCase(),
+          token: log.args.token.toLowerCase(),
+          merchant: log.args.merchant.toLowerCase(),
+          amount: log.args.amount.toString(),
+          fee: log.args.fee.toString(),
+          contract: log.address.toLowerCase(),
+          blockNumber: log.blockNumber.toString(),
+          blockHash: log.blockHash.toLowerCase(),
+          txHash: log.transactionHash.toLowerCase(),
+          logIndex: log.logIndex,
+          timestamp: (await times(log.blockHash)).toString(),
+        });
+      }
+    }
+    options.onProgress?.(end - from + 1n, total);
+  }
+
+  const schema = config.indexer.viewsSchema;
+  const tables = await indexedTables(db, schema);
+  const found = [...transfers, ...settlements];
+  const known = await knownEvidenceIds(db, schema, tables, found.map((r) => r.id));
+  const fresh = { transfers: transfers.filter((r) => !known.has(r.id)), settlements: settlements.filter((r) => !known.has(r.id)) };
+  const added = options.dryRun ? fresh.transfers.length + fresh.settlements.length : (await insertReplayed(db, fresh)).size;
+  // The payments this range holds evidence of (recorded now, or already; on a dry run, what would be).
+  const paymentIds = options.dryRun
+    ? await paymentsPaidBy(db, network.chainId, { addresses: transfers.map((t) => t.to), intents: settlements.map((e) => e.paymentId) })
+    : (
+        await queryRows<{ payment_id: string }>(
+          db,
+          sql`select distinct payment_id from (${evidenceQuery(schema, tables, { chainId: network.chainId, aboveBlock: from - 1n })}) e
+              where e.block_number::numeric <= ${to.toString()}::numeric`,
+        )
+      ).map((r) => r.payment_id);
+  return { from, to, found: found.length, added, known: found.length - (fresh.transfers.length + fresh.settlements.length), paymentIds };
+}
+
+/** Block timestamps (seconds), fetched once per block. */
+function blockTimes(client: PublicClient) {
+  const cache = new Map<Hash, Promise<bigint>>();
+  return (blockHash: Hash) => {
+    let time = cache.get(blockHash);
+    if (!time) cache.set(blockHash, (time = client.getBlock({ blockHash }).then((b) => b.timestamp)));
+    return time;
+  };
+}

@@ -1,0 +1,66 @@
+import { PublicKey, type ConfirmedSignatureInfo } from "@solana/web3.js";
+import { sql } from "drizzle-orm";
+import type { Network } from "../../../config/index.ts";
+import { queryRows } from "../../../db/client.ts";
+import type { RailContext, ReplayOptions, ReplayResult } from "../../types.ts";
+import { INDEXED_CHANNEL } from "../../types.ts";
+import { solanaConnection } from "../connection.ts";
+import { paymentsToWatch } from "../readModel/watchList.ts";
+import { watchOf } from "../watchedAccount.ts";
+import { creditOf, markFinalized } from "./scanAddress.ts";
+import { recordCredits, type FoundCredit } from "./recordCredits.ts";
+
+const PAGE = 1000;
+/** Watch every payment the chain ever had, whatever its age: a replay looks for what was missed. */
+const FOREVER_MS = 100 * 365 * 24 * 3_600_000;
+
+/**
+ * The Solana replay: slots `from`..`to` (clamped to the finalized slot) read again — for
+ * every payment's watched address (a deposit's token account, a Solana Pay reference),
+ * its signatures in that slot range, their transactions, and the credit each carries
+ * (the watched account's balance rise) — recorded as the subscriber records them
+ * (unique on signature and account, so a replay twice adds nothing). Address cursors are
+ * not moved: the subscriber's own scan goes on from where it was.
+ */
+export async function replaySlots(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult> {
+  const connection = solanaConnection(network, "finalized", ctx.config.rpcTimeoutMs * 5);
+  const final = BigInt(await connection.getSlot("finalized"));
+  const from = range.from;
+  const to = range.to < final ? range.to : final;
+  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [] };
+
+  const watches = (await paymentsToWatch(ctx.db, network.chainId, FOREVER_MS)).map((p) => watchOf(network, p));
+  const found: FoundCredit[] = [];
+  let done = 0;
+  for (const watch of watches) {
+    const inRange: ConfirmedSignatureInfo[] = [];
+    for (let before: string | undefined; ; ) {
+      const page = await connection.getSignaturesForAddress(new PublicKey(watch.scan), { before, limit: PAGE }, "finalized");
+      inRange.push(...page.filter((s) => s.err === null && BigInt(s.slot) >= from && BigInt(s.slot) <= to));
+      // Newest first: once a page reaches below the range, nothing older can be in it.
+      if (page.length < PAGE || BigInt(page.at(-1)!.slot) < from) break;
+      before = page.at(-1)!.signature;
+    }
+    const transactions = await connection.getParsedTransactions(inRange.map((s) => s.signature), { maxSupportedTransactionVersion: 0, commitment: "finalized" });
+    inRange.forEach((info, i) => {
+      const transaction = transactions[i];
+      const credit = transaction && creditOf(watch, info.signature, transaction);
+      if (credit) found.push(credit);
+    });
+    options.onProgress?.((BigInt(++done) * (to - from + 1n)) / BigInt(watches.length), to - from + 1n);
+  }
+  await markFinalized(connection, found);
+
+  const known = await knownCredits(ctx, network.chainId, found);
+  const fresh = found.filter((c) => !known.has(`${c.signature}:${c.account}`));
+  const added = options.dryRun || fresh.length === 0 ? fresh.length : (await recordCredits(ctx.db, { chainId: network.chainId, channel: INDEXED_CHANNEL, foundBy: "replay", credits: fresh })).inserted;
+  return { from, to, found: found.length, added, known: found.length - fresh.length, paymentIds: [...new Set(found.map((c) => c.paymentId))] };
+}
+
+async function knownCredits(ctx: RailContext, chainId: string, credits: FoundCredit[]): Promise<Set<string>> {
+  if (credits.length === 0) return new Set();
+  const rows = await queryRows<{ key: string }>(ctx.db, sql`
+    select signature || ':' || account as key from solana_credits
+    where chain_id = ${chainId} and signature = any(${sql.param(credits.map((c) => c.signature))}::text[])`);
+  return new Set(rows.map((r) => r.key));
+}

@@ -1,0 +1,37 @@
+import { recordIngestCheck } from "../db/ingestWatch.ts";
+import { allRails, railFor, type RailContext } from "../rails/index.ts";
+
+/**
+ * The worker's periodic look at each chain's ingest against the chain's own head (run
+ * by `recheck`). More than INDEXER_MAX_LAG_BLOCKS behind, or a node that cannot be read,
+ * is a stall, dated from the rail's evidence horizon (when ingest was last current):
+ * open payments there do not expire while it lasts, and their expiry is extended by its
+ * length when it ends. Standing at the head records that every block until now has been
+ * read (expiry on a quiet chain). A chain its ingest has never reached is left alone.
+ * Safe to run concurrently and twice (`recordIngestCheck`).
+ */
+export async function watchIngest(ctx: RailContext, now: Date = new Date()): Promise<void> {
+  const { config, db, logger } = ctx;
+  const maxLag = BigInt(config.indexer.maxLagBlocks);
+  const merged = <T>(maps: Map<string, T>[]) => new Map(maps.flatMap((m) => [...m]));
+  const [indexed, horizons] = await Promise.all([
+    Promise.all(allRails().map((rail) => rail.indexedHeads(ctx))).then(merged),
+    Promise.all(allRails().map((rail) => rail.evidenceHorizons(ctx))).then(merged),
+  ]);
+  await Promise.all(
+    config.networks.map(async (network) => {
+      const rail = network.enabled ? railFor(network) : undefined;
+      const ingested = indexed.get(network.chainId);
+      if (!rail || ingested === undefined) return;
+      const head = await rail.chainHead(network, config.rpcTimeoutMs).catch(() => null);
+      const lag = head === null ? null : head > ingested ? head - ingested : 0n;
+      const result = await recordIngestCheck(db, { chainId: network.chainId, at: now, lag, maxLag, currentUntil: horizons.get(network.chainId) ?? null });
+      const fields = { network: network.shortName, lag: lag?.toString() ?? null, ingested: ingested.toString() };
+      if (result.opened) logger.warn(fields, "ingest fell behind the chain: expiry of its open payments is held until it catches up");
+      if (result.closed) {
+        const seconds = Math.round((now.getTime() - result.closed.since.getTime()) / 1000);
+        logger.info({ ...fields, stalledSeconds: seconds, extended: result.closed.extended.length }, "ingest caught up: open payments' expiry extended by the time it was behind");
+      }
+    }),
+  );
+}

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
+import { recordIngestCheck } from "../../db/ingestWatch.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
+import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
+
+/**
+ * Indexer-aware expiry on a real Postgres: the watch's record of each chain (stalls,
+ * extensions, caught-up time) and reconcile's expiry waiting for the evidence to reach
+ * the deadline — the indexer's block time, held back by a stall.
+ */
+let database: TestDatabase;
+let handle: DbHandle;
+let config: Config;
+let merchantId: string;
+const VIEWS = "watch_views";
+const CHAIN = "31337";
+const T0 = Date.parse("2026-05-01T12:00:00Z");
+const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+const maxLag = 5n;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = createDb(database.url, { max: 3 });
+  config = buildConfig(
+    { APP_ENV: "test", DATABASE_URL: database.url, INDEXER_VIEWS_SCHEMA: VIEWS },
+    { extraNetworks: [anvilNetwork("http://127.0.0.1:1", { requiredConfirmations: 1 }), anvilNetwork("http://127.0.0.1:1", { shortName: "anvil-2", name: "Anvil 2", chainId: "31338" })] },
+  );
+  await createPonderCheckpointTable(handle.db, VIEWS);
+  merchantId = (await createMerchant(handle.db, { name: "Watch" })).id;
+});
+
+afterAll(async () => {
+  await handle?.close();
+  await database?.drop();
+});
+
+const row = () => paymentRowFactory(config);
+const expiresOf = async (id: string) => {
+  const [r] = await queryRows<{ expires_at: Date; status: string }>(handle.db, sql`select expires_at, status from payments where id = ${id}`);
+  return { expiresAt: new Date(r!.expires_at), status: r!.status };
+};
+const watchRow = async () => (await queryRows<{ stalled_since: Date | null; caught_up_at: Date | null; lag: string | null }>(handle.db, sql`select stalled_since, caught_up_at, lag::text from ingest_watch where chain_id = ${CHAIN}`))[0];
+const check = (minutes: number, lag: bigint | null, currentUntil: Date | null = null) => recordIngestCheck(handle.db, { chainId: CHAIN, at: at(minutes), lag, maxLag, currentUntil });
+
+describe("the watch's record of a chain", () => {
+  test("within the allowed lag nothing stalls; at the head it records the time; behind opens one stall, however often it is seen", async () => {
+    expect(await check(0, 3n)).toEqual({ opened: false, closed: null });
+    expect(await watchRow()).toEqual({ stalled_since: null, caught_up_at: null, lag: "3" });
+    await check(1, 0n);
+    expect(new Date((await watchRow())!.caught_up_at!)).toEqual(at(1));
+    // Seen at at(3), but the indexer's last block was stamped at(2): the stall began then.
+    expect(await check(3, 6n, at(2))).toEqual({ opened: true, closed: null });
+    expect(await check(3, 40n, at(1))).toEqual({ opened: false, closed: null });
+    expect(await check(4, null)).toEqual({ opened: false, closed: null }); // the node unreadable: still stalled
+    const w = await watchRow();
+    expect(new Date(w!.stalled_since!)).toEqual(at(2));
+    expect(new Date(w!.caught_up_at!)).toEqual(at(1));
+    expect(w!.lag).toBeNull();
+  });
+
+  test("catching up extends each open payment on the chain by the time the stall overlapped it, once", async () => {
+    // The stall opened at at(2) (above); it ends at at(62).
+    const make = (over: Parameters<ReturnType<typeof row>>[1]) => row()(merchantId, over);
+    const [before, during, expiredEarlier, completed, cancelled, otherChain] = await insertPaymentRows(handle.db, [
+      make({ createdAt: at(-20), expiresAt: at(10) }), // open through the whole stall: +60 min
+      make({ createdAt: at(30), expiresAt: at(60) }), // created during it: +32 min
+      make({ createdAt: at(-60), expiresAt: at(1), status: "expired" }), // its deadline was before the stall
+      make({ createdAt: at(-10), expiresAt: at(20), status: "completed" }),
+      make({ createdAt: at(-10), expiresAt: at(20), closedStatus: "cancelled", closedAt: at(5), status: "cancelled" }),
+      make({ network: "anvil-2", createdAt: at(-10), expiresAt: at(20) }),
+    ]);
+    const [first, second] = await Promise.all([check(62, 1n), check(62, 0n)]);
+    const closing = [first!, second!].filter((r) => r.closed);
+    expect(closing).toHaveLength(1);
+    expect(new Set(closing[0]!.closed!.extended)).toEqual(new Set([before!.id!, during!.id!]));
+    expect(closing[0]!.closed!.since).toEqual(at(2));
+    expect((await expiresOf(before!.id!)).expiresAt).toEqual(at(70));
+    expect((await expiresOf(during!.id!)).expiresAt).toEqual(at(92));
+    for (const [p, was] of [[expiredEarlier, at(1)], [completed, at(20)], [cancelled, at(20)], [otherChain, at(20)]] as const) {
+      expect((await expiresOf(p!.id!)).expiresAt).toEqual(was);
+    }
+    expect(await check(63, 0n)).toEqual({ opened: false, closed: null });
+    expect((await expiresOf(before!.id!)).expiresAt).toEqual(at(70));
+    expect((await watchRow())!.stalled_since).toBeNull();
+  });
+});
+
+describe("expiry waits for the evidence", () => {
+  const chain = { name: "anvil", chainId: 31337 };
+  const reconcileAt = async (id: string, minutes: number) => (await reconcilePayments(handle.db, config, [id], at(minutes))).get(id)!.after.status;
+  const expiredEvents = async (id: string) =>
+    (await queryRows<{ n: number }>(handle.db, sql`select count(*)::int as n from payment_events where payment_id = ${id} and type = 'payment.expired'`))[0]!.n;
+
+  test("an indexer whose last block is stamped before the deadline holds expiry; one past it expires the payment once", async () => {
+    await handle.db.execute(sql`delete from ingest_watch`);
+    const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: at(100), expiresAt: at(130) })]);
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_000, at(125));
+    expect(await reconcileAt(p!.id!, 140)).toBe("pending");
+    expect(await expiredEvents(p!.id!)).toBe(0);
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_010, at(130));
+    expect(await reconcileAt(p!.id!, 141)).toBe("expired");
+    expect(await reconcileAt(p!.id!, 142)).toBe("expired");
+    expect(await expiredEvents(p!.id!)).toBe(1);
+  });
+
+  test("a quiet chain: the watch found the indexer at the head after the deadline, so it expires though the last block is older", async () => {
+    const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: at(200), expiresAt: at(230) })]);
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_020, at(210));
+    expect(await reconcileAt(p!.id!, 235)).toBe("pending");
+    await check(231, 0n);
+    expect(await reconcileAt(p!.id!, 236)).toBe("expired");
+  });
+
+  test("an open stall holds expiry even when the indexed block is past the deadline", async () => {
+    const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: at(300), expiresAt: at(330) })]);
+    await check(322, 50n, at(320)); // stalled since at(320), before the deadline
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_030, at(335));
+    expect(await reconcileAt(p!.id!, 340)).toBe("pending");
+    await check(350, 0n); // caught up: the payment gets the 30 minutes back
+    expect((await expiresOf(p!.id!)).expiresAt).toEqual(at(360));
+    expect(await reconcileAt(p!.id!, 355)).toBe("pending");
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_040, at(361));
+    expect(await reconcileAt(p!.id!, 362)).toBe("expired");
+  });
+
+  test("a chain with no bound at all (no indexer checkpoint, no watch) expires by the clock", async () => {
+    const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { network: "anvil-2", createdAt: at(400), expiresAt: at(430) })]);
+    expect(await reconcileAt(p!.id!, 431)).toBe("expired");
+  });
+});
