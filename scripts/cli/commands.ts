@@ -201,7 +201,7 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be a sweep or refund id (uuid; see `transfers list`)");
     try {
       const transfer = await findTransferOut(db, id);
-      if (!transfer) throw new UsageError(`--id: no sweep or refund ${id} (see \`transfers list\`)`);
+      if (!transfer) throw new UsageError(`no sweep or refund with id ${id}`);
       const { rail } = railOfPayment(config, { chainId: transfer.chainId });
       const { row, cancelTxHash } = await rail.cancelTransferOut({ db, config, databaseUrl, logger }, id);
       const sent = cancelTxHash ? `Cancelling transaction ${cancelTxHash} (nonce ${row.nonce}).` : "Its nonce was already spent: nothing sent.";

@@ -2,7 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import type { BrowserContext } from "playwright-core";
 import type { Hex } from "viem";
 import { payments } from "../../db/schema/index.ts";
-import { reconcilePayments } from "../../reconcile/index.ts";
+import { createLogger } from "../../config/logger.ts";
+import { reconcilePayments, watchIngest } from "../../reconcile/index.ts";
 import { customer, type PaymentChain } from "../helpers/paymentChain.ts";
 import type { TestApi } from "../helpers/testApi.ts";
 
@@ -61,5 +62,7 @@ export async function injectTestWallet(context: BrowserContext, chain: PaymentCh
 /** Moves a payment's expiry into the past and reconciles it, as the expiry job would once its time came. */
 export async function expirePayment(api: TestApi, id: string): Promise<void> {
   await api.db.update(payments).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(payments.id, id));
+  // The worker's watch finds the indexer at the chain's head: the chain is read past the new expiry.
+  await watchIngest({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }) });
   await reconcilePayments(api.db, api.config, [id]);
 }

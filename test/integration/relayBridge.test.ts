@@ -51,7 +51,8 @@ afterAll(async () => {
 });
 
 const job = (paymentId: string) => bridge({ config: api.config, db: api.db, logger, prompts: api.deps.prompts })({ data: { paymentId }, id: "test" } as never);
-const indexedAt = (chain: PaymentChain, block: bigint) => setIndexedBlock(api.db, api.config.indexer.viewsSchema, { name: chain.network.shortName, chainId: Number(chain.network.chainId) }, block);
+const indexedAt = (chain: PaymentChain, block: bigint, blockTime?: Date) =>
+  setIndexedBlock(api.db, api.config.indexer.viewsSchema, { name: chain.network.shortName, chainId: Number(chain.network.chainId) }, block, blockTime);
 const reconcile = async (id: string) => (await reconcilePayments(api.db, api.config, [id])).get(id)!;
 const view = async (id: string) => (await api.request(`/api/v1/payments/cross-chain/status/${id}`, { headers: { "x-public-key": merchant.publicKey } })).body.payment;
 const events = async (id: string) =>
@@ -180,9 +181,10 @@ describe("Relay's progress, verified on both chains", () => {
     await job(p.id);
     const later = new Date(Date.now() + 3_600_000);
     expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("pending");
-    // Without the deposit in transit the same clock expires it.
+    // Without the deposit in transit the same clock expires it (once the destination chain is indexed past the expiry).
     relayState.set(p.requestId, { status: "waiting" });
     await job(p.id);
+    await indexedAt(chains.destination, await chains.destination.publicClient.getBlockNumber({ cacheTime: 0 }), later);
     expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("expired");
   });
 
