@@ -153,6 +153,7 @@ export const envSchema = z.object({
   METRICS_HOST: z.string().min(1).optional(),
   WORKER_METRICS_PORT: port.default(9464),
   INDEXER_METRICS_PORT: port.default(9465),
+  SOLANA_METRICS_PORT: port.default(9466),
   /** The queue dashboard at /admin/queues: `read-only` (default), `read-write` (retry, remove, pause jobs) or `off`. */
   QUEUE_DASHBOARD: z.enum(["read-only", "read-write", "off"]).default("read-only"),
 });

@@ -52,7 +52,7 @@ export type Config = {
 export type OperatorConfig = {
   token: string | null;
   metricsHost: string;
-  metricsPorts: { worker: number; indexer: number };
+  metricsPorts: { worker: number; indexer: number; solana: number };
   queueDashboard: "read-only" | "read-write" | "off";
 };
 
@@ -190,7 +190,7 @@ export function buildConfig(
     operator: {
       token: e.OPERATOR_TOKEN ?? null,
       metricsHost: e.METRICS_HOST ?? e.HOST,
-      metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT },
+      metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT, solana: e.SOLANA_METRICS_PORT },
       queueDashboard: e.QUEUE_DASHBOARD,
     },
   };

@@ -74,6 +74,7 @@ if (role === "api") {
   const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
   stopWith(async () => {
     await subscriber.stop();
+    await stopMetrics();
     await handle.close();
   });
 } else {

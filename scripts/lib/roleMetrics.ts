@@ -10,9 +10,10 @@ import { createChainStatusService } from "../../rails/chainStatus.ts";
 /**
  * Each role's `/metrics`, behind the operator token: the API serves it on its own port
  * (`api/routes/operator.ts`); the worker on `WORKER_METRICS_PORT` (its jobs, queues and
- * transfers); the indexer on `INDEXER_METRICS_PORT`: every enabled network's indexer lag
- * (each rail's indexed head against the chain's, as `/payments/health` computes it) and
- * Ponder's own `ponder_*` metrics. Returns what stops it.
+ * transfers); the indexer on `INDEXER_METRICS_PORT`: its EVM networks' lag (each indexed
+ * head against the chain's, as `/payments/health` computes it) and Ponder's own `ponder_*`
+ * metrics; the Solana subscriber on `SOLANA_METRICS_PORT`: its networks' lag, credits by
+ * what found them, watched accounts and websocket subscriptions. Returns what stops it.
  */
 export function startRoleMetrics(role: string, config: Config, logger: Logger, databaseUrl: string): () => Promise<void> {
   labelRole(role);
@@ -22,11 +23,14 @@ export function startRoleMetrics(role: string, config: Config, logger: Logger, d
     const server = startMetricsServer({ host, port: metricsPorts.worker, token, logger });
     return async () => server?.stop();
   }
-  // A new role (the Solana subscriber) gets a port of its own here and serves the same way.
-  if (role !== "indexer" || metricsPorts.indexer === 0) return async () => {};
+  // The indexer and the Solana subscriber each report their own networks' lag.
+  const followed = role === "indexer" ? "evm" : role === "solana" ? "solana" : null;
+  const port = role === "indexer" ? metricsPorts.indexer : metricsPorts.solana;
+  if (!followed || port === 0) return async () => {};
   const handle = createDb(databaseUrl, { max: 2 });
-  const unwatch = watchChains(createChainStatusService(config, handle.db), config.networks.filter((n) => n.enabled));
-  const server = startMetricsServer({ host, port: metricsPorts.indexer, token, logger, extra: () => fetchPonderMetrics(config.indexer.port) });
+  const unwatch = watchChains(createChainStatusService(config, handle.db), config.networks.filter((n) => n.enabled && n.type === followed));
+  const extra = role === "indexer" ? () => fetchPonderMetrics(config.indexer.port) : undefined;
+  const server = startMetricsServer({ host, port, token, logger, extra });
   return async () => {
     await server?.stop();
     unwatch();

@@ -5,6 +5,7 @@ import { Keypair, PublicKey } from "@solana/web3.js";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { renderMetrics } from "../../metrics/registry.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startChainSubscriber, type ChainSubscriber } from "../../rails/solana/ingest/chainSubscriber.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
@@ -298,5 +299,15 @@ describe("the subscriber: websocket, poller and finality", () => {
     } finally {
       await watchdog.stop();
     }
+  });
+  test("the solana role's metrics: credits by what found them, watched accounts, live subscriptions", async () => {
+    const text = await renderMetrics();
+    const sample = (line: RegExp) => Number(text.match(line)?.[1] ?? NaN);
+    // The subscriber's own counts (this process has run others too: the counter is at least its own).
+    expect(sample(/^stablepay_solana_credits_total\{[^}]*network="solana-local"[^}]*found_by="websocket"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(subscriber.found().websocket);
+    expect(sample(/^stablepay_solana_credits_total\{[^}]*network="solana-local"[^}]*found_by="poll"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+    expect(sample(/^stablepay_solana_watched_accounts\{[^}]*network="solana-local"[^}]*\} (\d+)$/m)).toBe(subscriber.watched());
+    expect(sample(/^stablepay_solana_websocket_subscriptions\{[^}]*network="solana-local"[^}]*\} (\d+)$/m)).toBe(subscriber.websocket!.size());
+    expect(subscriber.watched()).toBeGreaterThan(0);
   });
 });

@@ -412,14 +412,14 @@ describe("operator settings", () => {
     expect(buildConfig({ HOST: "0.0.0.0" }).operator).toEqual({
       token: null,
       metricsHost: "0.0.0.0",
-      metricsPorts: { worker: 9464, indexer: 9465 },
+      metricsPorts: { worker: 9464, indexer: 9465, solana: 9466 },
       queueDashboard: "read-only",
     });
   });
 
   test("a token, ports and the dashboard's mode are read; the token is redacted in logs", () => {
     const config = buildConfig({ OPERATOR_TOKEN: "t0k3n-of-16-chars", METRICS_HOST: "10.0.0.5", WORKER_METRICS_PORT: "0", INDEXER_METRICS_PORT: "9999", QUEUE_DASHBOARD: "read-write" });
-    expect(config.operator).toEqual({ token: "t0k3n-of-16-chars", metricsHost: "10.0.0.5", metricsPorts: { worker: 0, indexer: 9999 }, queueDashboard: "read-write" });
+    expect(config.operator).toEqual({ token: "t0k3n-of-16-chars", metricsHost: "10.0.0.5", metricsPorts: { worker: 0, indexer: 9999, solana: 9466 }, queueDashboard: "read-write" });
     expect(redactConfig(config).operator.token).toBe("[redacted]");
   });
 

@@ -5,6 +5,7 @@ import { solanaConnection } from "../connection.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf, type PaymentWatch } from "../watchedAccount.ts";
 import { advanceFinality } from "./advanceFinality.ts";
+import { countSolanaCredits, watchSolanaSubscriber } from "../../../metrics/solanaMetrics.ts";
 import type { FoundBy } from "./recordCredits.ts";
 import { scanAddress } from "./scanAddress.ts";
 import { startWebsocketWatch, type WebsocketWatch } from "./websocketWatch.ts";
@@ -90,7 +91,9 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         again.delete(target);
         try {
           const kind = by;
-          found[kind] += await limited(() => scanAddress(deps, watch, kind));
+          const recorded = await limited(() => scanAddress(deps, watch, kind));
+          found[kind] += recorded;
+          countSolanaCredits(network.shortName, kind, recorded);
         } catch (error) {
           logger.warn({ err: error, address: target }, "solana scan failed; the next poll looks again");
         }
@@ -155,6 +158,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   // New payments are subscribed within a second, whatever the poll interval.
   const watchTimer = setInterval(() => void refreshWatches().catch((error) => logger.warn({ err: error }, "solana watch list refresh failed")), Math.min(config.solana.pollIntervalMs, 1_000));
   const tickTimer = setInterval(() => void tick(), config.solana.headIntervalMs);
+  const unwatch = watchSolanaSubscriber(network.shortName, () => ({ watched: watches.size, subscriptions: ws?.size() ?? 0 }));
 
   return {
     network,
@@ -175,6 +179,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     websocket: ws,
     async stop() {
       stopped = true;
+      unwatch();
       clearInterval(pollTimer);
       clearInterval(watchTimer);
       clearInterval(tickTimer);
