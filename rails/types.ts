@@ -41,6 +41,14 @@ export interface Rail {
    * browser wallet interface the rail names (null: nothing to send, or no browser wallet).
    */
   checkoutWallet(payment: PaymentRow): CheckoutWallet | null;
+  /**
+   * Whether money for `payment` arrives at an address of its own that the service holds
+   * (a deposit address, a forwarder): any transfer of the token there pays it, it is swept
+   * to the merchant, and what is owed back is refunded from there. False when the customer
+   * pays the merchant's own wallet (Solana Pay: only a transfer carrying the payment's
+   * reference counts, and what is owed back is the merchant's to return).
+   */
+  holdsFunds(payment: PaymentRow): boolean;
   /** What `/payments/contract/{chainId}` describes for a network; null when the rail has no settlement contract there. */
   contract(network: Network): Record<string, unknown> | null;
 

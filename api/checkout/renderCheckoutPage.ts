@@ -70,6 +70,7 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
         <a id="open-wallet" class="button secondary" href="${h(view.remainingPaymentUri ?? "#")}">${h(t.openInWallet)}</a>
         <p id="wallet-none" class="hint" hidden>${h(t.walletNone)}</p>
       </div>
+      <div id="manual" class="manual"${hidden(sections.manual)}>
       <div class="field">
         <p class="label" id="address-label">${h(format(t.addressLabel, values))}</p>
         <p class="value"><code id="address" aria-labelledby="address-label">${h(view.receiveAddress ?? "")}</code></p>
@@ -81,7 +82,8 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
         <button type="button" class="secondary" data-copy="amount-due" aria-describedby="amount-due-label">${h(t.copyAmount)}</button>
       </div>
       <p id="copy-message" class="copy-message" role="status" aria-live="polite"></p>
-      <p class="note">${h(format(t.onlyToken, values))}</p>
+      </div>
+      <p class="note">${h(format(view.directToMerchant ? t.onlyWalletApp : t.onlyToken, values))}</p>
     </div>
   </section>
 

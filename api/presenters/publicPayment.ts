@@ -35,6 +35,8 @@ export function presentPublicPayment({ payment: p, merchantName, refunds }: Publ
     confirmations: p.confirmations,
     requiredConfirmations: network?.requiredConfirmations ?? null,
     depositMethod: p.kind === "deposit" ? "deposit_address" : "settlement_contract",
+    // Paid straight into the merchant's wallet (Solana Pay): only the payment URI identifies it, and refunds are the merchant's.
+    directToMerchant: rail ? !rail.holdsFunds(p) && p.receiveAddress !== null : false,
     receiveAddress: p.receiveAddress,
     contractAddress: p.contractAddress,
     paymentUri: paymentUriOf(p, network),

@@ -30,7 +30,13 @@ export async function requestRefund(
   const network = deps.config.networks.find((n) => n.chainId === payment.chainId);
   const rail = network && railForPayment(network, payment);
   const address = rail ? rail.normalizeAddress(body.address) : null;
-  if (!network || !address) throw new ValidationError("address", `Invalid field 'address': not a valid ${network?.name ?? ""} address`.replace("  ", " "));
+  if (!network || !rail || !address) throw new ValidationError("address", `Invalid field 'address': not a valid ${network?.name ?? ""} address`.replace("  ", " "));
+  if (!rail.holdsFunds(payment)) {
+    throw new ConflictError(
+      "Nothing to refund from here: this payment was paid to the merchant's own wallet, so the service holds none of it; the merchant returns what is owed.",
+      "refund_not_held",
+    );
+  }
   if (address === payment.receiveAddress) {
     throw new ValidationError("address", "Invalid field 'address': cannot refund to the payment's own deposit address");
   }

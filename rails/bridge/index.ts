@@ -40,6 +40,7 @@ export const bridgeRail: Rail = {
   walletInstructions: () => null,
   // The customer pays on the origin chain, to the bridge's deposit address (the creation response and
   // /payments/cross-chain/status show it); the payment row is the destination leg, with nothing to send to.
+  holdsFunds: () => false,
   checkoutWallet: () => null,
   contract: () => null,
   indexedHeads: async () => new Map(),

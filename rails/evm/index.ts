@@ -34,6 +34,7 @@ export const evmRail: Rail = {
   prepare: (ctx, request) => preparePayment(ctx.config, request),
   paymentUri,
   walletInstructions,
+  holdsFunds: (payment) => payment.receiveAddress !== null,
   checkoutWallet,
   contract: contractDescription,
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),

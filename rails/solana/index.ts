@@ -32,6 +32,8 @@ export const solanaRail: Rail = {
   paymentUri,
   walletInstructions,
   // No browser-wallet button on Solana yet: the checkout page shows the Solana Pay QR code.
+  // A deposit's account is derived from the service's seed; Solana Pay pays the merchant's wallet.
+  holdsFunds: (payment) => payment.kind === "deposit",
   checkoutWallet: () => null,
   contract: contractDescription,
   indexedHeads: (ctx) => solanaIndexedHeads(ctx.db, ctx.config),

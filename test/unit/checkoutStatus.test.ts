@@ -70,9 +70,10 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
   });
 
   test("sections: pay while money is due, the refund form only when something is owed back, links when given", () => {
-    expect(sectionsOf(view({ cancelUrl: "https://shop.example/cart" }), NOW)).toEqual({ pay: true, countdown: true, progress: false, refund: false, transaction: false, success: false, cancel: true });
+    expect(sectionsOf(view({ cancelUrl: "https://shop.example/cart" }), NOW)).toEqual({ pay: true, manual: true, countdown: true, progress: false, refund: false, transaction: false, success: false, cancel: true });
     expect(sectionsOf(view({ status: "completed", excessOwed: "2", transactionHash: "0xab", successUrl: "https://shop.example/ok" }), NOW)).toEqual({
       pay: false,
+      manual: false,
       countdown: false,
       progress: false,
       refund: true,
@@ -82,6 +83,25 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
     });
     expect(sectionsOf(view({ status: "expired", excessOwed: "1", receiveAddress: null }), NOW).refund).toBe(false);
     expect(sectionsOf(view({ status: "confirming" }), NOW).progress).toBe(true);
+  });
+
+  test("paid straight to the merchant (Solana Pay): the QR is the way, no address to type, refunds are the merchant's", () => {
+    const direct = (over: Partial<PublicPaymentView>) => view({ directToMerchant: true, ...over });
+    expect(describeStatus(direct({}), en, "en", NOW).detail).toBe(en.waitingDetailUri);
+    expect(sectionsOf(direct({}), NOW)).toMatchObject({ pay: true, manual: false });
+    expect(describeStatus(direct({ status: "completed", excessOwed: "2" }), en, "en", NOW).detail).toBe(
+      "Acme has received 25.50 USDC. You sent 2.00 USDC too much, straight to Acme: ask them to return it.",
+    );
+    expect(describeStatus(direct({ status: "expired", amountReceived: "4", excessOwed: "4" }), en, "en", NOW).detail).toBe(
+      "The full amount did not arrive in time. You sent 4.00 USDC straight to Acme: ask them to return it.",
+    );
+    expect(describeStatus(direct({ status: "cancelled", excessOwed: "4" }), en, "en", NOW).detail).toBe("Acme closed this payment. You sent 4.00 USDC straight to Acme: ask them to return it.");
+    expect(sectionsOf(direct({ status: "completed", excessOwed: "2" }), NOW).refund).toBe(false);
+    // A payment at an address of its own: the browser wallet is mentioned only when there is one.
+    expect(describeStatus(view({ wallet: null }), en, "en", NOW).detail).toBe("Send 25.50 USDC on Base to the address below.");
+    expect(describeStatus(view({ wallet: { kind: "eip1193" } as never }), en, "en", NOW).detail).toBe(
+      "Send 25.50 USDC on Base to the address below, or pay with your browser wallet.",
+    );
   });
 
   test("refund lines, placeholders, time left", () => {

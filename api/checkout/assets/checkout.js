@@ -50,6 +50,7 @@ function render() {
   setText("status-progress", `${confirmations} / ${required}`);
 
   show("pay", sections.pay);
+  show("manual", sections.manual);
   show("countdown", sections.countdown);
   if (sections.pay) {
     const due = byId("amount-due");

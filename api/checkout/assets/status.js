@@ -61,7 +61,7 @@ export function describeStatus(view, t, locale, now) {
   const say = (tone, title, detail) => ({ phase, tone, title: format(title, values), detail: format(detail, values) });
   switch (phase) {
     case "waiting":
-      return say("info", t.waitingTitle, t.waitingDetail);
+      return say("info", t.waitingTitle, view.directToMerchant ? t.waitingDetailUri : view.wallet ? t.waitingDetail : t.waitingDetailAddress);
     case "partial":
       return say("info", t.partialTitle, t.partialDetail);
     case "confirming":
@@ -69,14 +69,14 @@ export function describeStatus(view, t, locale, now) {
     case "completed":
       return say("success", t.completedTitle, t.completedDetail);
     case "overpaid":
-      return say("success", t.overpaidTitle, t.overpaidDetail);
+      return say("success", t.overpaidTitle, view.directToMerchant ? t.overpaidMerchantDetail : t.overpaidDetail);
     case "expiring":
       return say("progress", t.expiringTitle, t.expiringDetail);
     case "expired":
-      if (owed) return say("warning", t.expiredTitle, t.expiredOwedDetail);
+      if (owed) return say("warning", t.expiredTitle, view.directToMerchant ? t.expiredOwedMerchantDetail : t.expiredOwedDetail);
       return say("warning", t.expiredTitle, isZero(view.amountReceived) ? t.expiredDetail : t.expiredReturnedDetail);
     default:
-      return say("warning", t.closedTitle, owed ? t.closedOwedDetail : t.closedDetail);
+      return say("warning", t.closedTitle, owed ? (view.directToMerchant ? t.closedOwedMerchantDetail : t.closedOwedDetail) : t.closedDetail);
   }
 }
 
@@ -86,9 +86,11 @@ export function sectionsOf(view, now) {
   const paying = phase === "waiting" || phase === "partial";
   return {
     pay: paying,
+    // A transfer typed in by hand pays only where the address is the payment's own (not Solana Pay's merchant wallet).
+    manual: paying && !view.directToMerchant,
     countdown: paying,
     progress: phase === "confirming",
-    refund: !isZero(view.excessOwed) && Boolean(view.receiveAddress) && phase !== "confirming" && !paying,
+    refund: !isZero(view.excessOwed) && Boolean(view.receiveAddress) && !view.directToMerchant && phase !== "confirming" && !paying,
     transaction: (phase === "completed" || phase === "overpaid") && Boolean(view.transactionHash),
     success: (phase === "completed" || phase === "overpaid") && Boolean(view.successUrl),
     cancel: (paying || phase === "expiring" || phase === "expired" || phase === "closed") && Boolean(view.cancelUrl),
