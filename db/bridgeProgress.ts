@@ -4,6 +4,7 @@ import { eventsForTransition } from "../domain/paymentEvents.ts";
 import { bridgeFillsOf, claimBridgeFill, lockBridgeRequest, updateBridgeRequest } from "./bridgeRequests.ts";
 import { bridgeSnapshot } from "./bridgeSnapshot.ts";
 import type { Db } from "./client.ts";
+import { announcePaymentChanges } from "./paymentChanges.ts";
 import { recordPaymentEvents, type NewPaymentEvent } from "./paymentEvents.ts";
 import { lockPayment } from "./payments.ts";
 import { payments, type NewBridgeRequest } from "./schema/index.ts";
@@ -115,6 +116,8 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     }
     if (ends) for (const type of eventsForTransition(payment, after!)) events.push({ payment: after!, type });
     await recordPaymentEvents(tx, events);
+    // The checkout page shows the bridge's progress: wake its stream.
+    if (changed || ends) await announcePaymentChanges(tx, [paymentId]);
     return { changed, finished, closed: ends };
   });
 }

@@ -1,19 +1,22 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "./client.ts";
-import { merchants, payments, transfersOut, type PaymentRow, type TransferOutRow } from "./schema/index.ts";
+import { bridgeRequests, merchants, payments, transfersOut, type BridgeRequestRow, type PaymentRow, type TransferOutRow } from "./schema/index.ts";
 
-/** A payment as its checkout page shows it: the row, the merchant's name, and the refunds sent or under way. */
-export type PublicPaymentRecord = { payment: PaymentRow; merchantName: string; refunds: TransferOutRow[] };
+/**
+ * A payment as its checkout page shows it: the row, the merchant's name, the refunds sent
+ * or under way, and a cross-chain payment's bridge request (where the customer pays).
+ */
+export type PublicPaymentRecord = { payment: PaymentRow; merchantName: string; refunds: TransferOutRow[]; bridge: BridgeRequestRow | null };
 
 /**
  * The payments with these ids, each with what its checkout page needs beside the row.
- * Two queries for any number of ids (the checkout streams re-read many payments at once).
+ * Three queries for any number of ids (the checkout streams re-read many payments at once).
  */
 export async function findPublicPayments(db: Db, ids: readonly string[]): Promise<Map<string, PublicPaymentRecord>> {
   const unique = [...new Set(ids)];
   const records = new Map<string, PublicPaymentRecord>();
   if (unique.length === 0) return records;
-  const [rows, refunds] = await Promise.all([
+  const [rows, refunds, bridges] = await Promise.all([
     db
       .select({ payment: payments, merchantName: merchants.name })
       .from(payments)
@@ -24,8 +27,13 @@ export async function findPublicPayments(db: Db, ids: readonly string[]): Promis
       .from(transfersOut)
       .where(and(inArray(transfersOut.paymentId, unique), eq(transfersOut.kind, "refund")))
       .orderBy(transfersOut.createdAt),
+    db.select().from(bridgeRequests).where(inArray(bridgeRequests.paymentId, unique)),
   ]);
-  for (const row of rows) records.set(row.payment.id, { ...row, refunds: [] });
+  for (const row of rows) records.set(row.payment.id, { ...row, refunds: [], bridge: null });
+  for (const bridge of bridges) {
+    const record = records.get(bridge.paymentId);
+    if (record) record.bridge = bridge;
+  }
   for (const refund of refunds) records.get(refund.paymentId)?.refunds.push(refund);
   return records;
 }

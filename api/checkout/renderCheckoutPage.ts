@@ -1,5 +1,5 @@
 import type { PublicPaymentView } from "../presenters/publicPayment.ts";
-import { describeStatus, format, formatAmount, refundLines, sectionsOf, timeLeft } from "./assets/status.js";
+import { describeStatus, format, formatAmount, payingOf, refundLines, sectionsOf, timeLeft } from "./assets/status.js";
 import type { Language } from "./messages/index.ts";
 import { escapeHtml as h, pageShell } from "./pageShell.ts";
 
@@ -23,11 +23,14 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
   const locale = language.code;
   const network = view.networkName ?? view.network ?? view.chainId;
   const values = { merchant: view.merchantName, token: view.token, network, currency: view.fiatCurrency ?? "" };
+  // What the customer sends, where: the payment's own, or a cross-chain payment's origin.
+  const paying = payingOf(view);
+  const payValues = { ...values, token: paying.token, network: paying.network ?? network };
   const status = describeStatus(view, t, locale, now);
   const sections = sectionsOf(view, now);
   const left = timeLeft(view.expiresAt, now);
-  const amount = formatAmount(view.amount, locale);
-  const due = formatAmount(view.amountRemaining, locale);
+  const amount = formatAmount(view.crossChain ? paying.amount : view.amount, locale);
+  const due = formatAmount(paying.amount, locale);
   const refunds = refundLines(view, t, locale);
   const confirmations = Math.min(view.confirmations, view.requiredConfirmations ?? view.confirmations);
 
@@ -38,9 +41,10 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
 <main class="card" id="main">
   <section class="summary" aria-labelledby="amount-label">
     <p id="amount-label" class="label">${h(t.amountLabel)}</p>
-    <p class="amount"><span id="amount">${h(amount)}</span> <span class="token">${h(view.token)}</span></p>
+    <p class="amount"><span id="amount">${h(amount)}</span> <span class="token">${h(paying.token)}</span></p>
     ${view.fiatAmount && view.fiatCurrency ? `<p class="fiat">${h(format(t.fiatPrice, { ...values, amount: formatAmount(view.fiatAmount, locale) }))}</p>` : ""}
-    <p class="network">${view.network ? `<img src="/api/static/networks/${h(view.network)}.svg" alt="" width="28" height="28">` : ""}<span><span class="visually-hidden">${h(t.networkLabel)}: </span>${h(format(t.tokenOnNetwork, values))}</span></p>
+    <p class="network">${paying.logo ? `<img src="/api/static/networks/${h(paying.logo)}.svg" alt="" width="28" height="28">` : ""}<span><span class="visually-hidden">${h(t.networkLabel)}: </span>${h(format(t.tokenOnNetwork, payValues))}</span></p>
+    ${view.crossChain ? `<p class="fiat" id="bridge-receives">${h(format(t.bridgeReceives, { ...values, amount: formatAmount(view.amount, locale), originNetwork: paying.network }))}</p>` : ""}
   </section>
 
   <section id="status" class="status tone-${status.tone}" aria-labelledby="status-label">
@@ -59,7 +63,7 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
   <section id="pay" class="pay" aria-labelledby="pay-title"${hidden(sections.pay)}>
     <h2 id="pay-title">${h(t.payTitle)}</h2>
     <figure class="qr">
-      <img id="qr"${sections.pay ? ` src="${h(qrPath(view))}"` : ""} alt="${h(format(t.qrAlt, { ...values, amount: due }))}" width="240" height="240">
+      <img id="qr"${sections.pay ? ` src="${h(qrPath(view))}"` : ""} alt="${h(format(t.qrAlt, { ...payValues, amount: due }))}" width="240" height="240">
       <figcaption>${h(t.qrCaption)}</figcaption>
     </figure>
     <div class="fields">
@@ -72,18 +76,18 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
       </div>
       <div id="manual" class="manual"${hidden(sections.manual)}>
       <div class="field">
-        <p class="label" id="address-label">${h(format(t.addressLabel, values))}</p>
-        <p class="value"><code id="address" aria-labelledby="address-label">${h(view.receiveAddress ?? "")}</code></p>
+        <p class="label" id="address-label">${h(format(t.addressLabel, payValues))}</p>
+        <p class="value"><code id="address" aria-labelledby="address-label">${h(paying.address ?? "")}</code></p>
         <button type="button" class="secondary" data-copy="address" aria-describedby="address-label">${h(t.copyAddress)}</button>
       </div>
       <div class="field">
         <p class="label" id="amount-due-label">${h(t.amountDueLabel)}</p>
-        <p class="value"><code id="amount-due" data-value="${h(view.amountRemaining)}" aria-labelledby="amount-due-label">${h(due)}</code> <span class="token">${h(view.token)}</span></p>
+        <p class="value"><code id="amount-due" data-value="${h(paying.amount)}" aria-labelledby="amount-due-label">${h(due)}</code> <span class="token">${h(paying.token)}</span></p>
         <button type="button" class="secondary" data-copy="amount-due" aria-describedby="amount-due-label">${h(t.copyAmount)}</button>
       </div>
       <p id="copy-message" class="copy-message" role="status" aria-live="polite"></p>
       </div>
-      <p class="note">${h(format(view.directToMerchant ? t.onlyWalletApp : t.onlyToken, values))}</p>
+      <p class="note">${h(format(view.directToMerchant ? t.onlyWalletApp : t.onlyToken, payValues))}</p>
     </div>
   </section>
 

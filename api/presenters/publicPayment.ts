@@ -2,6 +2,7 @@ import type { Network } from "../../config/types.ts";
 import type { PublicPaymentRecord } from "../../db/publicPayments.ts";
 import { formatAmount } from "../../domain/amounts.ts";
 import { railForPayment } from "../../rails/index.ts";
+import { presentCheckoutBridge } from "./checkoutBridge.ts";
 import { owedBack, refundedOf } from "./deposit.ts";
 import { amountsOf, paymentUriOf } from "./payment.ts";
 
@@ -13,12 +14,27 @@ import { amountsOf, paymentUriOf } from "./payment.ts";
  * the customer's browser), what is owed back to them, and the wallet transactions to
  * pay with (they carry what the chain will show anyway). Never metadata, the customer's
  * e-mail, the callback URL, the order id or anything about keys.
+ *
+ * A cross-chain payment's customer pays on another chain: `crossChain` says where and how
+ * much (the bridge's deposit address on `originNetwork(chainId)`), and the QR code and the
+ * wallet button ask for that, while the amounts stay what reaches the merchant.
  */
-export function presentPublicPayment({ payment: p, merchantName, refunds }: PublicPaymentRecord, network: Network | undefined) {
+export function presentPublicPayment(
+  { payment: p, merchantName, refunds, bridge }: PublicPaymentRecord,
+  network: Network | undefined,
+  networkOf: (chainId: string) => Network | undefined,
+) {
   const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
   const rail = network && railForPayment(network, p);
+  const crossChain = p.kind === "cross_chain" && bridge ? presentCheckoutBridge(p, bridge, networkOf(bridge.originChainId)) : null;
   // While money is still due, a QR code asks for what is left of it (the full amount before anything arrived).
-  const remainingPaymentUri = p.status === "pending" && p.amountRemaining > 0n ? (rail?.paymentUri({ ...p, amount: p.amountRemaining }) ?? null) : null;
+  const remainingPaymentUri = crossChain
+    ? crossChain.due
+      ? crossChain.paymentUri
+      : null
+    : p.status === "pending" && p.amountRemaining > 0n
+      ? (rail?.paymentUri({ ...p, amount: p.amountRemaining }) ?? null)
+      : null;
   return {
     id: p.id,
     status: p.status,
@@ -39,7 +55,7 @@ export function presentPublicPayment({ payment: p, merchantName, refunds }: Publ
     directToMerchant: rail ? !rail.holdsFunds(p) && p.receiveAddress !== null : false,
     receiveAddress: p.receiveAddress,
     contractAddress: p.contractAddress,
-    paymentUri: paymentUriOf(p, network),
+    paymentUri: crossChain ? crossChain.paymentUri : paymentUriOf(p, network),
     remainingPaymentUri,
     transactionHash: p.completingTxHash,
     merchantName,
@@ -51,7 +67,18 @@ export function presentPublicPayment({ payment: p, merchantName, refunds }: Publ
     expiresAt: p.expiresAt.toISOString(),
     refunds: refunds.map((r) => ({ status: r.status, amount: units(r.amount), transactionHash: r.txHash, createdAt: r.createdAt.toISOString() })),
     // The "Pay with wallet" button's transactions for what is due now (null: nothing to send).
-    wallet: rail?.checkoutWallet(p) ?? null,
+    wallet: crossChain ? crossChain.wallet : (rail?.checkoutWallet(p) ?? null),
+    crossChain: crossChain && {
+      network: crossChain.network,
+      networkName: crossChain.networkName,
+      chainId: crossChain.chainId,
+      token: crossChain.token,
+      tokenAddress: crossChain.tokenAddress,
+      decimals: crossChain.decimals,
+      depositAddress: crossChain.depositAddress,
+      amountToSend: crossChain.amountToSend,
+      bridgeStatus: crossChain.bridgeStatus,
+    },
   };
 }
 

@@ -16,6 +16,8 @@ const crossChainBody = t.Object(
     originCurrency: t.String({ minLength: 1, maxLength: 16, description: "The token the customer pays in on the origin chain" }),
     customerEmail: t.Optional(t.String({ format: "email", maxLength: 320 })),
     callbackUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL for webhooks" })),
+    successUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page sends the customer to once paid" })),
+    cancelUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page offers to go back to without paying" })),
     orderId: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
     metadata: t.Optional(t.Unknown({ description: "Map of string keys to string values (at most 50)" })),
     expiresIn: t.Optional(t.Integer({ description: "Seconds until expiry (default 1800), honoured to the second" })),

@@ -14,6 +14,7 @@ import { idempotencyKeyOf } from "../../domain/idempotency.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { quoteCrossChain } from "../../rails/bridge/index.ts";
 import { ratesFor } from "../../rates/index.ts";
+import { checkoutUrlOf } from "../presenters/payment.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
@@ -29,6 +30,9 @@ export type CrossChainBody = {
   originCurrency: string;
   customerEmail?: string;
   callbackUrl?: string;
+  /** Where the hosted checkout page sends the customer once paid, or back without paying. */
+  successUrl?: string;
+  cancelUrl?: string;
   orderId?: string;
   metadata?: unknown;
   expiresIn?: number;
@@ -67,6 +71,8 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const agentId = resolveAgentId(ctx.agentId, body.agentId);
   const metadata = parseMetadata(body.metadata);
   if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
+  if (body.successUrl !== undefined) parseHttpUrl("successUrl", body.successUrl);
+  if (body.cancelUrl !== undefined) parseHttpUrl("cancelUrl", body.cancelUrl);
   const expiresIn = body.expiresIn ?? CROSS_CHAIN_EXPIRES_IN;
   if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
     throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
@@ -107,6 +113,8 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
       orderId: body.orderId ?? null,
       customerEmail: body.customerEmail ?? null,
       callbackUrl: body.callbackUrl ?? null,
+      successUrl: body.successUrl ?? null,
+      cancelUrl: body.cancelUrl ?? null,
       metadata,
       agentId,
       bridgeStatus: "awaiting_deposit",
@@ -143,6 +151,8 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
           originCurrency: originToken.symbol,
           destination: { network: destination.shortName, currency: token.symbol, amount: formatAmount(amount, token.decimals) },
           expiresAt: expiresAt.toISOString(),
+          // The hosted page asking for the origin leg and following the bridge.
+          checkoutUrl: checkoutUrlOf(config.http.publicBaseUrl, id),
         },
       },
     };

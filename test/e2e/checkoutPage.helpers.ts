@@ -10,12 +10,19 @@ import type { TestApi } from "../helpers/testApi.ts";
 /**
  * A test EIP-1193 wallet injected into every page of `context` as `window.ethereum`:
  * it answers for the sandbox customer, signs with the customer's key (viem's local
- * account) and sends to anvil; reads go to anvil as they are. Returns the methods the
- * page called, in order. `reject` declines the connection as a user would (4001).
+ * account) and sends to the anvil it is switched to (one of `chains`); reads go there as
+ * they are. Returns the methods the page called, in order. `reject` declines the
+ * connection as a user would (4001); switching to a chain it does not have is 4902.
  */
-export async function injectTestWallet(context: BrowserContext, chain: PaymentChain, options: { chainId?: string; reject?: boolean } = {}): Promise<string[]> {
+export async function injectTestWallet(
+  context: BrowserContext,
+  chains: PaymentChain | PaymentChain[],
+  options: { chainId?: string; reject?: boolean } = {},
+): Promise<string[]> {
   const calls: string[] = [];
+  const known = Array.isArray(chains) ? chains : [chains];
   let chainId = options.chainId ?? "0x7a69";
+  const current = () => known.find((c) => BigInt(c.network.chainId) === BigInt(chainId)) ?? known[0]!;
   const answer = (result: unknown) => JSON.stringify({ result });
   await context.exposeFunction("__testWalletRequest", async (json: string) => {
     const { method, params = [] } = JSON.parse(json) as { method: string; params?: any[] };
@@ -29,15 +36,17 @@ export async function injectTestWallet(context: BrowserContext, chain: PaymentCh
         case "eth_chainId":
           return answer(chainId);
         case "wallet_switchEthereumChain":
+          if (known.length > 1 && !known.some((c) => BigInt(c.network.chainId) === BigInt(params[0].chainId)))
+            return JSON.stringify({ error: { code: 4902, message: "Unrecognized chain ID." } });
           chainId = params[0].chainId;
           return answer(null);
         case "eth_sendTransaction": {
           const tx = params[0] as { to: Hex; data: Hex; value?: Hex };
-          const hash = await chain.customerWallet.sendTransaction({ account: customer, to: tx.to, data: tx.data, value: BigInt(tx.value ?? "0x0"), chain: null });
+          const hash = await current().customerWallet.sendTransaction({ account: customer, to: tx.to, data: tx.data, value: BigInt(tx.value ?? "0x0"), chain: null });
           return answer(hash);
         }
         default:
-          return answer(await chain.rpc(method, params));
+          return answer(await current().rpc(method, params));
       }
     } catch (error) {
       return JSON.stringify({ error: { code: -32603, message: (error as Error).message } });

@@ -34,8 +34,10 @@ describe("POST /payments/cross-chain/create", () => {
     const payment = response.body.payment;
     const sent = quotes()[before]!.body as RelayQuoteBody & Record<string, unknown>;
     expect(Object.keys(payment).sort()).toEqual(
-      ["amountToSend", "amountToSendFormatted", "destination", "expiresAt", "id", "originChainId", "originCurrency", "relayDepositAddress", "status"].sort(),
+      // The spec's fields, and the hosted checkout page (as on every create).
+      ["amountToSend", "amountToSendFormatted", "checkoutUrl", "destination", "expiresAt", "id", "originChainId", "originCurrency", "relayDepositAddress", "status"].sort(),
     );
+    expect(payment.checkoutUrl).toBe(`${x.api.config.http.publicBaseUrl}/pay/${payment.id}`);
     expect(payment).toMatchObject({
       status: "pending",
       relayDepositAddress: getAddress(DEPOSIT),
@@ -212,6 +214,8 @@ describe("rejections: {success: false, code, error?}", () => {
       [body({ originChainId: 31338.5 }), "originChainId"],
       [body({ metadata: { a: 1 } }), "metadata"],
       [body({ callbackUrl: "ftp://x" }), "callbackUrl"],
+      [body({ successUrl: "javascript:alert(1)" }), "successUrl"],
+      [body({ cancelUrl: "not a url" }), "cancelUrl"],
       [body({ network: "nowhere" }), "network"],
       [body({ currency: "XYZ" }), "currency"],
       [{ originChainId: 31338, originCurrency: "USDC" }, "amount"],

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeStatus, format, formatAmount, phaseOf, refundLines, sectionsOf, timeLeft } from "../../api/checkout/assets/status.js";
+import { describeStatus, format, formatAmount, payingOf, phaseOf, refundLines, sectionsOf, timeLeft } from "../../api/checkout/assets/status.js";
 import { LANGUAGES, chooseLanguage } from "../../api/checkout/messages/index.ts";
 import { en } from "../../api/checkout/messages/en.ts";
 import type { PublicPaymentView } from "../../api/presenters/publicPayment.ts";
@@ -102,6 +102,49 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
     expect(describeStatus(view({ wallet: { kind: "eip1193" } as never }), en, "en", NOW).detail).toBe(
       "Send 25.50 USDC on Base to the address below, or pay with your browser wallet.",
     );
+  });
+
+  test("cross-chain: pay on the origin chain to the bridge's deposit address; the bridge's progress and refunds are its own", () => {
+    const bridge = (bridgeStatus: string) => ({
+      network: "anvil-2",
+      networkName: "Anvil 2",
+      chainId: "31338",
+      token: "USDT",
+      tokenAddress: "0x0000000000000000000000000000000000000002",
+      decimals: 6,
+      depositAddress: "0x1111111111111111111111111111111111111111",
+      amountToSend: "25.53",
+      bridgeStatus,
+    });
+    const x = (bridgeStatus: string, over: Partial<PublicPaymentView> = {}) =>
+      view({ receiveAddress: null, network: "anvil", networkName: "Anvil", crossChain: bridge(bridgeStatus), ...over } as Partial<PublicPaymentView>);
+    expect(payingOf(x("awaiting_deposit"))).toEqual({ amount: "25.53", token: "USDT", network: "Anvil 2", address: "0x1111111111111111111111111111111111111111", logo: "anvil-2", decimals: 6 });
+    expect(describeStatus(x("awaiting_deposit"), en, "en", NOW)).toEqual({
+      phase: "waiting",
+      tone: "info",
+      title: "Waiting for your payment",
+      detail: "Send 25.53 USDT on Anvil 2 to the address below. A bridge delivers 25.50 USDC to Acme on Anvil.",
+    });
+    expect(sectionsOf(x("awaiting_deposit"), NOW)).toMatchObject({ pay: true, manual: true, countdown: true, refund: false });
+    // Seen on the origin chain: on its way (also past the expiry: the bridge was paid in time).
+    for (const status of ["deposit_detected", "bridging", "completed"]) {
+      expect(phaseOf(x(status), NOW)).toBe("bridging");
+      expect(phaseOf(x(status, { expiresAt: "2026-11-23T11:00:00Z" }), NOW)).toBe("bridging");
+    }
+    expect(describeStatus(x("bridging"), en, "en", NOW).detail).toBe("Your USDT arrived on Anvil 2. The bridge is delivering 25.50 USDC to Acme on Anvil.");
+    expect(sectionsOf(x("bridging"), NOW)).toMatchObject({ pay: false, countdown: false, refund: false });
+    // The destination leg then confirms and completes as any payment.
+    expect(phaseOf(x("completed", { status: "confirming" }), NOW)).toBe("confirming");
+    expect(phaseOf(x("completed", { status: "completed", amountReceived: "25.5", amountRemaining: "0" }), NOW)).toBe("completed");
+    // The bridge returns the money itself: no refund form, ever.
+    expect(describeStatus(x("refunding"), en, "en", NOW)).toMatchObject({ phase: "refunding", tone: "warning" });
+    expect(phaseOf(x("refunding", { status: "expired" }), NOW)).toBe("refunding");
+    expect(describeStatus(x("refunded", { status: "failed" }), en, "en", NOW)).toMatchObject({ phase: "refunded", title: "Your payment was returned" });
+    expect(sectionsOf(x("refunded", { status: "failed", excessOwed: "25.5", cancelUrl: "https://shop.example/cart" }), NOW)).toMatchObject({ refund: false, cancel: true });
+    expect(describeStatus(x("awaiting_deposit", { status: "expired" }), en, "en", NOW).detail).toBe(
+      "Nothing arrived in time. If you sent USDT after the time was up, the bridge returns it to you on Anvil 2. To pay, start again at Acme.",
+    );
+    expect(phaseOf(x("awaiting_deposit", { expiresAt: "2026-11-23T11:59:59Z" }), NOW)).toBe("expiring");
   });
 
   test("refund lines, placeholders, time left", () => {

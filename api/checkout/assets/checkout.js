@@ -6,7 +6,7 @@
  */
 import { followPayment } from "./live.js";
 import { setUpRefund } from "./refund.js";
-import { describeStatus, format, formatAmount, refundLines, sectionsOf, timeLeft } from "./status.js";
+import { describeStatus, format, formatAmount, payingOf, refundLines, sectionsOf, timeLeft } from "./status.js";
 import { setUpWallet } from "./wallet.js";
 
 const data = JSON.parse(document.getElementById("checkout-data").textContent);
@@ -53,10 +53,11 @@ function render() {
   show("manual", sections.manual);
   show("countdown", sections.countdown);
   if (sections.pay) {
+    const paying = payingOf(view);
     const due = byId("amount-due");
-    if (due.dataset.value !== view.amountRemaining) {
-      due.dataset.value = view.amountRemaining;
-      due.textContent = formatAmount(view.amountRemaining, locale);
+    if (due.dataset.value !== paying.amount) {
+      due.dataset.value = paying.amount;
+      due.textContent = formatAmount(paying.amount, locale);
     }
     // The QR code asks for what is due now (the image is drawn by the server).
     const qr = byId("qr");
@@ -65,7 +66,7 @@ function render() {
     if (view.remainingPaymentUri && link.getAttribute("href") !== view.remainingPaymentUri) link.href = view.remainingPaymentUri;
     if (qr.getAttribute("src") !== src) {
       qr.src = src;
-      qr.alt = format(t.qrAlt, { ...values, amount: formatAmount(view.amountRemaining, locale) });
+      qr.alt = format(t.qrAlt, { ...values, token: paying.token, network: paying.network, amount: formatAmount(paying.amount, locale) });
     }
   }
   wallet.update(view, sections.pay);

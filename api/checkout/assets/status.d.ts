@@ -2,11 +2,12 @@
 import type { Messages } from "../messages/en.ts";
 import type { PublicPaymentView } from "../../presenters/publicPayment.ts";
 
-export type Phase = "waiting" | "partial" | "confirming" | "completed" | "overpaid" | "expiring" | "expired" | "closed";
+export type Phase = "waiting" | "partial" | "confirming" | "completed" | "overpaid" | "expiring" | "expired" | "closed" | "bridging" | "refunding" | "refunded";
 export type Tone = "info" | "progress" | "success" | "warning";
 
 export function format(template: string, values: Record<string, string | number | null | undefined>): string;
 export function formatAmount(amount: string, locale: string): string;
+export function payingOf(view: PublicPaymentView): { amount: string; token: string; network: string | null; address: string | null; logo: string | null; decimals: number };
 export function phaseOf(view: PublicPaymentView, now: number): Phase;
 export function describeStatus(view: PublicPaymentView, t: Messages, locale: string, now: number): { phase: Phase; tone: Tone; title: string; detail: string };
 export function sectionsOf(

@@ -23,22 +23,53 @@ export function formatAmount(amount, locale) {
 const isZero = (amount) => /^0*(\.0*)?$/.test(amount ?? "0");
 
 /**
+ * What the customer sends now, and where: the payment's own token, network and address;
+ * for a cross-chain payment, the origin token and amount to the bridge's deposit address.
+ */
+export function payingOf(view) {
+  const x = view.crossChain;
+  if (x) return { amount: x.amountToSend, token: x.token, network: x.networkName ?? x.network ?? x.chainId, address: x.depositAddress, logo: x.network, decimals: x.decimals };
+  return { amount: view.amountRemaining, token: view.token, network: view.networkName ?? view.network, address: view.receiveAddress, logo: view.network, decimals: view.decimals };
+}
+
+/** A pending cross-chain payment's phase from its bridge: money seen on the origin chain is on its way, or coming back. */
+function bridgePhase(view) {
+  switch (view.crossChain?.bridgeStatus) {
+    case "deposit_detected":
+    case "bridging":
+    case "completed":
+      return "bridging";
+    case "refunding":
+    case "refunded":
+    case "failed":
+      return "refunding";
+    default:
+      return null;
+  }
+}
+
+/**
  * The phase the page shows: waiting, partial, confirming, completed, overpaid,
- * expiring (time is up but the server has not said so yet), expired or closed.
+ * expiring (time is up but the server has not said so yet), expired or closed; a
+ * cross-chain payment also bridging (its deposit is on its way) or refunding (the bridge
+ * is returning it), and refunded once closed that way.
  */
 export function phaseOf(view, now) {
   switch (view.status) {
-    case "pending":
+    case "pending": {
+      const bridging = bridgePhase(view);
+      if (bridging) return bridging;
       if (Date.parse(view.expiresAt) <= now) return "expiring";
       return isZero(view.amountReceived) ? "waiting" : "partial";
+    }
     case "confirming":
       return "confirming";
     case "completed":
       return isZero(view.excessOwed) ? "completed" : "overpaid";
     case "expired":
-      return "expired";
+      return bridgePhase(view) === "refunding" ? "refunding" : "expired";
     default:
-      return "closed";
+      return view.crossChain?.bridgeStatus === "refunded" ? "refunded" : "closed";
   }
 }
 
@@ -57,10 +88,13 @@ export function describeStatus(view, t, locale, now) {
     confirmations: view.confirmations,
     required: view.requiredConfirmations,
   };
+  const paying = payingOf(view);
+  Object.assign(values, { originAmount: amount(paying.amount), originToken: paying.token, originNetwork: paying.network });
   const owed = !isZero(view.excessOwed);
   const say = (tone, title, detail) => ({ phase, tone, title: format(title, values), detail: format(detail, values) });
   switch (phase) {
     case "waiting":
+      if (view.crossChain) return say("info", t.waitingTitle, view.wallet ? t.waitingDetailBridge : t.waitingDetailBridgeAddress);
       return say("info", t.waitingTitle, view.directToMerchant ? t.waitingDetailUri : view.wallet ? t.waitingDetail : t.waitingDetailAddress);
     case "partial":
       return say("info", t.partialTitle, t.partialDetail);
@@ -72,7 +106,14 @@ export function describeStatus(view, t, locale, now) {
       return say("success", t.overpaidTitle, view.directToMerchant ? t.overpaidMerchantDetail : t.overpaidDetail);
     case "expiring":
       return say("progress", t.expiringTitle, t.expiringDetail);
+    case "bridging":
+      return say("progress", t.bridgingTitle, t.bridgingDetail);
+    case "refunding":
+      return say("warning", t.bridgeRefundingTitle, t.bridgeRefundingDetail);
+    case "refunded":
+      return say("warning", t.bridgeRefundedTitle, t.bridgeRefundedDetail);
     case "expired":
+      if (view.crossChain) return say("warning", t.expiredTitle, t.expiredBridgeDetail);
       if (owed) return say("warning", t.expiredTitle, view.directToMerchant ? t.expiredOwedMerchantDetail : t.expiredOwedDetail);
       return say("warning", t.expiredTitle, isZero(view.amountReceived) ? t.expiredDetail : t.expiredReturnedDetail);
     default:
@@ -90,10 +131,11 @@ export function sectionsOf(view, now) {
     manual: paying && !view.directToMerchant,
     countdown: paying,
     progress: phase === "confirming",
-    refund: !isZero(view.excessOwed) && Boolean(view.receiveAddress) && !view.directToMerchant && phase !== "confirming" && !paying,
+    // The service returns what it holds; a bridge returns a cross-chain customer's money itself.
+    refund: !isZero(view.excessOwed) && Boolean(view.receiveAddress) && !view.directToMerchant && !view.crossChain && phase !== "confirming" && !paying,
     transaction: (phase === "completed" || phase === "overpaid") && Boolean(view.transactionHash),
     success: (phase === "completed" || phase === "overpaid") && Boolean(view.successUrl),
-    cancel: (paying || phase === "expiring" || phase === "expired" || phase === "closed") && Boolean(view.cancelUrl),
+    cancel: (paying || phase === "expiring" || phase === "expired" || phase === "closed" || phase === "refunded") && Boolean(view.cancelUrl),
   };
 }
 

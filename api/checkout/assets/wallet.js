@@ -6,7 +6,7 @@
  * The service notices the payment on chain by itself; this page only reports progress,
  * and says what went wrong in words a customer understands.
  */
-import { format, formatAmount } from "./status.js";
+import { format, formatAmount, payingOf } from "./status.js";
 
 /** A failure to tell the customer about: a message key and its values. */
 class WalletProblem extends Error {
@@ -52,8 +52,10 @@ async function waitForReceipt(provider, hash) {
 /** Sends the view's wallet transactions through `provider`; `progress` gets each step's message. */
 async function payWith(provider, view, t, locale, progress) {
   const plan = view.wallet;
-  const network = view.networkName ?? view.network;
-  const amount = formatAmount(unitsToDecimal(plan.amount, view.decimals), locale);
+  // Where the wallet pays: the payment's chain, or a cross-chain payment's origin chain.
+  const paying = payingOf(view);
+  const network = paying.network;
+  const amount = formatAmount(unitsToDecimal(plan.amount, paying.decimals), locale);
   progress(t.walletConnecting);
   const [account] = await provider.request({ method: "eth_requestAccounts" });
   if (!account) throw new WalletProblem("errorRejected");
@@ -75,14 +77,14 @@ async function payWith(provider, view, t, locale, progress) {
   const data = `0x70a08231${account.toLowerCase().replace(/^0x/, "").padStart(64, "0")}`;
   const balance = BigInt(await provider.request({ method: "eth_call", params: [{ to: plan.token, data }, "latest"] }));
   if (balance < BigInt(plan.amount)) {
-    throw new WalletProblem("errorBalance", { balance: formatAmount(unitsToDecimal(balance, view.decimals), locale), amount });
+    throw new WalletProblem("errorBalance", { balance: formatAmount(unitsToDecimal(balance, paying.decimals), locale), amount, token: paying.token });
   }
 
   const steps = plan.transactions.length;
   for (const [index, tx] of plan.transactions.entries()) {
     const action = t[`action${tx.description[0].toUpperCase()}${tx.description.slice(1)}`] ?? tx.description;
     const step = index + 1;
-    progress(format(t.walletConfirm, { step, steps, action: format(action, { amount, token: view.token }) }));
+    progress(format(t.walletConfirm, { step, steps, action: format(action, { amount, token: paying.token }) }));
     const hash = await provider.request({
       method: "eth_sendTransaction",
       params: [{ from: account, to: tx.to, data: tx.data, value: `0x${BigInt(tx.value).toString(16)}` }],
@@ -124,7 +126,8 @@ export function setUpWallet({ t, locale, getView }) {
     } catch (error) {
       const problem = explain(error);
       message.textContent = "";
-      alert.textContent = format(t[problem.key], { network: view.networkName ?? view.network, token: view.token, ...problem.values });
+      const paying = payingOf(view);
+      alert.textContent = format(t[problem.key], { network: paying.network, token: paying.token, ...problem.values });
     } finally {
       busy = false;
       button.disabled = false;
