@@ -43,8 +43,9 @@ const stopMetrics = startRoleMetrics(role, config, logger, databaseUrl);
 
 if (role === "api") {
   await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
-  const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config) : [];
-  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config), dashboardQueues);
+  // The API's producers fail fast: a request never waits for Redis (jobs/queues.ts).
+  const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config, { failFast: true }) : [];
+  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config, { failFast: true }), dashboardQueues);
   stopWith(server.stop);
 } else if (role === "worker") {
   await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });

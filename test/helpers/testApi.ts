@@ -30,7 +30,7 @@ export type TestMerchant = {
  */
 export async function createTestApi(options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger } = {}) {
   const database = await createTestDatabase();
-  const redis = createTestRedis();
+  const redis = createTestRedis(options.env?.REDIS_URL);
   const config = buildConfig(
     { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, LOG_LEVEL: "silent", ...options.env },
     { extraNetworks: options.networks },
@@ -43,7 +43,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     redis: redis.redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
-    prompts: createPrompts(config),
+    prompts: createPrompts(config, { failFast: true }),
     paymentStreams: createPaymentStreamHub({
       databaseUrl: database.url,
       logger,
@@ -52,7 +52,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     }),
     startedAt: new Date(),
   };
-  const queues = openAllQueues(config);
+  const queues = openAllQueues(config, { failFast: true });
   deps.queueDashboard = await buildQueueDashboard(config, queues);
   const app = createApp(deps);
 
