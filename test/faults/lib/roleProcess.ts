@@ -43,7 +43,7 @@ export function roleProcess(role: "api" | "worker" | "indexer", env: Record<stri
   let starts = 0;
   const append = (chunk: Buffer) => {
     const text = chunk.toString();
-    log = (log + text).slice(-40_000);
+    log = (log + text).slice(-400_000);
     sinceStart = (sinceStart + text).slice(-200_000);
   };
   const handle: RoleProcess = {

@@ -1,3 +1,6 @@
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { erc20Abi, getAddress, type Address, type Hex } from "viem";
 import { buildConfig, type Config } from "../../../config/index.ts";
@@ -123,7 +126,12 @@ export async function startFaultStack(options: { requiredConfirmations?: number;
     }
   }
 
-  const logs = () => Object.values(roles).map((r) => `--- ${r.role}:\n${r.output().slice(-4_000)}`).join("\n");
+  /** The roles' recent output for a failure message; the whole of it goes to FAULTS_LOG_DIR (default the OS temp dir). */
+  const logs = () => {
+    const dir = process.env.FAULTS_LOG_DIR ?? tmpdir();
+    for (const r of Object.values(roles)) writeFileSync(join(dir, `stablepay-fault-${r.role}.log`), r.output());
+    return Object.values(roles).map((r) => `--- ${r.role} (whole log in ${join(dir, `stablepay-fault-${r.role}.log`)}):\n${r.output().slice(-3_000)}`).join("\n");
+  };
 
   async function stop() {
     const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => {}), Bun.sleep(15_000)]);
