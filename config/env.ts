@@ -33,6 +33,8 @@ export const envSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: url(["redis:", "rediss:"]).default("redis://127.0.0.1:6379"),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default("stablepay"),
+  /** How long the API waits for Redis to take a prompt before answering without it (or 503 where it is needed). */
+  QUEUE_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1_000),
   /** Where the sandbox keeps its database, networks file and dev-stack.json. */
   DATA_DIR: z.string().min(1).default(".data"),
   NETWORKS_FILE: z.string().min(1).optional(),

@@ -22,7 +22,7 @@ export type Config = {
   databaseUrl: string | undefined;
   databasePoolSize: number;
   dataDir: string;
-  redis: { url: string; prefix: string };
+  redis: { url: string; prefix: string; timeoutMs: number };
   indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; port: number; watchAfterExpiryHours: number; replayBlockRange: number };
   rpcTimeoutMs: number;
   logLevel: Env["LOG_LEVEL"];
@@ -144,7 +144,7 @@ export function buildConfig(
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     dataDir: e.DATA_DIR,
-    redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX },
+    redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX, timeoutMs: e.QUEUE_TIMEOUT_MS },
     indexer: {
       schema: e.INDEXER_SCHEMA,
       viewsSchema: e.INDEXER_VIEWS_SCHEMA,

@@ -93,6 +93,13 @@ export class ServiceUnavailableError extends AppError {
   override readonly retryable = true;
 }
 
+/** 503: the job queue (Redis) did not take a prompt in time; what needs it now can be retried. */
+export class QueueUnavailableError extends ServiceUnavailableError {
+  constructor(cause?: unknown) {
+    super("The job queue is unavailable; retry shortly.", { cause });
+  }
+}
+
 /** 500 by contract: the spec fixes 500 for status reads of an unknown payment id. */
 export class PaymentLookupError extends AppError {
   readonly status = 500;

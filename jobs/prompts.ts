@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Config } from "../config/index.ts";
+import { QueueUnavailableError } from "../domain/errors.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { openQueue, QUEUES, type JobPayloads } from "./queues.ts";
 
@@ -9,12 +10,17 @@ const BATCH = 250;
 /** Minute-bucketed ids: prompts within a minute coalesce, a later prompt can try again. */
 const bucket = () => Math.floor(Date.now() / 60_000);
 
-/** The prompts port on BullMQ queues; job ids make a repeated prompt one job. */
-export function createPrompts(config: Config): Prompts {
-  const reconcileQueue = openQueue(config, QUEUES.reconcile);
-  const transfersQueue = openQueue(config, QUEUES.transfers);
-  const bridgeQueue = openQueue(config, QUEUES.bridge);
-  return {
+/**
+ * The prompts port on BullMQ queues; job ids make a repeated prompt one job.
+ * `failFast` (the API): a prompt Redis does not take within `QUEUE_TIMEOUT_MS` fails with
+ * QueueUnavailableError instead of holding the request (Postgres already has the truth;
+ * the recheck gives a lost prompt again).
+ */
+export function createPrompts(config: Config, options: { failFast?: boolean } = {}): Prompts {
+  const reconcileQueue = openQueue(config, QUEUES.reconcile, options);
+  const transfersQueue = openQueue(config, QUEUES.transfers, options);
+  const bridgeQueue = openQueue(config, QUEUES.bridge, options);
+  const prompts: Prompts = {
     async reconcile(paymentIds, reason) {
       const ids = [...new Set(paymentIds)].sort();
       const jobs = [];
@@ -62,5 +68,31 @@ export function createPrompts(config: Config): Prompts {
     async close() {
       await Promise.all([reconcileQueue.close(), transfersQueue.close(), bridgeQueue.close()]);
     },
+  };
+  return options.failFast ? bounded(prompts, config.redis.timeoutMs) : prompts;
+}
+
+/** Every prompt settles within `ms`: a timeout or a Redis error becomes QueueUnavailableError. */
+function bounded(prompts: Prompts, ms: number): Prompts {
+  const within = async <T>(work: Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new QueueUnavailableError(new Error(`no answer from Redis within ${ms} ms`))), ms);
+    });
+    try {
+      return await Promise.race([work, timeout]);
+    } catch (error) {
+      throw error instanceof QueueUnavailableError ? error : new QueueUnavailableError(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return {
+    reconcile: (ids, reason) => within(prompts.reconcile(ids, reason)),
+    expire: (id, at) => within(prompts.expire(id, at)),
+    sweep: (ids) => within(prompts.sweep(ids)),
+    refund: (id) => within(prompts.refund(id)),
+    bridge: (ids, opts) => within(prompts.bridge(ids, opts)),
+    close: () => prompts.close(),
   };
 }

@@ -70,9 +70,25 @@ export function redisConnection(url: string): ConnectionOptions {
   };
 }
 
-/** A producer handle for a queue; close it on shutdown. */
-export const openQueue = (config: Config, name: QueueName) =>
-  new Queue(name, { connection: redisConnection(config.redis.url), prefix: config.redis.prefix, defaultJobOptions });
+/**
+ * A connection for producers that must not wait for Redis (the API): with Redis down a
+ * command fails at once instead of queueing in ioredis until it returns (BullMQ's advice
+ * for Queue instances), and a command in flight when it drops is not retried forever.
+ */
+export const failFastConnection = (url: string): ConnectionOptions => ({ ...redisConnection(url), enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+
+/** A producer handle for a queue (`failFast`: the API's, see above); close it on shutdown. */
+export function openQueue(config: Config, name: QueueName, options: { failFast?: boolean } = {}) {
+  const queue = new Queue(name, {
+    connection: options.failFast ? failFastConnection(config.redis.url) : redisConnection(config.redis.url),
+    prefix: config.redis.prefix,
+    defaultJobOptions,
+  });
+  // While Redis is down the connection reports every reconnect attempt; what matters
+  // surfaces where a command fails (a 503, a failed job, /api/health), not as an unhandled event.
+  queue.on("error", () => {});
+  return queue;
+}
 
 /** A producer handle on every queue (the queue dashboard, queue metrics); close them on shutdown. */
-export const openAllQueues = (config: Config) => Object.values(QUEUES).map((name) => openQueue(config, name));
+export const openAllQueues = (config: Config, options: { failFast?: boolean } = {}) => Object.values(QUEUES).map((name) => openQueue(config, name, options));

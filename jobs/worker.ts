@@ -19,6 +19,9 @@ import { watchWorkerMetrics } from "./workerMetrics.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
 
+/** How often the recheck (the safety net behind every lost prompt) runs. */
+const RECHECK_EVERY_MS = 30_000;
+
 /** How long a sweep or refund job's lock outlives its worker (renewed every half of it while the job runs). */
 const TRANSFER_LOCK_MS = 10_000;
 
@@ -57,9 +60,17 @@ export async function startWorkers(deps: {
   const prompts = createPrompts(config);
   const maintenanceQueue = openQueue(config, QUEUES.maintenance);
   const webhookQueue = openQueue(config, QUEUES.webhook);
-  // Job schedulers are upserts: every worker replica can declare them safely.
-  await maintenanceQueue.upsertJobScheduler("idempotency-cleanup", { every: 60 * 60 * 1000 }, { name: "idempotency-cleanup", data: { olderThanHours: 24 } });
-  await maintenanceQueue.upsertJobScheduler("recheck", { every: 30 * 1000 }, { name: "recheck", data: {} });
+  // Job schedulers are upserts: every worker replica can declare them safely. They live
+  // in Redis, so they are declared again whenever the connection comes back: a Redis
+  // restarted empty would otherwise never run the recheck (the safety net) again.
+  const declareSchedules = async () => {
+    await maintenanceQueue.upsertJobScheduler("idempotency-cleanup", { every: 60 * 60 * 1000 }, { name: "idempotency-cleanup", data: { olderThanHours: 24 } });
+    await maintenanceQueue.upsertJobScheduler("recheck", { every: RECHECK_EVERY_MS }, { name: "recheck", data: {} });
+  };
+  await declareSchedules();
+  (await maintenanceQueue.backend.connection.client).on("ready", () => {
+    declareSchedules().catch((error: unknown) => logger.warn({ err: error }, "could not declare the job schedules again"));
+  });
 
   const reconcileJob = reconcile(db, config, prompts, logger);
   const workers = [

@@ -10,7 +10,7 @@ import { loadConfigOrExit } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
-import { spawnIndexer } from "../indexer/run.ts";
+import { superviseIndexer } from "../indexer/supervise.ts";
 import { createPrompts } from "../jobs/prompts.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { startLocalRelayer } from "../rails/bridge/local/index.ts";
@@ -43,8 +43,9 @@ const stopMetrics = startRoleMetrics(role, config, logger, databaseUrl);
 
 if (role === "api") {
   await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
-  const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config) : [];
-  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config), dashboardQueues);
+  // The API's producers fail fast: a request never waits for Redis (jobs/queues.ts).
+  const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config, { failFast: true }) : [];
+  const server = await startApiServer(config, logger, databaseUrl, createPrompts(config, { failFast: true }), dashboardQueues);
   stopWith(server.stop);
 } else if (role === "worker") {
   await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
@@ -78,11 +79,10 @@ if (role === "api") {
     await handle.close();
   });
 } else {
-  const child = spawnIndexer(config, databaseUrl, { port: config.indexer.port, logLevel: config.logLevel });
-  child.on("exit", (code) => process.exit(code ?? 1));
+  // Ponder exits when its database goes away: the role starts it again rather than dying with it.
+  const indexer = superviseIndexer(config, databaseUrl, { port: config.indexer.port, logLevel: config.logLevel }, logger);
   stopWith(async () => {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
+    await indexer.stop();
     await stopMetrics();
   });
 }

@@ -4,15 +4,31 @@ import type { Logger } from "../../config/logger.ts";
 
 export type ErrorBody = { success: false; error: string; message?: string; code?: string };
 
-/** Postgres/network failures that mean "try again", never a 500 (DESIGN.md: 57P01 et al.). */
-function isUnavailable(error: unknown): boolean {
-  const e = error as { code?: unknown; errno?: unknown; name?: unknown } | null;
-  const code = typeof e?.code === "string" ? e.code : "";
+/**
+ * SQLSTATEs that mean the database is (going) away or full: 57P01 admin shutdown (a fast
+ * shutdown terminating sessions), 57P02 crash shutdown, 57P03 cannot connect now (shutting
+ * down or starting up), 53300 too many connections, class 08 connection exceptions.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006"]);
+/** Socket-level failures (Node/Bun errno names), and Bun SQL's own connection and pool errors. */
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ERR_POSTGRES_IDLE_TIMEOUT", "ERR_POSTGRES_LIFETIME_TIMEOUT"]);
+
+/**
+ * Postgres/network failures that mean "try again", never a 500 (DESIGN.md: 57P01 et al.).
+ * Bun's SQL client puts the SQLSTATE in `errno` (its `code` is ERR_POSTGRES_SERVER_ERROR),
+ * and drizzle wraps it in a DrizzleQueryError's `cause`: the whole cause chain is looked at.
+ */
+function isUnavailable(error: unknown, depth = 0): boolean {
+  if (error === null || typeof error !== "object" || depth > 5) return false;
+  const e = error as { code?: unknown; errno?: unknown; cause?: unknown };
+  const code = typeof e.code === "string" ? e.code : "";
+  const errno = typeof e.errno === "string" ? e.errno : "";
   return (
-    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P02", "57P03", "53300", "08006", "08001", "08003"].includes(code) ||
+    UNAVAILABLE_CODES.has(code) ||
+    UNAVAILABLE_SQLSTATES.has(code) ||
+    UNAVAILABLE_SQLSTATES.has(errno) ||
     code.startsWith("ERR_POSTGRES_CONNECTION") ||
-    code === "ERR_POSTGRES_IDLE_TIMEOUT" ||
-    code === "ERR_POSTGRES_CONNECTION_CLOSED"
+    isUnavailable(e.cause, depth + 1)
   );
 }
 
@@ -55,7 +71,7 @@ export const errorsPlugin = (logger: Logger) =>
       case "INVALID_COOKIE_SIGNATURE":
         return body(400, "invalid_request", "Invalid cookie.");
     }
-    if (isUnavailable(error) || isUnavailable((error as { cause?: unknown })?.cause)) {
+    if (isUnavailable(error)) {
       logger.warn({ err: error }, "dependency unavailable");
       return body(503, "service_unavailable", "A backing service is unavailable; retry shortly.");
     }

@@ -7,7 +7,7 @@ import { createLogger, type Logger } from "../../config/logger.ts";
 import { createDb } from "../../db/client.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
-import { createTestDatabase } from "./database.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openAllQueues } from "../../jobs/queues.ts";
@@ -28,9 +28,9 @@ export type TestMerchant = {
  * A real app on an isolated database and Redis prefix. `request` goes through
  * `app.handle` with no server; `close` drops everything the test made.
  */
-export async function createTestApi(options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger } = {}) {
-  const database = await createTestDatabase();
-  const redis = createTestRedis();
+export async function createTestApi(options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger; database?: TestDatabase } = {}) {
+  const database = options.database ?? (await createTestDatabase());
+  const redis = createTestRedis(options.env?.REDIS_URL);
   const config = buildConfig(
     { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, LOG_LEVEL: "silent", ...options.env },
     { extraNetworks: options.networks },
@@ -43,7 +43,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     redis: redis.redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
-    prompts: createPrompts(config),
+    prompts: createPrompts(config, { failFast: true }),
     paymentStreams: createPaymentStreamHub({
       databaseUrl: database.url,
       logger,
@@ -52,7 +52,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     }),
     startedAt: new Date(),
   };
-  const queues = openAllQueues(config);
+  const queues = openAllQueues(config, { failFast: true });
   deps.queueDashboard = await buildQueueDashboard(config, queues);
   const app = createApp(deps);
 

@@ -140,6 +140,32 @@ describe("error mapping (errorsPlugin)", () => {
       503,
       { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
     ],
+    // As Bun's SQL client throws them during a fast shutdown (seen in test/integration/postgresOutage.test.ts):
+    // SQLSTATE in `errno`, `code` ERR_POSTGRES_SERVER_ERROR, drizzle's DrizzleQueryError around it.
+    [
+      "Bun SQL: the database system is shutting down (57P03 in errno, wrapped by drizzle)",
+      new Error("Failed query: select 1", { cause: Object.assign(new Error("the database system is shutting down"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "57P03" }) }),
+      503,
+      { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
+    ],
+    [
+      "Bun SQL: a session terminated by the shutdown (57P01 in errno, unwrapped, as in a transaction)",
+      Object.assign(new Error("terminating connection due to administrator command"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "57P01" }),
+      503,
+      { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
+    ],
+    [
+      "Bun SQL: the connection refused, two causes deep",
+      new Error("request failed", { cause: new Error("Failed query", { cause: Object.assign(new Error("Failed to connect"), { code: "ERR_POSTGRES_CONNECTION_REFUSED" }) }) }),
+      503,
+      { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
+    ],
+    [
+      "Bun SQL: another server error (a constraint) stays a 500",
+      Object.assign(new Error("duplicate key"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "23505" }),
+      500,
+      { success: false, error: "internal_error", message: "An unexpected error occurred." },
+    ],
     [
       "an unexpected error, without leaking its text",
       new Error("secret internal detail at /srv/app.ts:12"),

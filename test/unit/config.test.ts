@@ -43,7 +43,7 @@ describe("buildConfig defaults", () => {
       http: { host: "127.0.0.1", port: 3000, publicBaseUrl: "http://127.0.0.1:3000" },
       databasePoolSize: 10,
       dataDir: ".data",
-      redis: { url: "redis://127.0.0.1:6379", prefix: "stablepay" },
+      redis: { url: "redis://127.0.0.1:6379", prefix: "stablepay", timeoutMs: 1_000 },
       indexer: { schema: "stablepay_indexer", viewsSchema: "onchain", maxLagBlocks: 5, port: 42069 },
       rpcTimeoutMs: 2000,
       logLevel: "info",
@@ -384,7 +384,7 @@ describe("redactConfig", () => {
     });
     const redacted = redactConfig(config);
     expect(redacted.databaseUrl).toBe("postgres://db.internal:5432/…");
-    expect(redacted.redis).toEqual({ url: "redis://cache.internal:6379/…", prefix: "stablepay" });
+    expect(redacted.redis).toEqual({ url: "redis://cache.internal:6379/…", prefix: "stablepay", timeoutMs: 1_000 });
     expect(redacted.networks.find((n) => n.shortName === "base")).toEqual({
       shortName: "base", enabled: true, rpcUrl: "https://base-mainnet.g.alchemy.com/…", wsUrl: "wss://base.example",
     });

@@ -1,0 +1,49 @@
+import type { ChildProcess } from "node:child_process";
+import type { Config } from "../config/index.ts";
+import type { Logger } from "../config/logger.ts";
+import { spawnIndexer } from "./run.ts";
+
+/** Waits before starting Ponder again: doubling from 1 s up to 15 s, back to 1 s after a minute of running. */
+const FIRST_DELAY_MS = 1_000;
+const MAX_DELAY_MS = 15_000;
+const HEALTHY_AFTER_MS = 60_000;
+
+/**
+ * Runs Ponder and starts it again whenever it exits on its own. Ponder exits when its
+ * database goes away (a Postgres restart or failover); the indexer role stays up and
+ * resumes from Ponder's checkpoint once the database is back, so an outage needs no
+ * restart of any role. `stop` ends it for good.
+ */
+export function superviseIndexer(config: Config, databaseUrl: string, options: { port: number; logLevel: string }, logger: Logger) {
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  let delay = FIRST_DELAY_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const start = () => {
+    const startedAt = Date.now();
+    const c = spawnIndexer(config, databaseUrl, options);
+    child = c;
+    c.once("exit", (code, signal) => {
+      child = null;
+      if (stopping) return;
+      if (Date.now() - startedAt > HEALTHY_AFTER_MS) delay = FIRST_DELAY_MS;
+      logger.error({ code, signal, restartInMs: delay }, "the indexer (Ponder) exited; starting it again");
+      timer = setTimeout(start, delay);
+      delay = Math.min(delay * 2, MAX_DELAY_MS);
+    });
+  };
+  start();
+
+  return {
+    stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
+      const c = child;
+      if (!c) return;
+      const exited = new Promise((resolve) => c.once("exit", resolve));
+      c.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
