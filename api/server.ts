@@ -6,6 +6,7 @@ import { createDb } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
+import { REQUEST_LIMITS } from "./plugins/requestLimits.ts";
 import { buildQueueDashboard } from "./queueDashboard.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
 import { loadPublicViews } from "./services/publicPaymentViews.ts";
@@ -34,7 +35,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     startedAt: new Date(),
     queueDashboard: await buildQueueDashboard(config, queues),
   });
-  app.listen({ hostname: config.http.host, port: config.http.port });
+  app.listen({ hostname: config.http.host, port: config.http.port, maxRequestBodySize: REQUEST_LIMITS.maxBodyBytes });
   logger.info({ url: config.http.publicBaseUrl, docs: `${config.http.publicBaseUrl}/docs` }, "API listening");
   return {
     app,
