@@ -8,6 +8,7 @@ import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
 import { REQUEST_LIMITS } from "./plugins/requestLimits.ts";
 import { buildQueueDashboard } from "./queueDashboard.ts";
+import { createCredentialCache } from "./services/credentialCache.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
 import { loadPublicViews } from "./services/publicPaymentViews.ts";
 
@@ -24,9 +25,11 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     load: (ids) => loadPublicViews(deps, ids),
     maxStreams: config.checkout.maxStreams,
   });
+  const credentials = createCredentialCache({ db: handle.db, databaseUrl, logger });
   const app = createApp({
     config,
     db: handle.db,
+    credentials,
     redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db),
@@ -43,6 +46,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
       // Open streams never end by themselves: close them first, or the drain would wait forever.
       await paymentStreams.stop();
       await app.stop();
+      await credentials.stop();
       await prompts.close();
       await Promise.all(queues.map((q) => q.close()));
       redis.disconnect();

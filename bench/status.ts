@@ -16,7 +16,7 @@ const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 32);
 const PAYMENTS = 1_000;
 
-const stack = await benchStack();
+const stack = await benchStack({ env: process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {} });
 try {
   const merchant = await stack.seedMerchant();
   const row = paymentRowFactory(stack.config);

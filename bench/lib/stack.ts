@@ -59,7 +59,9 @@ export async function benchStack(options: { env?: Record<string, string> } = {})
   async function startRole(role: "api" | "worker", extraEnv: Record<string, string> = {}) {
     const port = await freePort();
     const metricsPort = await freePort();
-    const child = spawn(["bun", "scripts/role.ts", role], {
+    // BENCH_PROFILE=<dir>: each role writes a CPU profile (markdown) there when it stops.
+    const profile = process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const child = spawn(["bun", ...profile, "scripts/role.ts", role], {
       cwd: ROOT,
       env: { ...process.env, ...env, PORT: String(port), WORKER_METRICS_PORT: String(metricsPort), ...extraEnv },
       stdout: "ignore",
