@@ -16,7 +16,9 @@ const N = Number(process.argv[2] ?? 10_000);
 const CLIENTS = Number(process.argv[3] ?? 64);
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 
-const stack = await benchStack({ env: process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {} });
+const stack = await benchStack({
+  env: { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...(process.env.BENCH_POOL ? { DATABASE_POOL_SIZE: process.env.BENCH_POOL } : {}) },
+});
 const check = (ok: boolean, what: string) => {
   if (!ok) throw new Error(`idempotency check failed: ${what}`);
 };
