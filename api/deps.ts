@@ -5,6 +5,7 @@ import type { Db } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { ChainStatusService } from "../rails/chainStatus.ts";
 import type { QueueDashboard } from "./queueDashboard.ts";
+import type { CredentialLookup } from "./services/credentialCache.ts";
 import type { PaymentStreamHub } from "./services/paymentStreamHub.ts";
 
 /** Everything the HTTP layer needs, built once by the process entry point (or a test). */
@@ -18,6 +19,8 @@ export type ApiDeps = {
   prompts: Prompts;
   /** This process's checkout streams and their one listening connection. */
   paymentStreams: PaymentStreamHub;
+  /** Active credentials by key, cached while revocations can be heard (`createCredentialCache`). */
+  credentials: CredentialLookup;
   startedAt: Date;
   /** The operators' queue dashboard, when on (`buildQueueDashboard` over queues the entry point opened: the API never imports `jobs/`). */
   queueDashboard?: QueueDashboard | null;

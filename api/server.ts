@@ -6,7 +6,9 @@ import { createDb } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
+import { REQUEST_LIMITS } from "./plugins/requestLimits.ts";
 import { buildQueueDashboard } from "./queueDashboard.ts";
+import { createCredentialCache } from "./services/credentialCache.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
 import { loadPublicViews } from "./services/publicPaymentViews.ts";
 
@@ -23,9 +25,11 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     load: (ids) => loadPublicViews(deps, ids),
     maxStreams: config.checkout.maxStreams,
   });
+  const credentials = createCredentialCache({ db: handle.db, databaseUrl, logger });
   const app = createApp({
     config,
     db: handle.db,
+    credentials,
     redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db),
@@ -34,7 +38,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     startedAt: new Date(),
     queueDashboard: await buildQueueDashboard(config, queues),
   });
-  app.listen({ hostname: config.http.host, port: config.http.port });
+  app.listen({ hostname: config.http.host, port: config.http.port, maxRequestBodySize: REQUEST_LIMITS.maxBodyBytes });
   logger.info({ url: config.http.publicBaseUrl, docs: `${config.http.publicBaseUrl}/docs` }, "API listening");
   return {
     app,
@@ -42,6 +46,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
       // Open streams never end by themselves: close them first, or the drain would wait forever.
       await paymentStreams.stop();
       await app.stop();
+      await credentials.stop();
       await prompts.close();
       await Promise.all(queues.map((q) => q.close()));
       redis.disconnect();

@@ -23,12 +23,24 @@ export async function issueCredential(db: Db, merchantId: string, kind: Credenti
   return { id: row!.id, kind, mode, key, secret };
 }
 
+/** Postgres channel announcing that credentials were revoked (API processes drop their cached lookups). */
+export const CREDENTIALS_REVOKED_CHANNEL = "stablepay_credentials_revoked";
+
+/** In-process listeners told after a revocation here commits (before any NOTIFY could arrive). */
+const revokedHere = new Set<() => void>();
+export function onCredentialsRevoked(listener: () => void): () => void {
+  revokedHere.add(listener);
+  return () => revokedHere.delete(listener);
+}
+
 /**
  * Rotation: issues a new credential and revokes the merchant's earlier ones of the
  * same kind and mode in one transaction, so there is never a moment with none.
  */
 export async function rotateCredential(db: Db, merchantId: string, kind: CredentialKind, mode: Mode): Promise<IssuedCredential> {
-  return db.transaction(async (tx) => {
+  const issued = await db.transaction(async (tx) => {
+    // Sent on commit: every API process forgets the keys it had looked up.
+    await tx.execute(sql`select pg_notify(${CREDENTIALS_REVOKED_CHANNEL}, '')`);
     await tx
       .update(apiCredentials)
       .set({ revokedAt: sql`now()` })
@@ -42,6 +54,8 @@ export async function rotateCredential(db: Db, merchantId: string, kind: Credent
       );
     return issueCredential(tx as unknown as Db, merchantId, kind, mode);
   });
+  for (const listener of revokedHere) listener();
+  return issued;
 }
 
 const byKeyHash = (db: Db) =>
@@ -59,8 +73,10 @@ const byKeyHash = (db: Db) =>
 
 const prepared = new WeakMap<Db, ReturnType<typeof byKeyHash>>();
 
+export type ActiveCredential = { id: string; merchantId: string; kind: CredentialKind; mode: Mode; secretHash: string | null };
+
 /** An active credential by its key (looked up by the key's hash, on a prepared query). */
-export async function findActiveCredential(db: Db, key: string) {
+export async function findActiveCredential(db: Db, key: string): Promise<ActiveCredential | undefined> {
   let query = prepared.get(db);
   if (!query) prepared.set(db, (query = byKeyHash(db)));
   const [row] = await query.execute({ keyHash: sha256Hex(key) });

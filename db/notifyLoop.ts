@@ -65,6 +65,8 @@ export function startNotifyLoop(options: {
     /** Runs the loop now (tests, and callers that just wrote what it acts on). */
     wake: loop.wake,
     ready,
+    /** Whether the listening connection is up (notifications are being heard). */
+    listening: () => listener !== null,
     stop: async () => {
       clearInterval(timer);
       await ready.catch(() => {});

@@ -86,6 +86,18 @@ export class IdempotencyKeyReusedError extends ConflictError {
   }
 }
 
+/** 413: the request body is over the API's limit (`REQUEST_LIMITS.maxBodyBytes`). */
+export class PayloadTooLargeError extends AppError {
+  readonly status = 413;
+  readonly error = "payload_too_large";
+}
+
+/** 431: the request's headers together are over the API's limit. */
+export class HeadersTooLargeError extends AppError {
+  readonly status = 431;
+  readonly error = "request_header_fields_too_large";
+}
+
 /** 503: a dependency (database, RPC, rates) is unavailable; safe to retry. */
 export class ServiceUnavailableError extends AppError {
   readonly status = 503;

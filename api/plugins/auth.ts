@@ -2,8 +2,7 @@ import { Elysia } from "elysia";
 import type { Mode } from "../../config/types.ts";
 import { parseKeyPrefix, secretMatches } from "../../domain/credentials.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
-import { findActiveCredential } from "../../db/credentials.ts";
-import type { Db } from "../../db/client.ts";
+import type { CredentialLookup } from "../services/credentialCache.ts";
 
 /** Who is calling, as established by the auth plugin. */
 export type AuthContext = {
@@ -25,7 +24,7 @@ export type AuthRequirement = "public" | "account" | "secret";
 
 type Headers = Record<string, string | undefined>;
 
-async function authenticate(db: Db, headers: Headers, requirement: AuthRequirement, set: { headers: Record<string, string | number> }): Promise<AuthContext> {
+async function authenticate(credentials: CredentialLookup, headers: Headers, requirement: AuthRequirement, set: { headers: Record<string, string | number> }): Promise<AuthContext> {
   const fail = () => new UnauthorizedError(requirement === "public" ? "any" : "account");
   const publicKey = headers["x-public-key"]?.trim();
 
@@ -33,7 +32,7 @@ async function authenticate(db: Db, headers: Headers, requirement: AuthRequireme
   if (publicKey && requirement !== "secret") {
     const parsed = parseKeyPrefix(publicKey);
     if (!parsed || parsed.kind !== "public") throw fail();
-    const credential = await findActiveCredential(db, publicKey);
+    const credential = await credentials.find(publicKey);
     if (!credential || credential.kind !== "public") throw fail();
     if (requirement === "account") set.headers["Deprecation"] = "true";
     return { merchantId: credential.merchantId, mode: credential.mode, scheme: "public_key", credentialId: credential.id };
@@ -44,7 +43,7 @@ async function authenticate(db: Db, headers: Headers, requirement: AuthRequireme
   if (!apiKey || !apiSecret) throw fail();
   const parsed = parseKeyPrefix(apiKey);
   if (!parsed || parsed.kind !== "secret") throw fail();
-  const credential = await findActiveCredential(db, apiKey);
+  const credential = await credentials.find(apiKey);
   if (!credential || credential.kind !== "secret" || !credential.secretHash) throw fail();
   if (!secretMatches(apiSecret, credential.secretHash)) throw fail();
   return {
@@ -59,14 +58,14 @@ async function authenticate(db: Db, headers: Headers, requirement: AuthRequireme
  * Routes opt in with `{ auth: "public" }` or `{ auth: "account" }` and receive `auth`.
  * Routes without the option need no credentials (spec rule 6).
  */
-export const authPlugin = (db: Db) => {
+export const authPlugin = (credentials: CredentialLookup) => {
   const established = new WeakMap<Request, AuthContext>();
   return new Elysia().macro({
     auth: (requirement: AuthRequirement) => ({
       // Checked in `transform`, which Elysia runs before validating params and body: a
       // request without valid credentials is a 401 whatever else is wrong with it.
       async transform({ request, headers, set }) {
-        established.set(request, await authenticate(db, headers, requirement, set));
+        established.set(request, await authenticate(credentials, headers, requirement, set));
       },
       resolve({ request }) {
         return { auth: established.get(request)! };

@@ -9,9 +9,9 @@ const agentParams = t.Object({ agentId: t.String({ description: "The agent's id,
 const usdLimit = t.Optional(t.Union([t.String(), t.Number(), t.Null()], { description: 'USD decimal amount, e.g. "250.00"; null for no limit' }));
 
 /** Spending policies for agents (programs creating payments with `X-Agent-Id`), per merchant and mode. */
-export const agentPolicyRoutes = ({ config, db }: ApiDeps) =>
+export const agentPolicyRoutes = ({ config, db, credentials }: ApiDeps) =>
   new Elysia({ prefix: "/merchants/agent-policies", tags: ["Merchants"] })
-    .use(authPlugin(db))
+    .use(authPlugin(credentials))
     .get(
       "/:agentId",
       async ({ auth, params }) => {

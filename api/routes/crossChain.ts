@@ -32,7 +32,7 @@ const crossChainBody = t.Object(
 export const crossChainRoutes = (deps: ApiDeps) => {
   const { config, db } = deps;
   return new Elysia({ prefix: "/payments/cross-chain", tags: ["Cross-chain payments"] })
-    .use(authPlugin(db))
+    .use(authPlugin(deps.credentials))
     .post(
       "/create",
       async ({ auth, body, headers, set }) => {

@@ -23,7 +23,7 @@ export const depositRoutes = (deps: ApiDeps) => {
   const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
 
   return new Elysia({ prefix: "/deposits", tags: ["Deposits"] })
-    .use(authPlugin(db))
+    .use(authPlugin(deps.credentials))
     .get(
       "/chains",
       () => ({

@@ -17,7 +17,7 @@ const eventParams = t.Object({ id: t.String({ maxLength: 100, description: "Even
  * paging from its last seen event, in the order events committed (a payment's own
  * events in the order they happened); and redelivery of one event.
  */
-export const eventRoutes = ({ db }: ApiDeps) => {
+export const eventRoutes = ({ db, credentials }: ApiDeps) => {
   async function ownEvent(auth: AuthContext, id: string) {
     if (!uuidPattern.test(id)) throw new ValidationError("id", "Invalid path parameter 'id': expected a uuid");
     const event = await findMerchantEvent(db, auth.merchantId, auth.mode, id);
@@ -26,7 +26,7 @@ export const eventRoutes = ({ db }: ApiDeps) => {
   }
 
   return new Elysia({ prefix: "/events", tags: ["Webhooks"] })
-    .use(authPlugin(db))
+    .use(authPlugin(credentials))
     .get(
       "",
       async ({ auth, query }) => {

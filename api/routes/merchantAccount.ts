@@ -14,7 +14,7 @@ const text = (description: string) => t.Optional(t.Unknown({ description }));
  */
 export const merchantAccountRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/payments/merchant", tags: ["Merchant account"] })
-    .use(authPlugin(deps.db))
+    .use(authPlugin(deps.credentials))
     .get("/list", ({ auth, request }) => listMerchantPayments(deps, auth, queryOf(request)), {
       auth: "account",
       query: t.Object(

@@ -3,8 +3,8 @@ import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 
-export const merchantRoutes = ({ config, db }: ApiDeps) =>
-  new Elysia({ prefix: "/merchants", tags: ["Merchants"] }).use(authPlugin(db)).get(
+export const merchantRoutes = ({ config, db, credentials }: ApiDeps) =>
+  new Elysia({ prefix: "/merchants", tags: ["Merchants"] }).use(authPlugin(credentials)).get(
     "/wallets",
     async ({ auth }) => {
       const wallets = await settlementWalletsByNetwork(db, auth.merchantId);

@@ -12,13 +12,13 @@ import type { Mode } from "../../domain/mode.ts";
  * the local chains; live keys: mainnets) that are enabled, reachable, indexed to within
  * the allowed lag and have their contracts deployed.
  */
-export const networkRoutes = ({ config, db, chainStatus }: ApiDeps) => {
+export const networkRoutes = ({ config, db, chainStatus, credentials }: ApiDeps) => {
   const supported = () => config.networks;
   const payable = async (mode: Mode) =>
     (await chainStatus.statuses(networksForMode(config, mode).filter((n) => n.enabled))).filter((s) => s.payable).map((s) => s.network);
 
   return new Elysia({ prefix: "/networks", tags: ["Networks"] })
-    .use(authPlugin(db))
+    .use(authPlugin(credentials))
     .get("", () => ({ success: true, networks: supported().map(presentNetwork) }), {
       auth: "public",
       detail: { summary: "Every supported network, mainnets and testnets, whether or not this deployment has an RPC for it" },

@@ -12,7 +12,7 @@ import { uuidPattern } from "../schemas.ts";
 export const paymentActionRoutes = (deps: ApiDeps) => {
   const { db, config } = deps;
   return new Elysia({ prefix: "/payments", tags: ["Payments"] })
-    .use(authPlugin(db))
+    .use(authPlugin(deps.credentials))
     .post(
       "/process",
       async ({ auth, body }) => {

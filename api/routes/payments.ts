@@ -22,7 +22,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
   };
 
   return new Elysia({ prefix: "/payments", tags: ["Payments"] })
-    .use(authPlugin(db))
+    .use(authPlugin(deps.credentials))
     .get(
       "/health",
       async ({ set }) => {

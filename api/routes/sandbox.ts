@@ -9,7 +9,7 @@ import { simulatePayment } from "../services/simulatePayment.ts";
 /** Test payments and their simulated outcomes; test keys only. */
 export const sandboxRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/sandbox/payments", tags: ["Sandbox"] })
-    .use(authPlugin(deps.db))
+    .use(authPlugin(deps.credentials))
     .post(
       "",
       (request) => {

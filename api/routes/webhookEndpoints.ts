@@ -13,7 +13,7 @@ const endpointParams = t.Object({ id: t.String({ maxLength: 100, description: "W
  * Webhook endpoints of the calling key's merchant and mode (API key + secret only):
  * add (the response carries the signing secret), list, remove, rotate the secret.
  */
-export const webhookEndpointRoutes = ({ config, db }: ApiDeps) => {
+export const webhookEndpointRoutes = ({ config, db, credentials }: ApiDeps) => {
   /** The endpoint if it is this account's; 400 for a malformed id, 404 for an unknown one. */
   async function ownEndpoint(auth: AuthContext, id: string) {
     if (!uuidPattern.test(id)) throw new ValidationError("id", "Invalid path parameter 'id': expected a uuid");
@@ -23,7 +23,7 @@ export const webhookEndpointRoutes = ({ config, db }: ApiDeps) => {
   }
 
   return new Elysia({ prefix: "/webhook-endpoints", tags: ["Webhooks"] })
-    .use(authPlugin(db))
+    .use(authPlugin(credentials))
     .post(
       "",
       async ({ auth, body, set }) => {
@@ -77,9 +77,9 @@ export const webhookEndpointRoutes = ({ config, db }: ApiDeps) => {
 };
 
 /** The secret that signs deliveries to payments' `callbackUrl`s, per merchant and mode. */
-export const webhookSecretRoutes = ({ config, db }: ApiDeps) =>
+export const webhookSecretRoutes = ({ config, db, credentials }: ApiDeps) =>
   new Elysia({ prefix: "/webhook-secret", tags: ["Webhooks"] })
-    .use(authPlugin(db))
+    .use(authPlugin(credentials))
     .get(
       "",
       async ({ auth }) => {

@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openAllQueues } from "../../jobs/queues.ts";
+import { createCredentialCache } from "../../api/services/credentialCache.ts";
 import { createPaymentStreamHub } from "../../api/services/paymentStreamHub.ts";
 import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
 
@@ -44,6 +45,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     logger,
     chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
     prompts: createPrompts(config, { failFast: true }),
+    credentials: createCredentialCache({ db: handle.db, databaseUrl: database.url, logger }),
     paymentStreams: createPaymentStreamHub({
       databaseUrl: database.url,
       logger,
@@ -104,6 +106,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     seedMerchant,
     close: async () => {
       await deps.paymentStreams.stop();
+      await deps.credentials.stop();
       await deps.prompts.close();
       await Promise.all(queues.map((q) => q.close()));
       await handle.close();

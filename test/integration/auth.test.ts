@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { authPlugin } from "../../api/plugins/auth.ts";
 import { presentNetwork } from "../../api/presenters/network.ts";
 import { networkIdOf } from "../../config/index.ts";
-import { rotateCredential } from "../../db/credentials.ts";
+import pg from "pg";
+import { CREDENTIALS_REVOKED_CHANNEL, rotateCredential } from "../../db/credentials.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { appWithErrors, call, createPonderCheckpointTable } from "../helpers/fixtures.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
@@ -195,6 +196,33 @@ describe("revoked credentials", () => {
   });
 });
 
+describe("cached key lookups", () => {
+  test("a key revoked by another process (its NOTIFY) stops working as soon as the notification arrives", async () => {
+    const merchant = await api.seedMerchant("Revoked elsewhere");
+    const read = async () => (await api.request("/api/v1/networks", { headers: { "X-Public-Key": merchant.publicKey } })).status;
+    for (let i = 0; i < 100 && !api.deps.credentials.caching(); i++) await Bun.sleep(20);
+    expect(api.deps.credentials.caching()).toBe(true);
+    expect(await read()).toBe(200);
+    // What the CLI's rotation does, from a connection of its own (no in-process hook):
+    // first the row alone, which the cache does not see (proof that it is in use)…
+    const other = new pg.Client({ connectionString: api.databaseUrl });
+    await other.connect();
+    try {
+      await other.query("update api_credentials set revoked_at = now() where merchant_id = $1 and kind = 'public' and mode = 'test'", [merchant.id]);
+      expect(await read()).toBe(200);
+      // …then the notification the rotation sends on commit.
+      await other.query("select pg_notify($1, '')", [CREDENTIALS_REVOKED_CHANNEL]);
+    } finally {
+      await other.end();
+    }
+    const notifiedAt = performance.now();
+    let status = 200;
+    while (status === 200 && performance.now() - notifiedAt < 2_000) status = await read();
+    expect(status).toBe(401);
+    expect(performance.now() - notifiedAt).toBeLessThan(500);
+  });
+});
+
 describe("modes", () => {
   test("a test public key reads the same catalogue, each network marked with isTestnet", async () => {
     const response = await api.request("/api/v1/networks", { headers: { "X-Public-Key": a.publicKey } });
@@ -327,7 +355,7 @@ describe("account-wide requirement (rules 3 and 4)", () => {
   // No product route uses `auth: "account"` yet; mount one the way the account-wide reads will.
   const accountApp = () =>
     appWithErrors()
-      .use(authPlugin(api.db))
+      .use(authPlugin(api.deps.credentials))
       .get("/account", ({ auth }) => ({ success: true, auth }), { auth: "account" });
 
   test("a public key alone still works, with Deprecation: true", async () => {

@@ -16,6 +16,9 @@ export type ComputeDepositAddressParameters = {
   forwarderInitCodeHash?: Hex;
 };
 
+/** The artifact forwarder's init-code hash, hashed once (hashing the bytecode was most of each derivation). */
+let artifactInitCodeHash: Hex | undefined;
+
 /**
  * A payment's deposit address, computed offline: the CREATE2 address at which `factory`
  * deploys the payment's `DepositForwarder`. Equals `ForwarderFactory.computeAddress`.
@@ -25,7 +28,6 @@ export function computeDepositAddress(parameters: ComputeDepositAddressParameter
   const salt = keccak256(
     encodeAbiParameters([{ type: "bytes32" }, { type: "address" }], [paymentIdToBytes32(paymentId), merchantWallet]),
   );
-  return forwarderInitCodeHash === undefined
-    ? getContractAddress({ opcode: "CREATE2", from: factory, salt, bytecode: depositForwarderBytecode })
-    : getContractAddress({ opcode: "CREATE2", from: factory, salt, bytecodeHash: forwarderInitCodeHash });
+  const bytecodeHash = forwarderInitCodeHash ?? (artifactInitCodeHash ??= keccak256(depositForwarderBytecode));
+  return getContractAddress({ opcode: "CREATE2", from: factory, salt, bytecodeHash });
 }

@@ -1,0 +1,47 @@
+import { Elysia } from "elysia";
+import { HeadersTooLargeError, PayloadTooLargeError, ValidationError } from "../../domain/errors.ts";
+
+/**
+ * What one request may carry. The body limit is also given to Bun.serve
+ * (`maxRequestBodySize`) so a chunked body without a length is cut off too; the header
+ * limit is Bun's own default, so the in-process answer matches the server's.
+ */
+export const REQUEST_LIMITS = { maxBodyBytes: 1024 * 1024, maxHeaderBytes: 16 * 1024, maxJsonDepth: 32 } as const;
+
+function headerBytes(headers: Headers): number {
+  let total = 0;
+  headers.forEach((value, name) => {
+    total += name.length + value.length + 4;
+  });
+  return total;
+}
+
+/** True when `value` nests objects/arrays deeper than `limit` (iterative: a deep body cannot overflow the stack). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Refuses oversized requests before any work (413 / 431 with the error body), and bodies
+ * nested deeper than any route reads before validation, whose error report would
+ * otherwise serialise the whole structure (a 20,000-deep array ran out of memory: 500).
+ */
+export const requestLimitsPlugin = () =>
+  new Elysia({ name: "request-limits" })
+    .onRequest(({ request }) => {
+      if (headerBytes(request.headers) > REQUEST_LIMITS.maxHeaderBytes)
+        throw new HeadersTooLargeError(`Request headers are over ${REQUEST_LIMITS.maxHeaderBytes} bytes.`);
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > REQUEST_LIMITS.maxBodyBytes) throw new PayloadTooLargeError(`Request body is over ${REQUEST_LIMITS.maxBodyBytes} bytes.`);
+    })
+    .onTransform({ as: "global" }, ({ body }) => {
+      if (nestsDeeperThan(body, REQUEST_LIMITS.maxJsonDepth))
+        throw new ValidationError("body", `Invalid request body: nested deeper than ${REQUEST_LIMITS.maxJsonDepth} levels`);
+    });
