@@ -61,12 +61,16 @@ export const solanaCredits = pgTable(
 /**
  * How far the subscriber got per chain: `confirmedSlot` read before its last pass over
  * the watched accounts, `finalizedSlot` the newest finalized slot below which every
- * credit has been checked at `finalized` (the rail reports it as its indexed head).
+ * credit has been checked at `finalized` (the rail reports it as its indexed head), and
+ * `evidenceThrough` the block time of the confirmed slot read before the last poll that
+ * scanned every watched account without an error: every transfer confirmed by then is
+ * recorded (the rail's evidence horizon, which expiry waits for).
  */
 export const solanaIngestHeads = pgTable("solana_ingest_heads", {
   chainId: text("chain_id").primaryKey(),
   confirmedSlot: amount("confirmed_slot").notNull(),
   finalizedSlot: amount("finalized_slot").notNull(),
+  evidenceThrough: timestamp("evidence_through", { withTimezone: true }),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 

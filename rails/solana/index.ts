@@ -7,7 +7,7 @@ import { contractDescription } from "./contractDescription.ts";
 import { normalizeSolanaAddress } from "./normalizeAddress.ts";
 import { operatorStatus } from "./operatorStatus.ts";
 import { preparePayment } from "./preparePayment.ts";
-import { solanaIndexedHeads } from "./readModel/ingestHeads.ts";
+import { solanaEvidenceHorizons, solanaIndexedHeads } from "./readModel/ingestHeads.ts";
 import { loadSolanaCredits } from "./readModel/loadCredits.ts";
 import { newSolanaEvidence } from "./readModel/newEvidence.ts";
 import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
@@ -37,8 +37,8 @@ export const solanaRail: Rail = {
   checkoutWallet: () => null,
   contract: contractDescription,
   indexedHeads: (ctx) => solanaIndexedHeads(ctx.db, ctx.config),
-  // No per-chain time bound from the subscriber's watermarks: expiry is held only by the watch's stalls.
-  evidenceHorizons: async () => new Map(),
+  // The block time through which the subscriber has polled every watched account.
+  evidenceHorizons: (ctx) => solanaEvidenceHorizons(ctx.db),
   loadCredits: (ctx, payments) => loadSolanaCredits(ctx, payments),
   newEvidence: newSolanaEvidence,
   // Money reaches a Solana payment's own accounts directly: nothing is ever in transit.

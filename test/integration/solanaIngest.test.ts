@@ -236,13 +236,23 @@ describe("the subscriber: websocket, poller and finality", () => {
     expect(await status(deposit.id)).toMatchObject({ status: "completed", amountReceived: "13.5", excessOwed: "3.5", lateAmount: "1" });
   });
 
-  test("expired with funds: everything received is owed back", async () => {
+  test("expired with funds, once the subscriber has looked past the expiry: everything received is owed back", async () => {
     const deposit = await create("/api/v1/deposits/create", "10");
     await subscribed();
     await solana.pay({ to: deposit.receiveAddress, amount: 3_000_000n });
     await waitCredits(deposit.id, 1);
-    await api.db.execute(sql`update payments set expires_at = now() - interval '1 second' where id = ${deposit.id}`);
+    // The window closes a second after the payment's block (block times are whole seconds), and the clock passes it.
+    await api.db.execute(sql`update payments set expires_at = (select block_time from solana_credits where payment_id = ${deposit.id}) + interval '1 second' where id = ${deposit.id}`);
+    await Bun.sleep(2100);
     await finalize();
+    // The subscriber's last full poll was before the expiry: a transfer made in time may still be unread.
+    expect(await status(deposit.id)).toMatchObject({ status: "pending", amountReceived: "3", amountRemaining: "7" });
+    // Slots opened now (the newest confirmed one stamped after the expiry), and a poll over every watched account.
+    solana.chain.advanceSlots(2);
+    await subscriber.poll();
+    const [head] = await queryRows<{ through: Date; expires: Date }>(api.db, sql`
+      select h.evidence_through as through, p.expires_at as expires from solana_ingest_heads h, payments p where h.chain_id = ${network().chainId} and p.id = ${deposit.id}`);
+    expect(new Date(head!.through).getTime()).toBeGreaterThanOrEqual(new Date(head!.expires).getTime());
     expect(await status(deposit.id)).toMatchObject({ status: "expired", amountReceived: "3", amountRemaining: "0", excessOwed: "3" });
   });
 

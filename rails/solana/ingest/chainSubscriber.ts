@@ -2,6 +2,7 @@ import type { Config, Network } from "../../../config/index.ts";
 import type { Logger } from "../../../config/logger.ts";
 import type { Db } from "../../../db/client.ts";
 import { solanaConnection } from "../connection.ts";
+import { recordEvidenceThrough } from "../readModel/ingestHeads.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf, type PaymentWatch } from "../watchedAccount.ts";
 import { advanceFinality } from "./advanceFinality.ts";
@@ -57,7 +58,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   let watches = new Map<string, PaymentWatch>();
   /** Addresses a webhook or notification may name (scan address, deposit key) → scan address. */
   let aliases = new Map<string, string>();
-  const running = new Map<string, Promise<void>>();
+  const running = new Map<string, Promise<boolean>>();
   const again = new Map<string, FoundBy>();
   const found: Record<FoundBy, number> = { poll: 0, websocket: 0, webhook: 0, lookup: 0, submission: 0, replay: 0 };
   let stopped = false;
@@ -75,11 +76,15 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
           onReconnect: () => void poll(),
         });
 
-  /** Scans one watched address now (coalesced: never two at once for one address). */
-  function scan(address: string, foundBy: FoundBy): Promise<void> {
+  /**
+   * Scans one watched address now (coalesced: never two at once for one address; a
+   * prompt during a scan gives one more, and the promise is that last scan's). True when
+   * the last scan read the address without an error.
+   */
+  function scan(address: string, foundBy: FoundBy): Promise<boolean> {
     const target = aliases.get(address) ?? address;
     const watch = watches.get(target);
-    if (!watch || stopped) return Promise.resolve();
+    if (!watch || stopped) return Promise.resolve(!watch);
     const current = running.get(target);
     if (current) {
       again.set(target, again.get(target) ?? foundBy);
@@ -87,6 +92,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     }
     const run = (async () => {
       let by: FoundBy | undefined = foundBy;
+      let ok = false;
       while (by && !stopped) {
         again.delete(target);
         try {
@@ -94,11 +100,14 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
           const recorded = await limited(() => scanAddress(deps, watch, kind));
           found[kind] += recorded;
           countSolanaCredits(network.shortName, kind, recorded);
+          ok = true;
         } catch (error) {
+          ok = false;
           logger.warn({ err: error, address: target }, "solana scan failed; the next poll looks again");
         }
         by = again.get(target);
       }
+      return ok;
     })().finally(() => running.delete(target));
     running.set(target, run);
     return run;
@@ -131,12 +140,20 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   }
 
   let polling: Promise<void> | null = null;
-  /** Refreshes the watch list and scans every watched address (the backstop). */
+  /**
+   * Refreshes the watch list and scans every watched address (the backstop). When every
+   * scan succeeds, everything confirmed by the slot read first is recorded: its block
+   * time becomes the chain's evidence horizon, which expiry waits for. (A payment
+   * created after that read expires at least a minute later, so it cannot be missed.)
+   */
   function poll(): Promise<void> {
     polling ??= (async () => {
       try {
+        const slot = await connection.getSlot("confirmed");
+        const blockTime = await connection.getBlockTime(slot).catch(() => null);
         await refreshWatches();
-        await Promise.all([...watches.keys()].map((address) => scan(address, "poll")));
+        const scanned = await Promise.all([...watches.keys()].map((address) => scan(address, "poll")));
+        if (blockTime !== null && !stopped && scanned.every(Boolean)) await recordEvidenceThrough(db, network.chainId, new Date(blockTime * 1000));
       } catch (error) {
         logger.warn({ err: error }, "solana poll failed; retrying");
       }
@@ -166,7 +183,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     poll,
     tick,
     /** Scans whichever watched addresses are among these (a webhook's). */
-    async prompt(addresses: Iterable<string>, foundBy: FoundBy) {
+    async prompt(addresses: Iterable<string>, foundBy: FoundBy): Promise<void> {
       const named = [...addresses];
       const known = () => named.filter((a) => watches.has(aliases.get(a) ?? a));
       // A payment created since the last refresh is not watched yet: refresh once, then look.

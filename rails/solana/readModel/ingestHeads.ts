@@ -28,3 +28,23 @@ export async function ingestHeadOf(db: Db, chainId: string): Promise<{ confirmed
   );
   return row ? { confirmedSlot: BigInt(row.confirmed_slot), finalizedSlot: BigInt(row.finalized_slot) } : null;
 }
+
+/**
+ * The Solana rail's evidence horizon per chain: the block time through which the
+ * subscriber has looked at every watched account (`evidence_through`). Chains it has
+ * never fully polled have no bound yet.
+ */
+export async function solanaEvidenceHorizons(db: Db): Promise<Map<string, Date>> {
+  const rows = await queryRows<{ chain_id: string; evidence_through: Date | string }>(
+    db,
+    sql`select chain_id, evidence_through from solana_ingest_heads where evidence_through is not null`,
+  );
+  return new Map(rows.map((r) => [r.chain_id, new Date(r.evidence_through)]));
+}
+
+/** Moves a chain's evidence horizon forward to `through` (never back; nothing before the head row exists). */
+export async function recordEvidenceThrough(db: Db, chainId: string, through: Date): Promise<void> {
+  await db.execute(sql`
+    update solana_ingest_heads set evidence_through = greatest(coalesce(evidence_through, ${through}), ${through})
+    where chain_id = ${chainId}`);
+}

@@ -1,0 +1,1 @@
+ALTER TABLE "solana_ingest_heads" ADD COLUMN "evidence_through" timestamp with time zone;
