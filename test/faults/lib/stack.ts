@@ -22,7 +22,9 @@ import { roleProcess, type RoleProcess } from "./roleProcess.ts";
  */
 export type FaultStack = Awaited<ReturnType<typeof startFaultStack>>;
 
-export async function startFaultStack(options: { requiredConfirmations?: number; finalityBlocks?: number | null; env?: Record<string, string> } = {}) {
+export async function startFaultStack(
+  options: { requiredConfirmations?: number; finalityBlocks?: number | null; env?: Record<string, string>; /** null: blocks only when the test mines them. */ blockEveryMs?: number | null } = {},
+) {
   const [chain, redis, pg] = await Promise.all([
     startPaymentChain({ requiredConfirmations: options.requiredConfirmations ?? 1, finalityBlocks: options.finalityBlocks }),
     startPrivateRedis(),
@@ -30,7 +32,8 @@ export async function startFaultStack(options: { requiredConfirmations?: number;
   ]);
   // A live chain: a block every second besides those the transactions make (anvil mines on
   // arrival). A restarted Ponder resumes from its finalized checkpoint only as new blocks come.
-  const blocks = setInterval(() => void chain.mine(1).catch(() => {}), 1_000);
+  const blockEveryMs = options.blockEveryMs === undefined ? 1_000 : options.blockEveryMs;
+  const blocks = blockEveryMs === null ? undefined : setInterval(() => void chain.mine(1).catch(() => {}), blockEveryMs);
   const [apiPort, indexerPort] = await Promise.all([freePort(), freePort()]);
   const env: Record<string, string> = {
     APP_ENV: "test",
