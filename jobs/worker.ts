@@ -19,6 +19,9 @@ import { watchWorkerMetrics } from "./workerMetrics.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
 
+/** A delivery job that failed on our side (not the receiver's answer) runs again this soon. */
+const INFRASTRUCTURE_RETRY_MS = 2_000;
+
 /** How often the recheck (the safety net behind every lost prompt) runs. */
 const RECHECK_EVERY_MS = 30_000;
 
@@ -96,16 +99,16 @@ export async function startWorkers(deps: {
       }),
     );
   }
-  const { retryDelaysMs } = config.webhooks;
   if (deps.webhooks !== false) {
     workers.push(
       new Worker(QUEUES.webhook, withJobLogContext(deliverWebhook({ config, db, logger })), {
         ...options,
         concurrency: config.webhooks.concurrency,
-        // The delivery row decides when to retry (RetryDeliveryError carries it); the schedule is the fallback.
+        // The delivery row decides when to retry (RetryDeliveryError carries it). Any other failure
+        // is ours, not the receiver's (the database unreachable): retried soon, since a job parked
+        // on the schedule's long steps would also hold off the re-drive (same job id) for that long.
         settings: {
-          backoffStrategy: (attemptsMade, _type, error) =>
-            error instanceof RetryDeliveryError ? error.retryInMs : (retryDelaysMs[Math.min(attemptsMade, retryDelaysMs.length) - 1] ?? 1_000),
+          backoffStrategy: (_attemptsMade, _type, error) => (error instanceof RetryDeliveryError ? error.retryInMs : INFRASTRUCTURE_RETRY_MS),
         },
       }),
     );

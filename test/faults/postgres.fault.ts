@@ -98,6 +98,7 @@ test("Postgres fast shutdown mid-traffic: 503 during, recovery without restarts,
   expect([...answers.keys()].some((k) => k.startsWith("down") && k.endsWith(" 503"))).toBe(true);
   expect(recoveredIn).toBeLessThan(30_000);
   // No role restarted or died.
+  if (!Object.values(stack.roles).every((r) => r.alive())) stack.logs();
   expect(Object.values(stack.roles).map((r) => [r.role, r.starts(), r.alive()])).toEqual([
     ["api", 1, true],
     ["worker", 1, true],
@@ -125,7 +126,7 @@ test("Postgres fast shutdown mid-traffic: 503 during, recovery without restarts,
     const [row] = await queryRows<{ received: string; indexed: number; sweeps: number }>(
       stack.db,
       sql`select p.amount_received::text as received,
-            (select count(*)::int from ${sql.identifier(stack.config.indexer.viewsSchema)}.token_transfer t where lower(t."to") = lower(p.deposit_address)) as indexed,
+            (select count(*)::int from ${sql.identifier(stack.config.indexer.viewsSchema)}.token_transfer t where lower(t."to") = lower(p.receive_address)) as indexed,
             (select count(*)::int from transfers_out o where o.payment_id = p.id and o.kind = 'sweep') as sweeps
           from payments p where p.id = ${d.id}`,
     );

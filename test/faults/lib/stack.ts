@@ -22,12 +22,18 @@ import { roleProcess, type RoleProcess } from "./roleProcess.ts";
  */
 export type FaultStack = Awaited<ReturnType<typeof startFaultStack>>;
 
-export async function startFaultStack(options: { requiredConfirmations?: number; finalityBlocks?: number | null; env?: Record<string, string> } = {}) {
+export async function startFaultStack(
+  options: { requiredConfirmations?: number; finalityBlocks?: number | null; env?: Record<string, string>; /** null: blocks only when the test mines them. */ blockEveryMs?: number | null } = {},
+) {
   const [chain, redis, pg] = await Promise.all([
     startPaymentChain({ requiredConfirmations: options.requiredConfirmations ?? 1, finalityBlocks: options.finalityBlocks }),
     startPrivateRedis(),
     startPrivatePostgres(),
   ]);
+  // A live chain: a block every second besides those the transactions make (anvil mines on
+  // arrival). A restarted Ponder resumes from its finalized checkpoint only as new blocks come.
+  const blockEveryMs = options.blockEveryMs === undefined ? 1_000 : options.blockEveryMs;
+  const blocks = blockEveryMs === null ? undefined : setInterval(() => void chain.mine(1).catch(() => {}), blockEveryMs);
   const [apiPort, indexerPort] = await Promise.all([freePort(), freePort()]);
   const env: Record<string, string> = {
     APP_ENV: "test",
@@ -43,7 +49,8 @@ export async function startFaultStack(options: { requiredConfirmations?: number;
     WORKER_METRICS_PORT: "0",
     INDEXER_METRICS_PORT: "0",
     SOLANA_METRICS_PORT: "0",
-    LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? "info",
+    // Info: readiness is read from the roles' logs ("API listening", "workers started").
+    LOG_LEVEL: "info",
     ...options.env,
   };
   const config: Config = buildConfig(env);
@@ -135,6 +142,7 @@ export async function startFaultStack(options: { requiredConfirmations?: number;
 
   async function stop() {
     const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => {}), Bun.sleep(15_000)]);
+    clearInterval(blocks);
     await bounded(Promise.all(Object.values(roles).map((r) => r.kill("SIGTERM"))));
     await bounded(handle.close());
     await bounded(chain.stop());
