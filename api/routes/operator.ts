@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { NotFoundError, UnauthorizedOperatorError } from "../../domain/errors.ts";
+import { NotFoundError, QueueUnavailableError, UnauthorizedOperatorError } from "../../domain/errors.ts";
 import { hasOperatorToken, OPERATOR_CHALLENGE } from "../../metrics/operatorToken.ts";
 import { metricsContentType, renderMetrics } from "../../metrics/registry.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -11,7 +11,7 @@ import { DASHBOARD_PATH } from "../queueDashboard.ts";
  * `/admin/queues` (built by `buildQueueDashboard`). Without a token both answer 404:
  * nothing about the service's internals is served unprotected.
  */
-export const operatorRoutes = ({ config, queueDashboard }: ApiDeps) => {
+export const operatorRoutes = ({ config, queueDashboard, redis }: ApiDeps) => {
   const { token } = config.operator;
   const guard = (request: Request) => {
     if (!token) throw new NotFoundError(`Operator endpoints are off: set OPERATOR_TOKEN to serve ${new URL(request.url).pathname}.`);
@@ -22,6 +22,9 @@ export const operatorRoutes = ({ config, queueDashboard }: ApiDeps) => {
     .onRequest(({ request }) => {
       const path = new URL(request.url).pathname;
       if (path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`)) guard(request);
+      // The dashboard's data calls read Redis: without it they answer 503 at once (its queues'
+      // fail-fast connections would otherwise surface a bare ioredis error as a 500).
+      if (path.startsWith(`${DASHBOARD_PATH}/api/`) && redis.status !== "ready") throw new QueueUnavailableError();
     })
     .get(
       "/metrics",

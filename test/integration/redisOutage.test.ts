@@ -24,11 +24,12 @@ let merchant: TestMerchant;
 let indexer: Awaited<ReturnType<typeof startTestIndexer>>;
 let workers: Awaited<ReturnType<typeof startWorkers>>;
 let usdc: Address;
+const OPERATOR = "fault-operator-token-0123456789";
 
 beforeAll(async () => {
   [chain, redis] = await Promise.all([startPaymentChain({ requiredConfirmations: 1 }), startPrivateRedis()]);
   usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
-  api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, REDIS_URL: redis.url } });
+  api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, REDIS_URL: redis.url, OPERATOR_TOKEN: OPERATOR } });
   merchant = await api.seedMerchant();
   await setSettlementWallet(api.db, merchant.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
   indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile);
@@ -46,6 +47,14 @@ afterAll(async () => {
 });
 
 const headers = () => ({ "x-public-key": merchant.publicKey });
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await Bun.sleep(100);
+  }
+}
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
@@ -82,10 +91,16 @@ test("Redis killed: create answers 201 at once, reads answer, prompts fail fast;
   expect(health.value.status).toBe(503);
   expect(health.ms).toBeLessThan(3_000);
 
-  // What truly needs Redis fails fast with the typed error (503 through the error plugin).
+  // A prompt fails fast with the typed error (503 through the error plugin).
   const prompt = await timed(() => api.deps.prompts.refund("00000000-0000-0000-0000-000000000000").catch((e: unknown) => e));
   expect(prompt.value).toBeInstanceOf(QueueUnavailableError);
   expect(prompt.ms).toBeLessThan(2_000);
+
+  // The queue dashboard reads Redis: a prompt 503, not a hang or a 500.
+  const dashboard = await timed(() => api.request("/admin/queues/api/queues?activeQueue=reconcile&page=1", { headers: { authorization: `Bearer ${OPERATOR}` } }));
+  expect(dashboard.value.status).toBe(503);
+  expect(dashboard.value.body).toMatchObject({ success: false, error: "service_unavailable" });
+  expect(dashboard.ms).toBeLessThan(2_000);
 
   // The customer pays while Redis is still down.
   const hash = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [created[0]!.depositAddress, 4_000_000n], account: customer, chain: null });
@@ -102,7 +117,8 @@ test("Redis killed: create answers 201 at once, reads answer, prompts fail fast;
     if (Date.now() - returned > 40_000) throw new Error(`deposit still ${row?.status} 40 s after Redis returned`);
     await Bun.sleep(200);
   }
-  // The API's prompts work again without a restart.
+  // The API's prompts and the dashboard work again without a restart.
+  await eventually(async () => (await api.request("/admin/queues/api/queues?activeQueue=reconcile&page=1", { headers: { authorization: `Bearer ${OPERATOR}` } })).status === 200);
   await api.deps.prompts.reconcile([created[1]!.id], "after-outage");
   // And the recheck schedule exists again in the emptied Redis (declared on reconnect).
   const maintenance = openQueue(api.config, QUEUES.maintenance);

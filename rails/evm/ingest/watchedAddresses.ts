@@ -10,6 +10,8 @@ import pg from "pg";
  */
 export function createWatchedAddresses(databaseUrl: string, afterExpiryHours: number) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  // An idle connection the database drops is replaced on the next query; unheard, the event would crash the indexer.
+  pool.on("error", () => {});
   return {
     async of(chainId: number): Promise<`0x${string}`[]> {
       const { rows } = await pool.query<{ address: `0x${string}` }>(

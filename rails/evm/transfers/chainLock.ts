@@ -8,6 +8,10 @@ import pg from "pg";
  */
 export async function withChainLock<T>(databaseUrl: string, chainId: string, work: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
+  // The database dropping this idle session (a restart: 57P01) is emitted as an event; unheard,
+  // it would crash the worker. The lock goes with the session, but so does every write the
+  // work makes (same database), and a rerun of the job finds its rows and the chain as they are.
+  client.on("error", () => {});
   await client.connect();
   try {
     await client.query("select pg_advisory_lock(726100, hashtext($1))", [chainId]);
