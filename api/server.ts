@@ -6,7 +6,7 @@ import { createDb } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
-import { REQUEST_LIMITS } from "./plugins/requestLimits.ts";
+import { SERVER_MAX_BODY_BYTES } from "./plugins/requestLimits.ts";
 import { buildQueueDashboard } from "./queueDashboard.ts";
 import { createCredentialCache } from "./services/credentialCache.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
@@ -38,7 +38,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     startedAt: new Date(),
     queueDashboard: await buildQueueDashboard(config, queues),
   });
-  app.listen({ hostname: config.http.host, port: config.http.port, maxRequestBodySize: REQUEST_LIMITS.maxBodyBytes });
+  app.listen({ hostname: config.http.host, port: config.http.port, maxRequestBodySize: SERVER_MAX_BODY_BYTES });
   logger.info({ url: config.http.publicBaseUrl, docs: `${config.http.publicBaseUrl}/docs` }, "API listening");
   return {
     app,

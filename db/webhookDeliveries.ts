@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { Db } from "./client.ts";
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { queryRows, type Db } from "./client.ts";
 import { webhookAttempts, webhookDeliveries } from "./schema/index.ts";
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -70,24 +70,24 @@ export async function recordAttempt(db: Db, delivery: WebhookDeliveryRow, attemp
   });
 }
 
+/** Where a scan of due deliveries stopped: the last row's due time (as Postgres prints it, microseconds kept) and id. */
+export type DueCursor = { nextAttemptAt: string; id: string };
+
 /**
  * Pending deliveries whose attempt is due and that no attempt holds: either their job
  * is about to run or it vanished (Redis flushed, worker killed). Enqueueing them again
- * is harmless, the job id being the delivery's.
+ * is harmless, the job id being the delivery's. In (due time, id) order, after `after`:
+ * enqueueing does not change a row, so a scan must page past what it has seen.
  */
-export async function dueDeliveries(db: Db, limit: number): Promise<Array<{ id: string }>> {
-  return db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.status, "pending"),
-        lte(webhookDeliveries.nextAttemptAt, sql`now()`),
-        or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, sql`now()`)),
-      ),
-    )
-    .orderBy(asc(webhookDeliveries.nextAttemptAt))
-    .limit(limit);
+export async function dueDeliveries(db: Db, limit: number, after?: DueCursor): Promise<Array<{ id: string; nextAttemptAt: string }>> {
+  return queryRows<{ id: string; nextAttemptAt: string }>(
+    db,
+    sql`select id, next_attempt_at::text as "nextAttemptAt" from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
+        ${after ? sql`and (next_attempt_at, id) > (${after.nextAttemptAt}::timestamptz, ${after.id}::uuid)` : sql``}
+      order by next_attempt_at, id
+      limit ${limit}`,
+  );
 }
 
 /** An event's deliveries, each with its attempts, oldest first. */

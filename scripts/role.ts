@@ -5,20 +5,12 @@
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
-import { startApiServer } from "../api/server.ts";
 import { loadConfigOrExit } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
-import { superviseIndexer } from "../indexer/supervise.ts";
-import { createPrompts } from "../jobs/prompts.ts";
-import { startWorkers } from "../jobs/worker.ts";
-import { startLocalRelayer } from "../rails/bridge/local/index.ts";
-import { INDEXED_CHANNEL } from "../rails/index.ts";
-import { startSolanaSubscriber } from "../rails/solana/ingest/startSolanaSubscriber.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 import { startRoleMetrics } from "./lib/roleMetrics.ts";
-import { openAllQueues } from "../jobs/queues.ts";
 
 const roles = ["api", "worker", "indexer", "solana", "relayer"] as const;
 type Role = (typeof roles)[number];
@@ -39,15 +31,19 @@ function stopWith(stop: () => Promise<void>) {
 }
 
 const logger = createLogger({ level: config.logLevel, name: role });
+// Each role imports only its own code: the API never loads the workers, the Solana
+// subscriber or the relayer (and their libraries), which was most of its memory.
 const stopMetrics = startRoleMetrics(role, config, logger, databaseUrl);
 
 if (role === "api") {
+  const [{ startApiServer }, { createPrompts }, { openAllQueues }] = await Promise.all([import("../api/server.ts"), import("../jobs/prompts.ts"), import("../jobs/queues.ts")]);
   await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
   // The API's producers fail fast: a request never waits for Redis (jobs/queues.ts).
   const dashboardQueues = config.operator.token && config.operator.queueDashboard !== "off" ? openAllQueues(config, { failFast: true }) : [];
   const server = await startApiServer(config, logger, databaseUrl, createPrompts(config, { failFast: true }), dashboardQueues);
   stopWith(server.stop);
 } else if (role === "worker") {
+  const { startWorkers } = await import("../jobs/worker.ts");
   await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
   const handle = createDb(databaseUrl, { max: config.databasePoolSize });
   const workers = await startWorkers({ config, db: handle.db, logger, databaseUrl });
@@ -61,6 +57,7 @@ if (role === "api") {
     console.error("BRIDGE_LOCAL_RELAYER_KEY: required to run the local bridge's relayer");
     process.exit(1);
   }
+  const { startLocalRelayer } = await import("../rails/bridge/local/index.ts");
   await runMigrations(databaseUrl);
   const handle = createDb(databaseUrl, { max: 4 });
   const relayer = startLocalRelayer({ config, db: handle.db, logger, databaseUrl });
@@ -70,6 +67,7 @@ if (role === "api") {
   });
 } else if (role === "solana") {
   // The Solana rail's subscriber: one per deployment, like the indexer.
+  const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }] = await Promise.all([import("../rails/solana/ingest/startSolanaSubscriber.ts"), import("../rails/index.ts")]);
   await runMigrations(databaseUrl);
   const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10) });
   const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
@@ -80,6 +78,7 @@ if (role === "api") {
   });
 } else {
   // Ponder exits when its database goes away: the role starts it again rather than dying with it.
+  const { superviseIndexer } = await import("../indexer/supervise.ts");
   const indexer = superviseIndexer(config, databaseUrl, { port: config.indexer.port, logLevel: config.logLevel }, logger);
   stopWith(async () => {
     await indexer.stop();

@@ -1,0 +1,53 @@
+/**
+ * Benchmark (not a test): `npm run bench:memory -- [checkpoints=10000,100000]`.
+ * RSS of an API and a worker process (`scripts/role.ts api|worker`) after N payments
+ * created over HTTP (64 clients), paid (their `PaymentSettled` rows written as Ponder
+ * writes them, the checkpoint moved past the confirmations: `bench/lib/pipeline.ts`),
+ * completed by the worker (dispatch → reconcile: created, detected, confirmed and
+ * completed events) and their `payment.completed` webhooks delivered to a local receiver.
+ * Payments go through in rounds of 10,000; RSS is read at each checkpoint once the round
+ * is completed and delivered, and again after 10 s idle.
+ */
+import { rssMb } from "./lib/stack.ts";
+import { startPipeline, VIEWS_SCHEMA } from "./lib/pipeline.ts";
+import { benchStack } from "./lib/stack.ts";
+
+const CHECKPOINTS = (process.argv[2] ?? "10000,100000").split(",").map(Number);
+const ROUND = 10_000;
+
+const stack = await benchStack({ env: { INDEXER_VIEWS_SCHEMA: VIEWS_SCHEMA } });
+try {
+  const merchant = await stack.seedMerchant();
+  const pipeline = await startPipeline(stack);
+  const api = await stack.startRole("api");
+  await pipeline.registerWebhook(api.url, merchant, ["payment.completed"]);
+  const worker = await stack.startRole("worker");
+  const lines = [`at start: API ${(await rssMb(api.pid)).toFixed(0)} MB, worker ${(await rssMb(worker.pid)).toFixed(0)} MB`];
+  console.log(lines[0]);
+  let done = 0;
+  const started = performance.now();
+  for (const checkpoint of CHECKPOINTS) {
+    while (done < checkpoint) {
+      const n = Math.min(ROUND, checkpoint - done);
+      const { ids, seconds } = await pipeline.create([api.url], merchant, n, 64, `m${done}`);
+      const paid = await pipeline.pay(ids);
+      const completing = await pipeline.completed(done + n, paid.at);
+      const delivering = await pipeline.delivered(done + n);
+      done += n;
+      console.log(`  ${done}: created in ${seconds.toFixed(1)} s, completed ${completing.toFixed(1)} s after paid, delivered ${delivering.toFixed(1)} s later; API ${(await rssMb(api.pid)).toFixed(0)} MB, worker ${(await rssMb(worker.pid)).toFixed(0)} MB`);
+    }
+    const busy = [await rssMb(api.pid), await rssMb(worker.pid)];
+    await Bun.sleep(10_000);
+    const idle = [await rssMb(api.pid), await rssMb(worker.pid)];
+    lines.push(
+      `after ${checkpoint} payments created, paid, completed, delivered: API ${busy[0]!.toFixed(0)} MB (${idle[0]!.toFixed(0)} MB 10 s later), worker ${busy[1]!.toFixed(0)} MB (${idle[1]!.toFixed(0)} MB 10 s later)`,
+    );
+    console.log(lines.at(-1));
+  }
+  const d = pipeline.deliveries();
+  lines.push(`webhooks: ${d.distinct} delivered, ${d.total - d.distinct} duplicates; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
+  console.log(`\nRSS (scripts/role.ts api|worker, one of each):\n  ${lines.join("\n  ")}`);
+  pipeline.stop();
+} finally {
+  await stack.close();
+}

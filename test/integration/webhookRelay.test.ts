@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Queue } from "bullmq";
+import { sql } from "drizzle-orm";
+import { buildConfig } from "../../config/index.ts";
+import { createDb, queryRows } from "../../db/client.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { recordPaymentEvents } from "../../db/paymentEvents.ts";
+import type { PaymentRow } from "../../db/payments.ts";
+import { payments } from "../../db/schema/index.ts";
+import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
+import { enqueueDueDeliveries } from "../../webhooks/relay.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { anvilNetwork } from "../helpers/fixtures.ts";
+import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
+
+let database: TestDatabase;
+let handle: ReturnType<typeof createDb>;
+const config = buildConfig({ APP_ENV: "test", LOG_LEVEL: "silent" }, { extraNetworks: [anvilNetwork("http://127.0.0.1:1")] });
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = createDb(database.url);
+}, 60_000);
+
+afterAll(async () => {
+  await handle?.close();
+  await database?.drop();
+});
+
+// Found by bench:scale: the relay re-read the first page of due deliveries until the
+// workers had attempted all but a page's worth, re-adding the same jobs in every worker.
+test("one relay run enqueues each due delivery once, page after page, and stops", async () => {
+  const { db } = handle;
+  const merchantId = (await createMerchant(db, { name: "Relay" })).id;
+  await insertWebhookEndpoint(db, config.secrets, { merchantId, mode: "test", url: "https://example.com/hooks", events: ["*"] });
+  await insertPaymentRows(db, Array.from({ length: 2_500 }, () => paymentRowFactory(config)(merchantId, { mode: "test" })));
+  const rows: PaymentRow[] = await db.select().from(payments);
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.transaction((tx) => recordPaymentEvents(tx as never, rows.slice(i, i + 500).map((p) => ({ payment: p, type: "payment.created" as const }))));
+  }
+  // Some share one due time to the microsecond: the cursor's id breaks the tie.
+  await db.execute(sql`update webhook_deliveries set next_attempt_at = '2026-01-01T00:00:00.123456Z' where id in (select id from webhook_deliveries order by id limit 1200)`);
+  const [count] = await queryRows<{ n: string }>(db, sql`select count(*)::text as n from webhook_deliveries where status = 'pending'`);
+  expect(count!.n).toBe("2500");
+
+  const added: string[] = [];
+  const queue = { addBulk: async (jobs: Array<{ data: { deliveryId: string } }>) => void added.push(...jobs.map((j) => j.data.deliveryId)) } as unknown as Queue;
+  const enqueued = await Promise.race([enqueueDueDeliveries(db, config, queue, 1_000), Bun.sleep(10_000).then(() => -1)]);
+  expect(enqueued).toBe(2_500);
+  expect(added.length).toBe(2_500);
+  expect(new Set(added).size).toBe(2_500);
+}, 60_000);
