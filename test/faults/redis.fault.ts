@@ -12,10 +12,11 @@ import { startFaultStack, type FaultStack } from "./lib/stack.ts";
  */
 const REDIS_DOWN_MS = 10_000;
 const UNITS = 2_000_000n;
+const OPERATOR_TOKEN = "fault-operator-token-0123456789";
 
 let stack: FaultStack;
 beforeAll(async () => {
-  stack = await startFaultStack();
+  stack = await startFaultStack({ env: { OPERATOR_TOKEN } });
 }, 180_000);
 afterAll(async () => {
   await stack?.stop();
@@ -50,6 +51,9 @@ test("Redis killed mid-traffic: creates answer 201 fast, reads answer, health 50
       const s = await stack.request(`/api/v1/deposits/status/${d.id}`, { headers: stack.publicHeaders });
       if (s.status !== 200 || s.ms > 1_000) bad.push(`status ${s.status} in ${Math.round(s.ms)} ms`);
     }
+    // What needs Redis answers 503 promptly: health, the queue dashboard's data.
+    const q = await stack.request("/admin/queues/api/queues?activeQueue=reconcile&page=1", { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    if (q.status !== 503 || q.ms > 2_000) bad.push(`dashboard ${q.status} in ${Math.round(q.ms)} ms`);
     const h = await stack.request("/api/health");
     if (h.status === 503 && h.ms < 3_000) health503++;
     else bad.push(`health ${h.status} in ${Math.round(h.ms)} ms`);
