@@ -26,7 +26,8 @@ export function startLocalRelayer(deps: RelayerDeps & { databaseUrl: string }) {
 
   const lock = new pg.Client({ connectionString: deps.databaseUrl });
   // A database restart drops this idle session (57P01), emitted as an event that would crash
-  // the process unheard. The relayer goes on (its fills are claimed in rows, not by the lock).
+  // the process unheard. The relayer goes on: its transfers are planned once in its books (one
+  // row per deposit and kind), and the sandbox runs a single relayer.
   lock.on("error", (error) => deps.logger.warn({ err: error }, "local relayer: its lock session was dropped"));
   const running = (async () => {
     await lock.connect();
