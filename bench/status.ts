@@ -24,7 +24,7 @@ try {
   const ids = rows.map((r) => r.id!);
   const headers = { "x-public-key": merchant.publicKey };
   // Every connection walks the ids: autocannon cycles through the request list.
-  const requests = (base: string) => ids.slice(0, 200).map((id) => ({ method: "GET", path: `/api/v1/payments/${id}/status`, headers }));
+  const requests = () => ids.slice(0, 200).map((id) => ({ method: "GET", path: `/api/v1/payments/${id}/status`, headers }));
 
   const api = await stack.startRole("api");
   const basePort = await freePort();
@@ -40,10 +40,10 @@ try {
   if (JSON.stringify(ours.payment) !== JSON.stringify(theirs.payment)) throw new Error(`answers differ:\n${JSON.stringify(ours.payment)}\n${JSON.stringify(theirs.payment)}`);
 
   // Warm both (JIT, prepared statements, pools), then measure each alone on the machine.
-  await load({ url: api.url, connections: CONNECTIONS, duration: 2, requests: requests(api.url) });
-  await load({ url: baseUrl, connections: CONNECTIONS, duration: 2, requests: requests(baseUrl) });
-  const apiResult = await load({ url: api.url, connections: CONNECTIONS, duration: SECONDS, requests: requests(api.url) });
-  const baseResult = await load({ url: baseUrl, connections: CONNECTIONS, duration: SECONDS, requests: requests(baseUrl) });
+  await load({ url: api.url, connections: CONNECTIONS, duration: 2, requests: requests() });
+  await load({ url: baseUrl, connections: CONNECTIONS, duration: 2, requests: requests() });
+  const apiResult = await load({ url: api.url, connections: CONNECTIONS, duration: SECONDS, requests: requests() });
+  const baseResult = await load({ url: baseUrl, connections: CONNECTIONS, duration: SECONDS, requests: requests() });
   baseline.kill();
   console.log(
     [
