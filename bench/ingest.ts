@@ -170,7 +170,7 @@ try {
   console.log(
     [
       `blocks: ${BLOCKS} at ${BLOCK_TIME} s, ${RATE} unrelated transfers each (${unrelated} in all), a paid deposit every ${EVERY} block(s)`,
-      `database growth: ${(grown / 1024).toFixed(0)} KiB in all${unrelated ? `, ${((grown / unrelated) * 1000 / 1024).toFixed(1)} KiB per 1,000 unrelated transfers` : ""} (${perSchema || "no schema grew"})`,
+      `database growth: ${(grown / 1024).toFixed(0)} KiB in all${unrelated ? `, ${((grown / unrelated) * 1000 / 1024).toFixed(1)} KiB per 1,000 unrelated transfers at most (the payments' rows included: subtract a --rate 0 run's growth for theirs alone)` : ""} (${perSchema || "no schema grew"})`,
       `indexer lag: max ${lags.reduce((a, b) => (b > a ? b : a), 0n)} blocks, ${lags.filter((l) => l > 1n).length} of ${lags.length} samples over 1`,
       `indexer CPU: ${cpu.toFixed(2)} s over ${BLOCKS} blocks = ${((cpu / BLOCKS) * 1000).toFixed(1)} s per 1,000 blocks`,
       `indexer RPC over HTTP: ${((end.calls - start!.calls) / BLOCKS).toFixed(2)} calls per block (${[...calls].map(([m, n]) => `${m} ${(n / BLOCKS).toFixed(2)}`).join(", ")}), plus its newHeads websocket subscription`,
