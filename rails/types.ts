@@ -105,6 +105,8 @@ export interface Rail {
    * the final block. `dryRun` finds without recording. The caller reconciles `paymentIds`.
    */
   replay(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult>;
+  /** How the rail's chain is counted and who follows it, in words (`cli replay`'s output): "blocks", "the indexer". */
+  ingestTerms: { unit: string; follower: string };
   /** Makes the rail's ingest announce each commit on `channel` (Postgres NOTIFY); false until its tables exist. */
   announceIngest(client: pg.Client, ctx: RailContext, channel: string): Promise<boolean>;
   /**

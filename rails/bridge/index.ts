@@ -51,6 +51,7 @@ export const bridgeRail: Rail = {
   newEvidence: async (_ctx, _network, cursor, head) => ({ paymentIds: [], cursor: cursor ?? { block: head, windowDigest: null } }),
   // The bridge job prompts reconcile itself whenever a leg moves; nothing arrives ahead of a head.
   evidenceAheadOfHead: false,
+  ingestTerms: { unit: "blocks", follower: "the bridge job" },
   replay: async () => {
     throw new ValidationError("network", "A bridge has no chain of its own to replay: replay the origin or destination network.");
   },

@@ -44,6 +44,7 @@ export const evmRail: Rail = {
   inTransit: async () => new Map(),
   newEvidence: newIndexedEvidence,
   pruneIngested: pruneUnreferencedTransfers,
+  ingestTerms: { unit: "blocks", follower: "the indexer" },
   replay: replayRange,
   evidenceAheadOfHead: false,
   refreshEvidence: async () => {},

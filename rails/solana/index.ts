@@ -44,6 +44,7 @@ export const solanaRail: Rail = {
   // Money reaches a Solana payment's own accounts directly: nothing is ever in transit.
   inTransit: async () => new Map(),
   evidenceAheadOfHead: true,
+  ingestTerms: { unit: "slots", follower: "the subscriber" },
   replay: replaySlots,
   refreshEvidence,
   // The subscriber NOTIFYs itself when it commits (its tables come with the migrations).

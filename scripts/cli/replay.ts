@@ -34,8 +34,7 @@ export async function replay({ db, config, logger }: CliContext, flags: Flags): 
   if (to < from) throw new UsageError("--to must not be below --from");
   const dryRun = flags["dry-run"] === true;
 
-  const unit = network.type === "solana" ? "slots" : "blocks";
-  const follower = network.type === "solana" ? "the subscriber" : "the indexer";
+  const { unit, follower } = rail.ingestTerms;
   const bar = progressBar(unit);
   const result = await rail.replay({ db, config, logger }, network, { from, to }, { dryRun, onProgress: bar.update });
   const read = result.to >= result.from ? result.to - result.from + 1n : 0n;
