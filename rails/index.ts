@@ -35,6 +35,12 @@ export const allRails = (): Rail[] => [
 /** The enabled networks served by `rail`. */
 export const networksOf = (config: Config, rail: Rail): Network[] => config.networks.filter((n) => n.enabled && railFor(n) === rail);
 
+/** The enabled networks whose chains `role`'s process follows (its `/metrics` reports their lag). */
+export const networksFollowedBy = (config: Config, role: string): Network[] =>
+  allRails()
+    .filter((rail) => rail.ingestRole === role)
+    .flatMap((rail) => networksOf(config, rail));
+
 /** A payment's network and rail; ServiceUnavailableError when its network is disabled or has no rail. */
 export function railOfPayment(config: Config, payment: Pick<PaymentRow, "chainId"> & { kind?: PaymentRow["kind"] }): { network: Network; rail: Rail } {
   const network = config.networks.find((n) => n.chainId === payment.chainId && n.enabled);

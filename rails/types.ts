@@ -107,6 +107,8 @@ export interface Rail {
   replay(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult>;
   /** How the rail's chain is counted and who follows it, in words (`cli replay`'s output): "blocks", "the indexer". */
   ingestTerms: { unit: string; follower: string };
+  /** The role (`scripts/role.ts`) whose process follows this rail's chains and reports their lag on its `/metrics`. */
+  ingestRole: "indexer" | "solana" | "worker";
   /** Makes the rail's ingest announce each commit on `channel` (Postgres NOTIFY); false until its tables exist. */
   announceIngest(client: pg.Client, ctx: RailContext, channel: string): Promise<boolean>;
   /**

@@ -52,6 +52,7 @@ export const bridgeRail: Rail = {
   // The bridge job prompts reconcile itself whenever a leg moves; nothing arrives ahead of a head.
   evidenceAheadOfHead: false,
   ingestTerms: { unit: "blocks", follower: "the bridge job" },
+  ingestRole: "worker",
   replay: async () => {
     throw new ValidationError("network", "A bridge has no chain of its own to replay: replay the origin or destination network.");
   },

@@ -45,6 +45,7 @@ export const evmRail: Rail = {
   newEvidence: newIndexedEvidence,
   pruneIngested: pruneUnreferencedTransfers,
   ingestTerms: { unit: "blocks", follower: "the indexer" },
+  ingestRole: "indexer",
   replay: replayRange,
   evidenceAheadOfHead: false,
   refreshEvidence: async () => {},

@@ -45,6 +45,7 @@ export const solanaRail: Rail = {
   inTransit: async () => new Map(),
   evidenceAheadOfHead: true,
   ingestTerms: { unit: "slots", follower: "the subscriber" },
+  ingestRole: "solana",
   replay: replaySlots,
   refreshEvidence,
   // The subscriber NOTIFYs itself when it commits (its tables come with the migrations).

@@ -6,6 +6,7 @@ import { startMetricsServer } from "../../metrics/metricsServer.ts";
 import { fetchPonderMetrics } from "../../metrics/ponderMetrics.ts";
 import { labelRole } from "../../metrics/registry.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
+import { networksFollowedBy } from "../../rails/index.ts";
 
 /**
  * Each role's `/metrics`, behind the operator token: the API serves it on its own port
@@ -24,11 +25,11 @@ export function startRoleMetrics(role: string, config: Config, logger: Logger, d
     return async () => server?.stop();
   }
   // The indexer and the Solana subscriber each report their own networks' lag.
-  const followed = role === "indexer" ? "evm" : role === "solana" ? "solana" : null;
-  const port = role === "indexer" ? metricsPorts.indexer : metricsPorts.solana;
-  if (!followed || port === 0) return async () => {};
+  const port = role === "indexer" ? metricsPorts.indexer : role === "solana" ? metricsPorts.solana : 0;
+  const followed = networksFollowedBy(config, role);
+  if (port === 0) return async () => {};
   const handle = createDb(databaseUrl, { max: 2 });
-  const unwatch = watchChains(createChainStatusService(config, handle.db), config.networks.filter((n) => n.enabled && n.type === followed));
+  const unwatch = watchChains(createChainStatusService(config, handle.db), followed);
   const extra = role === "indexer" ? () => fetchPonderMetrics(config.indexer.port) : undefined;
   const server = startMetricsServer({ host, port, token, logger, extra });
   return async () => {

@@ -6,6 +6,7 @@ import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "
 import { getAddress } from "viem";
 import { catalogue } from "../../config/catalogue.ts";
 import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, type Config } from "../../config/index.ts";
+import { networksFollowedBy } from "../../rails/index.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 
 /** The namespace network ids are derived in. Changing it would change every network id merchants stored. */
@@ -201,6 +202,14 @@ describe("network enablement", () => {
     });
     expect(enabledShortNames(config)).toEqual(["arbitrum"]);
     expect(byShortName(config, "base").rpcUrl).toBe("https://base.example");
+  });
+
+  test("each ingest role follows its own rails' enabled networks (what its /metrics reports lag for)", () => {
+    const config = buildConfig({ RPC_URL_BASE: "https://base.example", RPC_URL_137: "https://polygon.example", RPC_URL_SOLANA: "https://solana.example", NETWORKS_DISABLED: "polygon" });
+    expect(networksFollowedBy(config, "indexer").map((n) => n.shortName)).toEqual(["base"]);
+    expect(networksFollowedBy(config, "solana").map((n) => n.shortName)).toEqual(["solana"]);
+    expect(networksFollowedBy(config, "worker")).toEqual([]);
+    expect(networksFollowedBy(config, "api")).toEqual([]);
   });
 
   test("networksForMode splits mainnets (live) from testnets (test)", () => {
