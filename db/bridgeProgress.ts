@@ -16,14 +16,18 @@ export type BridgeProgressUpdate = {
   originTxHashes: string[];
   destinationTxHashes: string[];
   refundTxHashes: string[];
+  /** Verified on the origin chain: what reached the deposit address, and the block time of the first deposit. */
   depositAmount: bigint;
   depositedAt: Date | null;
+  /** Verified on the origin chain: what the refund transactions returned. */
   refundedAmount: bigint;
   /** Transfer logs of the payment's token to the merchant's wallet, to claim as its credits. */
   fills: Array<{ chainId: string; txHash: string; logIndex: number; amount: bigint }>;
   failReason: string | null;
+  /** A refund's reason, or the bridge's other remarks. */
   details: string | null;
   bridgeUpdatedAt: Date | null;
+  /** The service asked the bridge for a refund during this observation. */
   refundRequested: boolean;
 };
 

@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Config, Mode } from "../../config/index.ts";
-import type { Logger } from "../../config/logger.ts";
 import { insertBridgeRequest } from "../../db/bridgeRequests.ts";
-import type { Db } from "../../db/client.ts";
 import { storedResponse, withIdempotency } from "../../db/idempotency.ts";
 import { findMerchant } from "../../db/merchants.ts";
 import { recordPaymentEvent } from "../../db/paymentEvents.ts";
@@ -11,10 +8,10 @@ import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { formatAmount, parseAmount } from "../../domain/amounts.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { idempotencyKeyOf } from "../../domain/idempotency.ts";
-import type { Prompts } from "../../domain/prompts.ts";
 import { quoteCrossChain } from "../../rails/bridge/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
+import type { CreationContext } from "./createPayment.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
@@ -43,16 +40,7 @@ export type CrossChainBody = {
   agentId?: unknown;
 };
 
-export type CrossChainContext = {
-  config: Config;
-  db: Db;
-  logger: Logger;
-  prompts: Prompts;
-  auth: { merchantId: string; mode: Mode };
-  idempotencyKey: string | undefined;
-  /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
-  agentId?: string;
-};
+export type CrossChainContext = CreationContext;
 
 /**
  * Creates a cross-chain payment once per idempotency key (header, else orderId, else the

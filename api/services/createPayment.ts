@@ -36,20 +36,24 @@ export type CreatePaymentBody = {
   agentId?: unknown;
 };
 
-export type CreatePaymentContext = {
+/** What every create needs: the service's parts, who asks, and their idempotency key and agent. */
+export type CreationContext = {
   config: Config;
   db: Db;
   logger: Logger;
   prompts: Prompts;
   auth: { merchantId: string; mode: Mode };
   idempotencyKey: string | undefined;
+  /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
+  agentId?: string;
+};
+
+export type CreatePaymentContext = CreationContext & {
   /** Endpoint scope for idempotency keys (version-free: /api and /api/v1 share keys). */
   scope: string;
   kind: "payment" | "deposit";
   /** Forced expiry (deposit addresses: fifteen minutes, not settable). */
   fixedExpiresIn?: number;
-  /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
-  agentId?: string;
 };
 
 /**

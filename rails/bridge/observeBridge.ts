@@ -1,5 +1,6 @@
 import { getAddress, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
 import type { Config, Network } from "../../config/index.ts";
+import type { BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
 import type { BridgeRequestRow } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import { publicBridgeStatus, type BridgeProgress, type BridgeStatusValue } from "../../domain/bridgeStatus.ts";
@@ -9,28 +10,10 @@ import { bridgeAdapter } from "./adapters.ts";
 import { receiptTransfers } from "./receiptTransfers.ts";
 
 /** A transfer log of the payment's token to the merchant's wallet in a fill transaction: a candidate credit. */
-export type ObservedFill = { chainId: string; txHash: string; logIndex: number; amount: bigint };
+export type ObservedFill = BridgeProgressUpdate["fills"][number];
 
-/** What the bridge says about a request, with every leg checked on its chain. */
-export type BridgeObservation = {
-  progress: BridgeProgress;
-  bridgeStatus: BridgeStatusValue;
-  originTxHashes: string[];
-  destinationTxHashes: string[];
-  refundTxHashes: string[];
-  /** Verified on the origin chain: what reached the deposit address, and the block time of the first deposit. */
-  depositAmount: bigint;
-  depositedAt: Date | null;
-  /** Verified on the origin chain: what the refund transactions returned. */
-  refundedAmount: bigint;
-  fills: ObservedFill[];
-  failReason: string | null;
-  /** A refund's reason, or the bridge's other remarks. */
-  details: string | null;
-  bridgeUpdatedAt: Date | null;
-  /** The service asked the bridge for a refund during this observation. */
-  refundRequested: boolean;
-};
+/** What the bridge says about a request, with every leg checked on its chain: what `recordBridgeProgress` records. */
+export type BridgeObservation = BridgeProgressUpdate;
 
 /** Progress in which nothing has been sent to the merchant yet, so a refund can still be asked for. */
 const UNFILLED: readonly BridgeProgress[] = ["waiting", "depositing", "pending"];
