@@ -1,3 +1,4 @@
+import type { PaymentStatusRow } from "../../db/paymentStatuses.ts";
 import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { formatAmount } from "../../domain/amounts.ts";
@@ -10,7 +11,7 @@ import { railForPayment } from "../../rails/index.ts";
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** What was asked, what arrived and what is still missing, in whole tokens. */
-export const amountsOf = (p: PaymentRow) => ({
+export const amountsOf = (p: Pick<PaymentRow, "amount" | "amountReceived" | "amountRemaining" | "tokenDecimals">) => ({
   amount: formatAmount(p.amount, p.tokenDecimals),
   amountReceived: formatAmount(p.amountReceived, p.tokenDecimals),
   amountRemaining: formatAmount(p.amountRemaining, p.tokenDecimals),
@@ -34,7 +35,7 @@ export function presentSettlement(p: PaymentRow, network: Network | undefined) {
 }
 
 /** The spec's Payment status view. `confirmations` is what reconciliation last computed (`settle`). */
-export function presentStatus(p: PaymentRow) {
+export function presentStatus(p: PaymentStatusRow) {
   return {
     id: p.id,
     status: p.status,

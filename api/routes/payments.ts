@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
-import { findMerchantPayment } from "../../db/payments.ts";
+import { findPaymentStatuses } from "../../db/paymentStatuses.ts";
 import { PaymentLookupError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentPayment, presentSettlement, presentStatus } from "../presenters/payment.ts";
 import { answerCreation } from "../services/answerCreation.ts";
 import { serviceHealth } from "../services/serviceHealth.ts";
+import { createBatchedReads } from "../services/batchedReads.ts";
 import { requirePayment } from "../services/requirePayment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, uuidPattern } from "../schemas.ts";
 import type { Mode } from "../../domain/mode.ts";
@@ -14,10 +15,12 @@ export const paymentRoutes = (deps: ApiDeps) => {
   const { config, db } = deps;
   const networkOf = (chainId: string) => config.networks.find((n) => n.chainId === chainId);
 
-  /** Status reads: the spec fixes 500 (not 404) for an id that does not exist for this account. */
+  const statusReads = createBatchedReads((ids) => findPaymentStatuses(db, ids));
+
+  /** Status reads (batched under load): the spec fixes 500 (not 404) for an id that does not exist for this account. */
   const statusRead = async (auth: { merchantId: string; mode: Mode }, paymentId: string) => {
-    const payment = uuidPattern.test(paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, paymentId) : undefined;
-    if (!payment) throw new PaymentLookupError(paymentId);
+    const payment = uuidPattern.test(paymentId) ? await statusReads.load(paymentId.toLowerCase()) : null;
+    if (!payment || payment.merchantId !== auth.merchantId || payment.mode !== auth.mode) throw new PaymentLookupError(paymentId);
     return { success: true, payment: presentStatus(payment) };
   };
 

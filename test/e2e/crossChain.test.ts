@@ -157,7 +157,11 @@ describe("paid on anvil-2, settled on anvil", () => {
     const bridgeStates = events.filter((e) => e.type === "bridge.updated").map((e) => e.data.bridge.status);
     expect(bridgeStates[0]).toBe("deposit_detected");
     expect(bridgeStates.at(-1)).toBe("completed");
-    expect(events.find((e) => e.type === "payment.completed")!.data.payment).toMatchObject({ bridgeStatus: "completed", depositMethod: "bridge", amountReceived: "25.5" });
+    // The payment completes on the fill's confirmations on the merchant's chain; the bridge's own word
+    // ("success") is read on its poll, so the snapshot in payment.completed may still say bridging.
+    const completed = events.find((e) => e.type === "payment.completed")!.data.payment;
+    expect(completed).toMatchObject({ status: "completed", depositMethod: "bridge", amountReceived: "25.5" });
+    expect(["bridging", "completed"]).toContain(completed.bridgeStatus);
   }, 90_000);
 
   test("an overpayment fills the amount and returns the excess to the sender on anvil-2", async () => {
