@@ -17,6 +17,20 @@ export type Db = ReturnType<typeof createDb>["db"];
 export type DbHandle = ReturnType<typeof createDb>;
 export { schema };
 
+/**
+ * A drizzle prepared query, built once per handle: its SQL text is built once instead of
+ * on every call (on hot paths the building costs more than the query). Each handle gets
+ * its own, so a transaction's runs in that transaction; it pays off on the pool's.
+ */
+export function preparedPer<Q>(build: (db: Db) => Q): (db: Db) => Q {
+  const built = new WeakMap<Db, Q>();
+  return (db) => {
+    let query = built.get(db);
+    if (!query) built.set(db, (query = build(db)));
+    return query;
+  };
+}
+
 /** Raw SQL returning typed rows (drizzle's bun-sql `execute` is untyped). */
 export async function queryRows<T>(db: Db, query: SQLWrapper): Promise<T[]> {
   return (await db.execute(query)) as unknown as T[];

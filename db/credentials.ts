@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Mode } from "../config/types.ts";
 import { generateCredential, keyDisplayPrefix, sha256Hex, type CredentialKind } from "../domain/credentials.ts";
-import type { Db } from "./client.ts";
+import { preparedPer, type Db } from "./client.ts";
 import { apiCredentials } from "./schema/index.ts";
 
 export type IssuedCredential = { id: string; kind: CredentialKind; mode: Mode; key: string; secret: string | null };
@@ -58,7 +58,7 @@ export async function rotateCredential(db: Db, merchantId: string, kind: Credent
   return issued;
 }
 
-const byKeyHash = (db: Db) =>
+const byKeyHash = preparedPer((db) =>
   db
     .select({
       id: apiCredentials.id,
@@ -69,17 +69,14 @@ const byKeyHash = (db: Db) =>
     })
     .from(apiCredentials)
     .where(and(eq(apiCredentials.keyHash, sql.placeholder("keyHash")), isNull(apiCredentials.revokedAt)))
-    .prepare("credential_by_key_hash");
-
-const prepared = new WeakMap<Db, ReturnType<typeof byKeyHash>>();
+    .prepare("credential_by_key_hash"),
+);
 
 export type ActiveCredential = { id: string; merchantId: string; kind: CredentialKind; mode: Mode; secretHash: string | null };
 
 /** An active credential by its key (looked up by the key's hash, on a prepared query). */
 export async function findActiveCredential(db: Db, key: string): Promise<ActiveCredential | undefined> {
-  let query = prepared.get(db);
-  if (!query) prepared.set(db, (query = byKeyHash(db)));
-  const [row] = await query.execute({ keyHash: sha256Hex(key) });
+  const [row] = await byKeyHash(db).execute({ keyHash: sha256Hex(key) });
   return row;
 }
 

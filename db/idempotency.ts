@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { IdempotencyKeyReusedError } from "../domain/errors.ts";
-import type { Db } from "./client.ts";
+import { preparedPer, type Db } from "./client.ts";
 import { idempotencyKeys } from "./schema/index.ts";
 import type { Mode } from "../domain/mode.ts";
 
@@ -14,6 +14,21 @@ const rowOf = (scope: IdempotencyScope) =>
     eq(idempotencyKeys.key, scope.key),
   );
 export type StoredResponse = { status: number; body: unknown };
+
+const storedRow = preparedPer((db) =>
+  db
+    .select({ requestHash: idempotencyKeys.requestHash, responseStatus: idempotencyKeys.responseStatus, responseBody: idempotencyKeys.responseBody })
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.merchantId, sql.placeholder("merchantId")),
+        eq(idempotencyKeys.mode, sql.placeholder("mode")),
+        eq(idempotencyKeys.scope, sql.placeholder("scope")),
+        eq(idempotencyKeys.key, sql.placeholder("key")),
+      ),
+    )
+    .prepare("idempotency_stored_response"),
+);
 
 /**
  * Runs `work` at most once per (account, mode, endpoint scope, key). The key row is
@@ -53,7 +68,8 @@ export async function withIdempotency(
  * Undefined when the key is new or its first request is still running.
  */
 export async function storedResponse(db: Db, scope: IdempotencyScope): Promise<(StoredResponse & { replayed: true }) | undefined> {
-  const [existing] = await db.select().from(idempotencyKeys).where(rowOf(scope));
+  const { merchantId, mode, scope: endpoint, key } = scope;
+  const [existing] = await storedRow(db).execute({ merchantId, mode, scope: endpoint, key });
   if (!existing || existing.responseStatus === null) return undefined;
   if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError();
   return { status: existing.responseStatus, body: existing.responseBody, replayed: true };

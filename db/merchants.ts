@@ -1,5 +1,5 @@
-import { eq } from "drizzle-orm";
-import type { Db } from "./client.ts";
+import { eq, sql } from "drizzle-orm";
+import { preparedPer, type Db } from "./client.ts";
 import { merchants } from "./schema/index.ts";
 
 export type Merchant = typeof merchants.$inferSelect;
@@ -20,8 +20,10 @@ export async function createMerchant(
   return row!;
 }
 
+const merchantById = preparedPer((db) => db.select().from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare("merchant_by_id"));
+
 export async function findMerchant(db: Db, id: string): Promise<Merchant | undefined> {
-  const [row] = await db.select().from(merchants).where(eq(merchants.id, id));
+  const [row] = await merchantById(db).execute({ id });
   return row;
 }
 

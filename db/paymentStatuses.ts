@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "./client.ts";
+import { preparedPer, type Db } from "./client.ts";
 import { payments, type PaymentRow } from "./schema/index.ts";
 
 /** What a status read shows of a payment, and whose it is. */
@@ -40,17 +40,15 @@ const statusColumns = {
   completingTxHash: payments.completingTxHash,
 } satisfies { [K in keyof PaymentStatusRow]: unknown };
 
-const byIds = (db: Db) =>
+const byIds = preparedPer((db) =>
   db
     .select(statusColumns)
     .from(payments)
     .where(sql`${payments.id} = any(${sql.placeholder("ids")}::uuid[])`)
-    .prepare("payment_statuses_by_ids");
-const prepared = new WeakMap<Db, ReturnType<typeof byIds>>();
+    .prepare("payment_statuses_by_ids"),
+);
 
 /** The status columns of the payments with these ids (ids must be UUIDs), on one prepared query. */
 export async function findPaymentStatuses(db: Db, ids: readonly string[]): Promise<PaymentStatusRow[]> {
-  let query = prepared.get(db);
-  if (!query) prepared.set(db, (query = byIds(db)));
-  return query.execute({ ids: [...ids] });
+  return byIds(db).execute({ ids: [...ids] });
 }

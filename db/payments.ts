@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
-import { queryRows, type Db } from "./client.ts";
+import { preparedPer, queryRows, type Db } from "./client.ts";
 import { announcePaymentChanges } from "./paymentChanges.ts";
 import { recordPaymentEvents } from "./paymentEvents.ts";
 import { payments, type NewPayment, type PaymentRow } from "./schema/index.ts";
@@ -8,14 +8,11 @@ import type { Mode } from "../domain/mode.ts";
 
 export type { NewPayment, PaymentRow };
 
-const byId = (db: Db) => db.select().from(payments).where(eq(payments.id, sql.placeholder("id"))).limit(1).prepare("payment_by_id");
-const prepared = new WeakMap<Db, ReturnType<typeof byId>>();
+const byId = preparedPer((db) => db.select().from(payments).where(eq(payments.id, sql.placeholder("id"))).limit(1).prepare("payment_by_id"));
 
 /** A payment by id on a prepared query (the status endpoints' hot path). */
 export async function findPayment(db: Db, id: string): Promise<PaymentRow | undefined> {
-  let query = prepared.get(db);
-  if (!query) prepared.set(db, (query = byId(db)));
-  const [row] = await query.execute({ id });
+  const [row] = await byId(db).execute({ id });
   return row;
 }
 

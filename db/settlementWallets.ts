@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "./client.ts";
+import { preparedPer, type Db } from "./client.ts";
 import { settlementWallets } from "./schema/index.ts";
 
 /** Sets (or replaces) the merchant's settlement wallet on one network. The address must already be validated. */
@@ -14,10 +14,15 @@ export async function setSettlementWallet(db: Db, merchantId: string, networkId:
 }
 
 /** The merchant's wallets keyed by network id. */
-export async function settlementWalletsByNetwork(db: Db, merchantId: string): Promise<Map<string, string>> {
-  const rows = await db
+const walletsOf = preparedPer((db) =>
+  db
     .select({ networkId: settlementWallets.networkId, address: settlementWallets.address })
     .from(settlementWallets)
-    .where(eq(settlementWallets.merchantId, merchantId));
+    .where(eq(settlementWallets.merchantId, sql.placeholder("merchantId")))
+    .prepare("settlement_wallets_of_merchant"),
+);
+
+export async function settlementWalletsByNetwork(db: Db, merchantId: string): Promise<Map<string, string>> {
+  const rows = await walletsOf(db).execute({ merchantId });
   return new Map(rows.map((r) => [r.networkId, r.address]));
 }
