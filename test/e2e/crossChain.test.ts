@@ -127,7 +127,8 @@ describe("paid on anvil-2, settled on anvil", () => {
     expect(detected).toMatchObject({ status: "pending", amountReceived: "0", confirmations: 0 });
     expect(detected.bridge.origin).toMatchObject({ depositTxHashes: [depositTx], amountDeposited: "25.5255" });
     await chains.origin.mine(1);
-    const done = await follow(payment.id, (v) => v.status === "completed", seen);
+    // Completed on the fill's confirmations; the bridge's own "success" may come one poll later.
+    const done = await follow(payment.id, (v) => v.status === "completed" && v.bridgeStatus === "completed", seen);
 
     expect(done).toMatchObject({ status: "completed", amount: "25.5", amountReceived: "25.5", bridgeStatus: "completed", network: "anvil", requiredConfirmations: 2 });
     expect(done.confirmations).toBeGreaterThanOrEqual(2);
