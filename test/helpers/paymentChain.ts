@@ -86,7 +86,7 @@ export async function startPaymentChain(
     factory,
     network,
     networksFile,
-    publicClient: createPublicClient({ chain, transport: http(anvil.rpcUrl) }),
+    publicClient: createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 100, cacheTime: 0 }),
     customerWallet: createWalletClient({ account: customer, chain, transport: http(anvil.rpcUrl) }),
     rpc,
     mine: async (blocks) => void (await rpc("anvil_mine", [`0x${blocks.toString(16)}`])),

@@ -52,7 +52,7 @@ export async function startTokenChain(parameters: StartTokenChainParameters): Pr
   const anvil = await startAnvil({ chainId });
   const chain = localChain(chainId, anvil.rpcUrl);
   // A short polling interval: local blocks arrive in milliseconds, viem's default is 4 s.
-  const publicClient = createPublicClient({ chain, transport: http(), pollingInterval: 50 });
+  const publicClient = createPublicClient({ chain, transport: http(), pollingInterval: 50, cacheTime: 0 });
   let tokens: DeployedToken[];
   try {
     tokens = await deployTestTokens({ rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey, fund });
