@@ -5,6 +5,7 @@ import type { Db } from "../db/client.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { ChainStatusService } from "../rails/chainStatus.ts";
 import type { QueueDashboard } from "./queueDashboard.ts";
+import type { PaymentCreations } from "./services/batchedCreations.ts";
 import type { CredentialLookup } from "./services/credentialCache.ts";
 import type { PaymentStreamHub } from "./services/paymentStreamHub.ts";
 
@@ -19,6 +20,8 @@ export type ApiDeps = {
   prompts: Prompts;
   /** This process's checkout streams and their one listening connection. */
   paymentStreams: PaymentStreamHub;
+  /** Payment creations, written in batches with concurrent ones (`createBatchedCreations`). */
+  creations: PaymentCreations;
   /** Active credentials by key, cached while revocations can be heard (`createCredentialCache`). */
   credentials: CredentialLookup;
   startedAt: Date;

@@ -8,6 +8,7 @@ import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
 import { SERVER_MAX_BODY_BYTES } from "./plugins/requestLimits.ts";
 import { buildQueueDashboard } from "./queueDashboard.ts";
+import { createBatchedCreations } from "./services/batchedCreations.ts";
 import { createCredentialCache } from "./services/credentialCache.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
 import { loadPublicViews } from "./services/publicPaymentViews.ts";
@@ -30,6 +31,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     config,
     db: handle.db,
     credentials,
+    creations: createBatchedCreations(handle.db, logger),
     redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db),

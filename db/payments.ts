@@ -1,6 +1,8 @@
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { randomUUID } from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
 import { preparedPer, queryRows, type Db } from "./client.ts";
+import { allColumns, byColumnsGiven, recordSet, rowFromDriver } from "./jsonRecords.ts";
 import { announcePaymentChanges } from "./paymentChanges.ts";
 import { recordPaymentEvents } from "./paymentEvents.ts";
 import { payments, type NewPayment, type PaymentRow } from "./schema/index.ts";
@@ -22,23 +24,15 @@ export async function findMerchantPayment(db: Db, merchantId: string, mode: Mode
   return row && row.merchantId === merchantId && row.mode === mode ? row : undefined;
 }
 
-const paymentColumns = Object.entries(getTableColumns(payments)).map(([key, column]) => ({ key, name: column.name, column }));
-
 /**
  * The payments with these ids, locked (`for update`) in id order, so that concurrent
- * lockers queue instead of deadlocking. Rows are mapped with the columns' own decoders,
- * as drizzle's `select()` would, without its generic per-value bookkeeping: on a batch
- * of hundreds of rows that costs more than the query.
+ * lockers queue instead of deadlocking.
  */
 export async function lockPayments(db: Db, ids: readonly string[]): Promise<PaymentRow[]> {
   const rows = await queryRows<Record<string, unknown>>(db, sql`
-    select ${sql.join(paymentColumns.map((c) => sql.identifier(c.name)), sql`, `)} from payments
+    select ${allColumns(payments)} from payments
     where id = any(${sql.param([...new Set(ids)])}::uuid[]) order by id for update`);
-  return rows.map((r) => {
-    const row: Record<string, unknown> = {};
-    for (const { key, name, column } of paymentColumns) row[key] = r[name] == null ? null : column.mapFromDriverValue(r[name]);
-    return row as PaymentRow;
-  });
+  return rows.map((r) => rowFromDriver(payments, r));
 }
 
 /** One payment, locked (`for update`) until the caller's transaction ends. */
@@ -47,8 +41,24 @@ export async function lockPayment(db: Db, id: string): Promise<PaymentRow | unde
   return row;
 }
 
+/** Inserts payments, in one statement per set of columns given; the rows come back in the order of `values`. */
+export async function insertPayments(db: Db, given: readonly NewPayment[]): Promise<PaymentRow[]> {
+  // Ids are made here when not given, as the column's default would, so rows can be matched to `given`.
+  const values = given.map((v) => (v.id ? v : { ...v, id: randomUUID() }));
+  const inserted = new Map<string, PaymentRow>();
+  for (const group of byColumnsGiven(values)) {
+    const { columns, records } = recordSet(payments, group);
+    const rows = await queryRows<Record<string, unknown>>(db, sql`insert into payments (${columns}) select ${columns} from ${records} returning *`);
+    for (const raw of rows) {
+      const row = rowFromDriver(payments, raw);
+      inserted.set(row.id, row);
+    }
+  }
+  return values.map((v) => inserted.get(v.id!)!);
+}
+
 export async function insertPayment(db: Db, values: NewPayment): Promise<PaymentRow> {
-  const [row] = await db.insert(payments).values(values).returning();
+  const [row] = await insertPayments(db, [values]);
   return row!;
 }
 

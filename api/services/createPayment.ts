@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import { storedResponse, withIdempotency } from "../../db/idempotency.ts";
-import { recordPaymentEvent } from "../../db/paymentEvents.ts";
+import { storedResponse } from "../../db/idempotency.ts";
 import { findMerchant } from "../../db/merchants.ts";
-import { insertPayment } from "../../db/payments.ts";
+import { writePaymentCreation } from "../../db/paymentCreations.ts";
+import type { NewPayment, PaymentRow } from "../../db/payments.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { parseAmount } from "../../domain/amounts.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
@@ -17,6 +17,7 @@ import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { priceInFiat } from "./priceInFiat.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
+import type { PaymentCreations } from "./batchedCreations.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 
@@ -49,6 +50,8 @@ export type CreationContext = {
 };
 
 export type CreatePaymentContext = CreationContext & {
+  /** Where creates are written (batched with concurrent ones). */
+  creations: PaymentCreations;
   /** Endpoint scope for idempotency keys (version-free: /api and /api/v1 share keys). */
   scope: string;
   kind: "payment" | "deposit";
@@ -115,48 +118,53 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     expiresAt,
   });
 
-  const result = await withIdempotency(db, idempotency, async (tx) => {
-    if (agentId) {
-      await enforceAgentPolicy(tx, { merchantId: auth.merchantId, mode: auth.mode, agentId, amount: owed, decimals: token.decimals, network: network.shortName, token: token.symbol, now });
-    }
-    const row = await insertPayment(tx, {
-      id,
-      merchantId: auth.merchantId,
-      mode: auth.mode,
-      isTest: auth.mode === "test",
-      kind: ctx.kind,
-      amount: owed,
-      amountRemaining: owed,
-      // `amount` is in the token: a fiat price keeps its currency, amount and rate beside it.
-      currency: fiat ? token.symbol : body.currency.trim().toUpperCase(),
-      fiatAmount: fiat?.fiatAmount ?? null,
-      fiatCurrency: fiat?.fiatCurrency ?? null,
-      exchangeRate: fiat?.rate ?? null,
-      exchangeRateSource: fiat?.source ?? null,
-      exchangeRateAt: fiat?.rateAt ?? null,
-      ...settlement,
-      agentId,
-      tokenSymbol: token.symbol,
-      tokenAddress: token.address,
-      tokenDecimals: token.decimals,
-      networkId: network.id,
-      chainId: network.chainId,
-      ...prepared,
-      merchantWallet,
-      feeAmount: fee,
-      orderId: body.orderId ?? null,
-      customerEmail: body.customerEmail ?? null,
-      callbackUrl: body.callbackUrl ?? null,
-      successUrl: body.successUrl ?? null,
-      cancelUrl: body.cancelUrl ?? null,
-      metadata,
-      expiresAt,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await recordPaymentEvent(tx, row, "payment.created");
-    return { status: 201, body: { success: true, payment: presentPayment(row, network, config.http.publicBaseUrl) } };
-  });
+  const payment: NewPayment = {
+    id,
+    merchantId: auth.merchantId,
+    mode: auth.mode,
+    isTest: auth.mode === "test",
+    kind: ctx.kind,
+    amount: owed,
+    amountRemaining: owed,
+    // `amount` is in the token: a fiat price keeps its currency, amount and rate beside it.
+    currency: fiat ? token.symbol : body.currency.trim().toUpperCase(),
+    fiatAmount: fiat?.fiatAmount ?? null,
+    fiatCurrency: fiat?.fiatCurrency ?? null,
+    exchangeRate: fiat?.rate ?? null,
+    exchangeRateSource: fiat?.source ?? null,
+    exchangeRateAt: fiat?.rateAt ?? null,
+    ...settlement,
+    agentId,
+    tokenSymbol: token.symbol,
+    tokenAddress: token.address,
+    tokenDecimals: token.decimals,
+    networkId: network.id,
+    chainId: network.chainId,
+    ...prepared,
+    merchantWallet,
+    feeAmount: fee,
+    orderId: body.orderId ?? null,
+    customerEmail: body.customerEmail ?? null,
+    callbackUrl: body.callbackUrl ?? null,
+    successUrl: body.successUrl ?? null,
+    cancelUrl: body.cancelUrl ?? null,
+    metadata,
+    expiresAt,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const creation = {
+    idempotency,
+    payment,
+    respond: (row: PaymentRow) => ({ status: 201, body: { success: true, payment: presentPayment(row, network, config.http.publicBaseUrl) } }),
+  };
+  // An agent's payment is checked against its policy in the transaction that writes it, alone;
+  // every other create may share a transaction with concurrent ones.
+  const result = agentId
+    ? await writePaymentCreation(db, creation, (tx) =>
+        enforceAgentPolicy(tx, { merchantId: auth.merchantId, mode: auth.mode, agentId, amount: owed, decimals: token.decimals, network: network.shortName, token: token.symbol, now }),
+      )
+    : await ctx.creations.write(creation);
 
   if (!result.replayed) {
     const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;

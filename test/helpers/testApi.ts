@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openAllQueues } from "../../jobs/queues.ts";
+import { createBatchedCreations } from "../../api/services/batchedCreations.ts";
 import { createCredentialCache } from "../../api/services/credentialCache.ts";
 import { createPaymentStreamHub } from "../../api/services/paymentStreamHub.ts";
 import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
@@ -45,6 +46,7 @@ export async function createTestApi(options: { env?: Record<string, string>; net
     logger,
     chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
     prompts: createPrompts(config, { failFast: true }),
+    creations: createBatchedCreations(handle.db, logger),
     credentials: createCredentialCache({ db: handle.db, databaseUrl: database.url, logger }),
     paymentStreams: createPaymentStreamHub({
       databaseUrl: database.url,

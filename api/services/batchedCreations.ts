@@ -1,0 +1,39 @@
+import type { Logger } from "../../config/logger.ts";
+import type { Db } from "../../db/client.ts";
+import type { StoredResponse } from "../../db/idempotency.ts";
+import { writePaymentCreation, writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
+import { createBatcher } from "./batcher.ts";
+
+export type PaymentCreations = {
+  /** Creates the payment once per idempotency key; `replayed` when the key's stored answer was given instead. */
+  write(creation: PaymentCreation): Promise<StoredResponse & { replayed: boolean }>;
+};
+
+/**
+ * Payment creations written in batches: concurrent creates share one transaction
+ * (`writePaymentCreations`), so under load Postgres commits once per batch instead of
+ * once per payment, and an idle process writes each at once. A creation the batch did
+ * not claim — its key used before or repeated in the batch — and every creation of a
+ * batch that failed are written alone, with `writePaymentCreation`'s full idempotency
+ * (and, when the database is down, its error): no request is answered from a batch
+ * that did not commit.
+ */
+export function createBatchedCreations(db: Db, logger: Logger, options: { maxInFlight?: number; maxBatch?: number } = {}): PaymentCreations {
+  const batches = createBatcher<PaymentCreation, StoredResponse | undefined>(
+    async (creations) => {
+      try {
+        return await writePaymentCreations(db, creations);
+      } catch (error) {
+        logger.warn({ err: error, creations: creations.length }, "batched payment creation failed; writing each alone");
+        return creations.map(() => undefined);
+      }
+    },
+    { maxInFlight: options.maxInFlight ?? 2, maxBatch: options.maxBatch ?? 64 },
+  );
+  return {
+    async write(creation) {
+      const written = await batches.load(creation);
+      return written ? { ...written, replayed: false } : writePaymentCreation(db, creation);
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "./client.ts";
+import { withIdempotency, type IdempotencyScope, type StoredResponse } from "./idempotency.ts";
+import { recordSet } from "./jsonRecords.ts";
+import { recordPaymentEvent, recordPaymentEvents } from "./paymentEvents.ts";
+import { insertPayments } from "./payments.ts";
+import { idempotencyKeys, type NewPayment, type PaymentRow } from "./schema/index.ts";
+
+/** A payment to create once per idempotency key, and the answer to store for that key. */
+export type PaymentCreation = {
+  idempotency: IdempotencyScope;
+  payment: NewPayment;
+  /** The response stored and answered, from the payment as inserted. */
+  respond: (row: PaymentRow) => StoredResponse;
+};
+
+/**
+ * One creation under `withIdempotency`: a concurrent duplicate waits for it, a finished
+ * one is replayed. `before` runs first in its transaction (an agent's policy check).
+ */
+export function writePaymentCreation(db: Db, creation: PaymentCreation, before?: (tx: Db) => Promise<void>) {
+  return withIdempotency(db, creation.idempotency, async (tx) => {
+    await before?.(tx);
+    const [row] = await insertPayments(tx, [creation.payment]);
+    await recordPaymentEvent(tx, row!, "payment.created");
+    return creation.respond(row!);
+  });
+}
+
+const keyOf = ({ merchantId, mode, scope, key }: IdempotencyScope) => JSON.stringify([merchantId, mode, scope, key]);
+
+/**
+ * Many creations in one transaction, each with what `writePaymentCreation` writes: its
+ * claimed key, payment, `payment.created` event (and deliveries) and stored response.
+ * Keys are claimed first, in key order (two batches never wait on each other in a
+ * cycle), with `on conflict do nothing`: a key this batch does not get — used before,
+ * held by a request under way, or repeated within the batch — gets `undefined`, and its
+ * caller goes through `writePaymentCreation`, which waits for or replays the first.
+ * Either everything commits or nothing does.
+ */
+export async function writePaymentCreations(db: Db, creations: readonly PaymentCreation[]): Promise<Array<StoredResponse | undefined>> {
+  const firsts = new Map<string, PaymentCreation>();
+  for (const c of creations) if (!firsts.has(keyOf(c.idempotency))) firsts.set(keyOf(c.idempotency), c);
+  const candidates = [...firsts.values()];
+  const answers = new Map<PaymentCreation, StoredResponse>();
+
+  await db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const keys = recordSet(
+      idempotencyKeys,
+      candidates.map(({ idempotency: { merchantId, mode, scope, key, requestHash } }) => ({ merchantId, mode, scope, key, requestHash })),
+    );
+    const claimedRows = await queryRows<{ merchant_id: string; mode: "live" | "test"; scope: string; key: string }>(
+      tx,
+      sql`insert into idempotency_keys (${keys.columns}) select ${keys.columns} from ${keys.records} order by merchant_id, mode, scope, key
+        on conflict do nothing returning merchant_id, mode, scope, key`,
+    );
+    const claimedKeys = new Set(claimedRows.map((r) => keyOf({ merchantId: r.merchant_id, mode: r.mode, scope: r.scope, key: r.key, requestHash: "" })));
+    const claimed = candidates.filter((c) => claimedKeys.has(keyOf(c.idempotency)));
+    if (claimed.length === 0) return;
+
+    const rows = await insertPayments(
+      tx,
+      claimed.map((c) => c.payment),
+    );
+    await recordPaymentEvents(
+      tx,
+      rows.map((payment) => ({ payment, type: "payment.created" as const })),
+    );
+    const stored = recordSet(
+      idempotencyKeys,
+      claimed.map((c, i) => {
+        const response = c.respond(rows[i]!);
+        answers.set(c, response);
+        const { merchantId, mode, scope, key, requestHash } = c.idempotency;
+        return { merchantId, mode, scope, key, requestHash, responseStatus: response.status, responseBody: response.body };
+      }),
+    );
+    await tx.execute(sql`update idempotency_keys k set response_status = r.response_status, response_body = r.response_body
+      from ${stored.records} r
+      where k.merchant_id = r.merchant_id and k.mode = r.mode and k.scope = r.scope and k.key = r.key`);
+  });
+  return creations.map((c) => answers.get(c));
+}
