@@ -57,7 +57,11 @@ export async function withIdempotency(
     }
 
     const response = await work(tx);
-    await tx.update(idempotencyKeys).set({ responseStatus: response.status, responseBody: response.body }).where(rowOf(scope));
+    // The body as JSON text cast to jsonb: drizzle's jsonb on Bun's driver would store a JSON string of it.
+    await tx
+      .update(idempotencyKeys)
+      .set({ responseStatus: response.status, responseBody: sql`${JSON.stringify(response.body)}::text::jsonb` })
+      .where(rowOf(scope));
     return { ...response, replayed: false };
   });
 }

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { createBatchedCreations } from "../../api/services/batchedCreations.ts";
+import { createLogger } from "../../config/logger.ts";
+import { queryRows } from "../../db/client.ts";
+import { writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
+import { insertPayments } from "../../db/payments.ts";
+import { IdempotencyKeyReusedError } from "../../domain/errors.ts";
+import { anvilNetwork } from "../helpers/fixtures.ts";
+import { paymentRowFactory } from "../helpers/paymentRows.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+/**
+ * Creations written in batches (`writePaymentCreations`, `createBatchedCreations`)
+ * against real Postgres: one payment, one `payment.created` event and one stored
+ * response per key, whatever mix of new, repeated, used and failing keys a batch holds.
+ */
+let api: TestApi;
+let merchant: TestMerchant;
+let row: ReturnType<typeof paymentRowFactory>;
+beforeAll(async () => {
+  api = await createTestApi({ networks: [anvilNetwork("http://127.0.0.1:1")] });
+  merchant = await api.seedMerchant();
+  row = paymentRowFactory(api.config);
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+});
+
+let n = 0;
+const creation = (key = `key-${++n}`, requestHash = "hash", over: Parameters<typeof row>[1] = {}): PaymentCreation => ({
+  idempotency: { merchantId: merchant.id, mode: "test", scope: "payments.create", key, requestHash },
+  payment: row(merchant.id, { mode: "test", ...over }),
+  respond: (p) => ({ status: 201, body: { success: true, payment: { id: p.id, amount: p.amount.toString(), status: p.status } } }),
+});
+const paymentIdOf = (r: { body: unknown } | undefined) => (r?.body as { payment: { id: string } } | undefined)?.payment.id;
+const counts = async (keys: string[]) => {
+  const [c] = await queryRows<{ keys: number; payments: number; events: number; unanswered: number }>(
+    api.db,
+    sql`select
+      (select count(*)::int from idempotency_keys where merchant_id = ${merchant.id} and key = any(${sql.param(keys)}::text[])) as keys,
+      (select count(*)::int from payments p join idempotency_keys k on k.response_body -> 'payment' ->> 'id' = p.id::text where k.key = any(${sql.param(keys)}::text[])) as payments,
+      (select count(*)::int from payment_events e join idempotency_keys k on k.response_body -> 'payment' ->> 'id' = e.payment_id::text
+        where k.key = any(${sql.param(keys)}::text[]) and e.type = 'payment.created') as events,
+      (select count(*)::int from idempotency_keys where merchant_id = ${merchant.id} and key = any(${sql.param(keys)}::text[]) and response_status is null) as unanswered`,
+  );
+  return c!;
+};
+
+describe("writePaymentCreations", () => {
+  test("a batch writes each payment with its event and stored response, as the row was inserted", async () => {
+    const batch = Array.from({ length: 20 }, () => creation());
+    const answers = await writePaymentCreations(api.db, batch);
+    expect(answers.map(paymentIdOf)).toEqual(batch.map((c) => c.payment.id!));
+    expect(answers[0]).toEqual({ status: 201, body: { success: true, payment: { id: batch[0]!.payment.id!, amount: "1000000", status: "pending" } } });
+    expect(await counts(batch.map((c) => c.idempotency.key))).toEqual({ keys: 20, payments: 20, events: 20, unanswered: 0 });
+    const [stored] = await queryRows<{ response_status: number; id: string }>(
+      api.db,
+      sql`select response_status, response_body -> 'payment' ->> 'id' as id from idempotency_keys where key = ${batch[7]!.idempotency.key}`,
+    );
+    expect(stored).toEqual({ response_status: 201, id: batch[7]!.payment.id! });
+  });
+
+  test("amounts, dates and JSON columns are stored as their types (jsonb as objects SQL can read), and read back as inserted", async () => {
+    const c = creation(undefined, "hash", { amount: 123_456_789_012_345_678_901_234_567_890n, metadata: { order: "A-1", "ключ": "значение" }, intentDeadline: new Date("2030-01-02T03:04:05.678Z") });
+    await writePaymentCreations(api.db, [c]);
+    const [stored] = await queryRows<{ amount: string; order: string; deadline: string; body: string; meta: string }>(
+      api.db,
+      sql`select p.amount::text, p.metadata ->> 'order' as order, to_char(p.intent_deadline at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') as deadline,
+        jsonb_typeof(k.response_body) as body, jsonb_typeof(p.metadata) as meta
+        from payments p join idempotency_keys k on k.key = ${c.idempotency.key} where p.id = ${c.payment.id!}`,
+    );
+    expect(stored).toEqual({ amount: "123456789012345678901234567890", order: "A-1", deadline: "2030-01-02 03:04:05.678", body: "object", meta: "object" });
+    const [inserted] = await insertPayments(api.db, [row(merchant.id, { mode: "test", metadata: { a: "b" } })]);
+    expect(inserted).toMatchObject({ status: "pending", amountReceived: 0n, confirmations: 0, metadata: { a: "b" }, isTest: true });
+  });
+
+  test("a key repeated within the batch, or used before, is left to the one-at-a-time path (undefined)", async () => {
+    const used = creation();
+    await writePaymentCreations(api.db, [used]);
+    const first = creation("repeated");
+    const again = creation("repeated");
+    const fresh = creation();
+    const answers = await writePaymentCreations(api.db, [first, creation(used.idempotency.key), again, fresh]);
+    expect(answers.map(paymentIdOf)).toEqual([first.payment.id!, undefined, undefined, fresh.payment.id!]);
+    expect(await counts(["repeated", used.idempotency.key, fresh.idempotency.key])).toEqual({ keys: 3, payments: 3, events: 3, unanswered: 0 });
+  });
+
+  test("a batch that fails writes nothing", async () => {
+    const good = creation();
+    // A payment of a merchant that does not exist breaks the foreign key: the whole batch rolls back.
+    const bad = { ...creation(), payment: row("00000000-0000-4000-8000-000000000000", { mode: "test" }) };
+    await expect(writePaymentCreations(api.db, [good, bad])).rejects.toThrow();
+    expect(await counts([good.idempotency.key, bad.idempotency.key])).toEqual({ keys: 0, payments: 0, events: 0, unanswered: 0 });
+  });
+
+  test("batches with the same keys in opposite orders, at once: no deadlock, one payment per key", async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `crossed-${i}`);
+    const forward = keys.map((k) => creation(k));
+    const backward = [...keys].reverse().map((k) => creation(k));
+    const [a, b] = await Promise.all([writePaymentCreations(api.db, forward), writePaymentCreations(api.db, backward)]);
+    // Every key was claimed by exactly one of the two batches.
+    const claimedBy = keys.map((_, i) => [a[i] !== undefined, b[keys.length - 1 - i] !== undefined]);
+    expect(claimedBy.every(([x, y]) => x !== y)).toBe(true);
+    expect(await counts(keys)).toEqual({ keys: 30, payments: 30, events: 30, unanswered: 0 });
+  });
+});
+
+describe("createBatchedCreations", () => {
+  const logger = createLogger({ level: "silent" });
+
+  test("concurrent creates: new keys are written in batches, a repeated key is answered with the first payment, marked replayed", async () => {
+    const creations = createBatchedCreations(api.db, logger, { maxInFlight: 1, maxBatch: 16 });
+    const batch = Array.from({ length: 40 }, () => creation());
+    const repeats = Array.from({ length: 10 }, () => creation("same-key-at-once"));
+    const results = await Promise.all([...batch, ...repeats].map((c) => creations.write(c)));
+    expect(results.slice(0, 40).map(paymentIdOf)).toEqual(batch.map((c) => c.payment.id!));
+    expect(results.slice(0, 40).every((r) => !r.replayed && r.status === 201)).toBe(true);
+    const repeated = results.slice(40);
+    expect(new Set(repeated.map(paymentIdOf)).size).toBe(1);
+    expect(repeated.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(await counts([...batch.map((c) => c.idempotency.key), "same-key-at-once"])).toEqual({ keys: 41, payments: 41, events: 41, unanswered: 0 });
+  });
+
+  test("a key reused with another body is refused; a failed batch leaves its good creates to be written alone", async () => {
+    const creations = createBatchedCreations(api.db, logger);
+    const original = creation("reused", "hash-a");
+    const first = await creations.write(original);
+    await expect(creations.write(creation("reused", "hash-b"))).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
+    expect((await creations.write(creation("reused", "hash-a"))).replayed).toBe(true);
+    expect(paymentIdOf(await creations.write(creation("reused", "hash-a")))).toBe(paymentIdOf(first));
+
+    const good = creation();
+    const bad = { ...creation(), payment: row("00000000-0000-4000-8000-000000000000", { mode: "test" }) };
+    const [written, failed] = await Promise.allSettled([creations.write(good), creations.write(bad)]);
+    expect(written.status === "fulfilled" && paymentIdOf(written.value)).toBe(good.payment.id!);
+    expect(failed.status).toBe("rejected");
+    expect(await counts([good.idempotency.key, bad.idempotency.key])).toEqual({ keys: 1, payments: 1, events: 1, unanswered: 0 });
+  });
+});
