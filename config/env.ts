@@ -90,6 +90,8 @@ export const envSchema = z.object({
   /** Default lifetime of a payment, seconds. */
   PAYMENT_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(1800),
   PAYMENT_MAX_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
+  /** Threads that sign payment intents beside the API's request handling (0: on the request's thread). */
+  SIGNING_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Seconds to wait before each retry of a webhook delivery (the first attempt is immediate); ~3 days in all. */
   WEBHOOK_RETRY_SCHEDULE: z

@@ -32,7 +32,7 @@ export type Config = {
   fees: { bps: number; recipient: string | null };
   /** Sweeps and refunds: a transaction still unmined after `replaceAfterMs` is re-sent with higher fees. */
   transfers: { replaceAfterMs: number };
-  payments: { defaultExpiresIn: number; maxExpiresIn: number };
+  payments: { defaultExpiresIn: number; maxExpiresIn: number; signingThreads: number };
   webhooks: WebhooksConfig;
   /** The hosted checkout page: live streams one API process holds at most. */
   checkout: { maxStreams: number };
@@ -159,7 +159,7 @@ export function buildConfig(
     operatorPrivateKey: (e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
     transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
-    payments: { defaultExpiresIn: e.PAYMENT_EXPIRES_IN, maxExpiresIn: e.PAYMENT_MAX_EXPIRES_IN },
+    payments: { defaultExpiresIn: e.PAYMENT_EXPIRES_IN, maxExpiresIn: e.PAYMENT_MAX_EXPIRES_IN, signingThreads: e.SIGNING_THREADS },
     webhooks: {
       retryDelaysMs: e.WEBHOOK_RETRY_SCHEDULE.split(",").map((v) => Math.round(Number(v.trim()) * 1000)),
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -31,12 +31,13 @@ const keyOf = ({ merchantId, mode, scope, key }: IdempotencyScope) => JSON.strin
 
 /**
  * Many creations in one transaction, each with what `writePaymentCreation` writes: its
- * claimed key, payment, `payment.created` event (and deliveries) and stored response.
- * Keys are claimed first, in key order (two batches never wait on each other in a
- * cycle), with `on conflict do nothing`: a key this batch does not get — used before,
- * held by a request under way, or repeated within the batch — gets `undefined`, and its
- * caller goes through `writePaymentCreation`, which waits for or replays the first.
- * Either everything commits or nothing does.
+ * payment, stored response (with its key) and `payment.created` event (and deliveries).
+ * The payments go in first, so each key is written once, with its response: keys are
+ * inserted in key order (two batches never wait on each other in a cycle) with
+ * `on conflict do nothing`. A key this batch does not get — used before, held by a
+ * request under way, or repeated within the batch — has its payment taken out again and
+ * gets `undefined`: its caller goes through `writePaymentCreation`, which waits for or
+ * replays the first. Either everything commits or nothing does.
  */
 export async function writePaymentCreations(db: Db, creations: readonly PaymentCreation[]): Promise<Array<StoredResponse | undefined>> {
   const firsts = new Map<string, PaymentCreation>();
@@ -46,9 +47,22 @@ export async function writePaymentCreations(db: Db, creations: readonly PaymentC
 
   await db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
+    const rows = await insertPayments(
+      tx,
+      candidates.map((c) => c.payment),
+    );
+    const responses = candidates.map((c, i) => c.respond(rows[i]!));
     const keys = recordSet(
       idempotencyKeys,
-      candidates.map(({ idempotency: { merchantId, mode, scope, key, requestHash } }) => ({ merchantId, mode, scope, key, requestHash })),
+      candidates.map(({ idempotency: { merchantId, mode, scope, key, requestHash } }, i) => ({
+        merchantId,
+        mode,
+        scope,
+        key,
+        requestHash,
+        responseStatus: responses[i]!.status,
+        responseBody: responses[i]!.body,
+      })),
     );
     const claimedRows = await queryRows<{ merchant_id: string; mode: "live" | "test"; scope: string; key: string }>(
       tx,
@@ -56,29 +70,16 @@ export async function writePaymentCreations(db: Db, creations: readonly PaymentC
         on conflict do nothing returning merchant_id, mode, scope, key`,
     );
     const claimedKeys = new Set(claimedRows.map((r) => keyOf({ merchantId: r.merchant_id, mode: r.mode, scope: r.scope, key: r.key, requestHash: "" })));
-    const claimed = candidates.filter((c) => claimedKeys.has(keyOf(c.idempotency)));
-    if (claimed.length === 0) return;
-
-    const rows = await insertPayments(
-      tx,
-      claimed.map((c) => c.payment),
-    );
+    const claimed = candidates.flatMap((c, i) => (claimedKeys.has(keyOf(c.idempotency)) ? [{ c, row: rows[i]!, response: responses[i]! }] : []));
+    if (claimed.length < candidates.length) {
+      const taken = rows.filter((_, i) => !claimedKeys.has(keyOf(candidates[i]!.idempotency))).map((r) => r.id);
+      await tx.execute(sql`delete from payments where id = any(${sql.param(taken)}::uuid[])`);
+    }
     await recordPaymentEvents(
       tx,
-      rows.map((payment) => ({ payment, type: "payment.created" as const })),
+      claimed.map(({ row }) => ({ payment: row, type: "payment.created" as const })),
     );
-    const stored = recordSet(
-      idempotencyKeys,
-      claimed.map((c, i) => {
-        const response = c.respond(rows[i]!);
-        answers.set(c, response);
-        const { merchantId, mode, scope, key, requestHash } = c.idempotency;
-        return { merchantId, mode, scope, key, requestHash, responseStatus: response.status, responseBody: response.body };
-      }),
-    );
-    await tx.execute(sql`update idempotency_keys k set response_status = r.response_status, response_body = r.response_body
-      from ${stored.records} r
-      where k.merchant_id = r.merchant_id and k.mode = r.mode and k.scope = r.scope and k.key = r.key`);
+    for (const { c, response } of claimed) answers.set(c, response);
   });
   return creations.map((c) => answers.get(c));
 }

@@ -22,7 +22,10 @@ export function createBatchedCreations(db: Db, logger: Logger, options: { maxInF
   const batches = createBatcher<PaymentCreation, StoredResponse | undefined>(
     async (creations) => {
       try {
-        return await writePaymentCreations(db, creations);
+        const t = performance.now();
+        const r = await writePaymentCreations(db, creations);
+        if (process.env.XDBG) console.error("batch", creations.length, (performance.now() - t).toFixed(1));
+        return r;
       } catch (error) {
         logger.warn({ err: error, creations: creations.length }, "batched payment creation failed; writing each alone");
         return creations.map(() => undefined);

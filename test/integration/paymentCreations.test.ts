@@ -81,8 +81,12 @@ describe("writePaymentCreations", () => {
     const first = creation("repeated");
     const again = creation("repeated");
     const fresh = creation();
-    const answers = await writePaymentCreations(api.db, [first, creation(used.idempotency.key), again, fresh]);
+    const refused = creation(used.idempotency.key);
+    const answers = await writePaymentCreations(api.db, [first, refused, again, fresh]);
     expect(answers.map(paymentIdOf)).toEqual([first.payment.id!, undefined, undefined, fresh.payment.id!]);
+    // The payments of keys it did not get are not kept.
+    const left = await queryRows<{ id: string }>(api.db, sql`select id from payments where id = any(${sql.param([refused.payment.id!, again.payment.id!])}::uuid[])`);
+    expect(left).toEqual([]);
     expect(await counts(["repeated", used.idempotency.key, fresh.idempotency.key])).toEqual({ keys: 3, payments: 3, events: 3, unanswered: 0 });
   });
 
