@@ -3,7 +3,7 @@ import type { Config } from "../../config/index.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import type { PreparedPayment, PrepareRequest } from "../types.ts";
 import { operatorSigner } from "./operatorSigner.ts";
-import { computeDepositAddress, paymentIdToBytes32, paymentIntentDigest } from "./settlement/index.ts";
+import { computeDepositAddress, paymentIdToBytes32 } from "./settlement/index.ts";
 
 /**
  * The EVM columns of a new payment: its counterfactual deposit address (CREATE2 from
@@ -23,15 +23,18 @@ export async function preparePayment(config: Config, request: PrepareRequest): P
   if (kind === "deposit") return { receiveAddress, contractAddress: null, feeRecipient, intentSignature: null, intentDeadline: null };
 
   const deadline = Math.floor(request.expiresAt.getTime() / 1000);
-  const digest = paymentIntentDigest(Number(network.chainId), network.settlementContract as Address, {
-    paymentId: paymentIdToBytes32(request.paymentId),
-    merchant: request.merchantWallet as Address,
-    token: request.token.address as Address,
-    amount: request.amount,
-    fee: request.fee,
-    feeRecipient,
-    deadline: BigInt(deadline),
+  const intentSignature = await operatorSigner(config).sign({
+    chainId: Number(network.chainId),
+    settlementAddress: network.settlementContract as Address,
+    intent: {
+      paymentId: paymentIdToBytes32(request.paymentId),
+      merchant: request.merchantWallet as Address,
+      token: request.token.address as Address,
+      amount: request.amount,
+      fee: request.fee,
+      feeRecipient,
+      deadline: BigInt(deadline),
+    },
   });
-  const intentSignature = await operatorSigner(config).sign(digest);
   return { receiveAddress, contractAddress: network.settlementContract, feeRecipient, intentSignature, intentDeadline: new Date(deadline * 1000) };
 }

@@ -16,6 +16,6 @@ export {
 } from "./parsePaymentSettledLogs.ts";
 export { paymentIdToBytes32 } from "./paymentIdToBytes32.ts";
 export { paymentIntentTypes, settlementDomain } from "./settlementDomain.ts";
-export { type SignPaymentIntentParameters, paymentIntentDigest, signPaymentIntent } from "./signPaymentIntent.ts";
+export { type SignPaymentIntentParameters, signPaymentIntent } from "./signPaymentIntent.ts";
 export type { PaymentIntent } from "./types.ts";
 export { type EncodeDeployAndSweepParameters, SWEEP_GAS, encodeDeployAndSweep } from "./encodeDeployAndSweep.ts";

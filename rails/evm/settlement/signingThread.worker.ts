@@ -1,12 +1,13 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { sign } from "viem/accounts";
 import type { Hex } from "viem";
+import { signPaymentIntent, type SignPaymentIntentParameters } from "./signPaymentIntent.ts";
 
-/** A signing thread: signs digests with the key it was started with, one message per digest. */
-const privateKey = (workerData as { privateKey: Hex }).privateKey;
-parentPort!.on("message", async ({ id, hash }: { id: number; hash: Hex }) => {
+/** A signing thread: signs payment intents (digest and signature) with the key it was started with. */
+const operatorPrivateKey = (workerData as { privateKey: Hex }).privateKey;
+type Request = { id: number; parameters: Omit<SignPaymentIntentParameters, "operatorPrivateKey"> };
+parentPort!.on("message", async ({ id, parameters }: Request) => {
   try {
-    parentPort!.postMessage({ id, signature: await sign({ hash, privateKey, to: "hex" }) });
+    parentPort!.postMessage({ id, signature: await signPaymentIntent({ ...parameters, operatorPrivateKey }) });
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }
