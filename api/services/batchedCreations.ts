@@ -2,15 +2,19 @@ import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { StoredResponse } from "../../db/idempotency.ts";
 import { writePaymentCreation, writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
+import { findMerchantSettings, type MerchantSettings } from "../../db/merchantSettings.ts";
+import { createBatchedReads } from "./batchedReads.ts";
 import { createBatcher } from "./batcher.ts";
 
 export type PaymentCreations = {
+  /** The merchant's settlement currency and wallets, read after this call (reads are batched too). */
+  settings(merchantId: string): Promise<MerchantSettings | null>;
   /** Creates the payment once per idempotency key; `replayed` when the key's stored answer was given instead. */
   write(creation: PaymentCreation): Promise<StoredResponse & { replayed: boolean }>;
 };
 
 /**
- * Payment creations written in batches: concurrent creates share one transaction
+ * Payment creations written in batches, with the merchant settings they read: concurrent creates share one transaction
  * (`writePaymentCreations`), so under load Postgres commits once per batch instead of
  * once per payment, and an idle process writes each at once. A creation the batch did
  * not claim — its key used before or repeated in the batch — and every creation of a
@@ -33,7 +37,9 @@ export function createBatchedCreations(db: Db, logger: Logger, options: { maxInF
     },
     { maxInFlight: options.maxInFlight ?? 2, maxBatch: options.maxBatch ?? 64 },
   );
+  const settings = createBatchedReads((ids) => findMerchantSettings(db, ids));
   return {
+    settings: (merchantId) => settings.load(merchantId),
     async write(creation) {
       const written = await batches.load(creation);
       return written ? { ...written, replayed: false } : writePaymentCreation(db, creation);

@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { insertBridgeRequest } from "../../db/bridgeRequests.ts";
 import { storedResponse, withIdempotency } from "../../db/idempotency.ts";
-import { findMerchant } from "../../db/merchants.ts";
 import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { insertPayment } from "../../db/payments.ts";
-import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { formatAmount, parseAmount } from "../../domain/amounts.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { idempotencyKeyOf } from "../../domain/idempotency.ts";
@@ -65,7 +63,8 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
     throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
   }
-  const [wallets, merchant] = await Promise.all([settlementWalletsByNetwork(db, auth.merchantId), findMerchant(db, auth.merchantId)]);
+  const merchant = await ctx.creations.settings(auth.merchantId);
+  const wallets = merchant?.wallets ?? new Map<string, string>();
   const route = resolveCrossChainRoute(config, auth.mode, wallets, body);
   const amount = parseAmount("amount", body.amount, route.destinationToken.decimals);
   if (body.callbackUrl !== undefined && auth.mode === "live") await assertWebhookUrl("callbackUrl", body.callbackUrl, auth.mode);

@@ -3,10 +3,8 @@ import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import { storedResponse } from "../../db/idempotency.ts";
-import { findMerchant } from "../../db/merchants.ts";
 import { writePaymentCreation } from "../../db/paymentCreations.ts";
 import type { NewPayment, PaymentRow } from "../../db/payments.ts";
-import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { parseAmount } from "../../domain/amounts.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
@@ -43,6 +41,8 @@ export type CreationContext = {
   db: Db;
   logger: Logger;
   prompts: Prompts;
+  /** Where creates read their merchant's settings and are written (batched with concurrent ones). */
+  creations: PaymentCreations;
   auth: { merchantId: string; mode: Mode };
   idempotencyKey: string | undefined;
   /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
@@ -50,8 +50,6 @@ export type CreationContext = {
 };
 
 export type CreatePaymentContext = CreationContext & {
-  /** Where creates are written (batched with concurrent ones). */
-  creations: PaymentCreations;
   /** Endpoint scope for idempotency keys (version-free: /api and /api/v1 share keys). */
   scope: string;
   kind: "payment" | "deposit";
@@ -88,8 +86,8 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const unavailable = rail.unavailable(config, network, ctx.kind);
   if (unavailable) throw new ServiceUnavailableError(unavailable);
 
-  const [wallets, merchant] = await Promise.all([settlementWalletsByNetwork(db, auth.merchantId), findMerchant(db, auth.merchantId)]);
-  const merchantWallet = wallets.get(network.id);
+  const merchant = await ctx.creations.settings(auth.merchantId);
+  const merchantWallet = merchant?.wallets.get(network.id);
   if (!merchantWallet) {
     throw new ValidationError("network", `Invalid field 'network': no settlement wallet is configured for ${network.name}; set one before accepting payments there`);
   }

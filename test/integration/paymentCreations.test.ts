@@ -5,6 +5,7 @@ import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
 import { insertPayments } from "../../db/payments.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { IdempotencyKeyReusedError } from "../../domain/errors.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 import { paymentRowFactory } from "../helpers/paymentRows.ts";
@@ -140,5 +141,24 @@ describe("createBatchedCreations", () => {
     expect(written.status === "fulfilled" && paymentIdOf(written.value)).toBe(good.payment.id!);
     expect(failed.status).toBe("rejected");
     expect(await counts([good.idempotency.key, bad.idempotency.key])).toEqual({ keys: 1, payments: 1, events: 1, unanswered: 0 });
+  });
+});
+
+describe("merchant settings for creates", () => {
+  test("read in batches, never stale: a wallet set before the call is in its answer; an unknown merchant is null", async () => {
+    const creations = createBatchedCreations(api.db, createLogger({ level: "silent" }));
+    const other = await api.seedMerchant("Other");
+    const network = api.config.networks.find((n) => n.shortName === "anvil")!;
+    await setSettlementWallet(api.db, merchant.id, network.id, "0x1111111111111111111111111111111111111111");
+    const [mine, theirs, nobody] = await Promise.all([
+      creations.settings(merchant.id),
+      creations.settings(other.id),
+      creations.settings("00000000-0000-4000-8000-000000000000"),
+    ]);
+    expect(mine).toEqual({ id: merchant.id, settlementCurrency: "USD", wallets: new Map([[network.id, "0x1111111111111111111111111111111111111111"]]) });
+    expect(theirs).toEqual({ id: other.id, settlementCurrency: "USD", wallets: new Map() });
+    expect(nobody).toBeNull();
+    await setSettlementWallet(api.db, merchant.id, network.id, "0x2222222222222222222222222222222222222222");
+    expect((await creations.settings(merchant.id))!.wallets.get(network.id)).toBe("0x2222222222222222222222222222222222222222");
   });
 });
