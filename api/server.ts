@@ -31,7 +31,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     config,
     db: handle.db,
     credentials,
-    creations: createBatchedCreations(handle.db, logger),
+    creations: createBatchedCreations(handle.db, logger, prompts),
     redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db),

@@ -7,8 +7,8 @@
 export interface Prompts {
   /** Recompute these payments; `reason` (e.g. chain and block) makes the prompt's id, so the same prompt twice is one. */
   reconcile(paymentIds: readonly string[], reason: string): Promise<void>;
-  /** Recompute a payment at its expiry, so `expired` appears on time. */
-  expire(paymentId: string, at: Date): Promise<void>;
+  /** Recompute these payments at `at`, their expiry (or just after it), so `expired` appears on time. */
+  expire(paymentIds: readonly string[], at: Date): Promise<void>;
   /** Forward what these payments' deposit addresses owe their merchants (the job decides whether anything is owed). */
   sweep(paymentIds: readonly string[]): Promise<void>;
   /** Send a recorded refund. */

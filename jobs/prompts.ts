@@ -32,9 +32,12 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
       }
       if (jobs.length > 0) await reconcileQueue.addBulk(jobs);
     },
-    async expire(paymentId, at) {
-      const data: JobPayloads["expire"] = { paymentIds: [paymentId] };
-      await reconcileQueue.add("expire", data, { jobId: `expire-${paymentId}`, delay: Math.max(0, at.getTime() - Date.now() + 1_000) });
+    async expire(paymentIds, at) {
+      const ids = [...new Set(paymentIds)].sort();
+      if (ids.length === 0) return;
+      const digest = createHash("sha256").update(ids.join(",")).digest("hex").slice(0, 16);
+      const data: JobPayloads["expire"] = { paymentIds: ids };
+      await reconcileQueue.add("expire", data, { jobId: `expire-${digest}`, delay: Math.max(0, at.getTime() - Date.now() + 1_000) });
     },
     async sweep(paymentIds) {
       if (paymentIds.length === 0) return;
@@ -89,7 +92,7 @@ function bounded(prompts: Prompts, ms: number): Prompts {
   };
   return {
     reconcile: (ids, reason) => within(prompts.reconcile(ids, reason)),
-    expire: (id, at) => within(prompts.expire(id, at)),
+    expire: (ids, at) => within(prompts.expire(ids, at)),
     sweep: (ids) => within(prompts.sweep(ids)),
     refund: (id) => within(prompts.refund(id)),
     bridge: (ids, opts) => within(prompts.bridge(ids, opts)),

@@ -1,6 +1,7 @@
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { StoredResponse } from "../../db/idempotency.ts";
+import type { Prompts } from "../../domain/prompts.ts";
 import { writePaymentCreation, writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
 import { findMerchantSettings, type MerchantSettings } from "../../db/merchantSettings.ts";
 import { createBatchedReads } from "./batchedReads.ts";
@@ -11,6 +12,8 @@ export type PaymentCreations = {
   settings(merchantId: string): Promise<MerchantSettings | null>;
   /** Creates the payment once per idempotency key; `replayed` when the key's stored answer was given instead. */
   write(creation: PaymentCreation): Promise<StoredResponse & { replayed: boolean }>;
+  /** Prompts the payment's recompute at its expiry; concurrent ones go to Redis together, one job per second of expiry. */
+  expireAt(paymentId: string, at: Date): Promise<void>;
 };
 
 /**
@@ -22,7 +25,7 @@ export type PaymentCreations = {
  * (and, when the database is down, its error): no request is answered from a batch
  * that did not commit.
  */
-export function createBatchedCreations(db: Db, logger: Logger, options: { maxInFlight?: number; maxBatch?: number } = {}): PaymentCreations {
+export function createBatchedCreations(db: Db, logger: Logger, prompts: Prompts, options: { maxInFlight?: number; maxBatch?: number } = {}): PaymentCreations {
   const batches = createBatcher<PaymentCreation, StoredResponse | undefined>(
     async (creations) => {
       try {
@@ -38,8 +41,27 @@ export function createBatchedCreations(db: Db, logger: Logger, options: { maxInF
     { maxInFlight: options.maxInFlight ?? 2, maxBatch: options.maxBatch ?? 64 },
   );
   const settings = createBatchedReads((ids) => findMerchantSettings(db, ids));
+  const expiries = createBatcher<{ paymentId: string; at: Date }, void>(async (due) => {
+    // Rounded up to the second: each payment's job runs at or after its expiry.
+    const bySecond = new Map<number, Array<{ paymentId: string; at: Date }>>();
+    for (const d of due) {
+      const second = Math.ceil(d.at.getTime() / 1000);
+      bySecond.set(second, [...(bySecond.get(second) ?? []), d]);
+    }
+    const outcomes = new Map<number, Error | undefined>();
+    await Promise.all(
+      [...bySecond].map(([second, group]) =>
+        prompts.expire(group.map((d) => d.paymentId), new Date(second * 1000)).then(
+          () => outcomes.set(second, undefined),
+          (error: unknown) => outcomes.set(second, error instanceof Error ? error : new Error(String(error))),
+        ),
+      ),
+    );
+    return due.map(({ at }) => outcomes.get(Math.ceil(at.getTime() / 1000)));
+  });
   return {
     settings: (merchantId) => settings.load(merchantId),
+    expireAt: (paymentId, at) => expiries.load({ paymentId, at }),
     async write(creation) {
       const written = await batches.load(creation);
       return written ? { ...written, replayed: false } : writePaymentCreation(db, creation);

@@ -148,7 +148,7 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   if (!result.replayed) {
     const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
     // After commit; if Redis is down the periodic recheck expires the payment and reads the bridge.
-    await Promise.all([ctx.prompts.expire(payment.id, new Date(payment.expiresAt)), ctx.prompts.bridge([payment.id], { delayMs: config.bridge.pollIntervalMs })]).catch(
+    await Promise.all([ctx.prompts.expire([payment.id], new Date(payment.expiresAt)), ctx.prompts.bridge([payment.id], { delayMs: config.bridge.pollIntervalMs })]).catch(
       (error: unknown) => ctx.logger.warn({ err: error, paymentId: payment.id }, "could not schedule expiry or the bridge read; recheck will"),
     );
   }

@@ -167,7 +167,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   if (!result.replayed) {
     const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
     // After commit; if Redis is down the periodic recheck still expires it.
-    await ctx.prompts.expire(payment.id, new Date(payment.expiresAt)).catch((error: unknown) =>
+    await ctx.creations.expireAt(payment.id, new Date(payment.expiresAt)).catch((error: unknown) =>
       ctx.logger.warn({ err: error, paymentId: payment.id }, "could not schedule expiry; recheck will catch it"),
     );
   }

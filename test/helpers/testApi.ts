@@ -39,14 +39,15 @@ export async function createTestApi(options: { env?: Record<string, string>; net
   );
   const handle = createDb(database.url, { max: 5 });
   const logger = options.logger ?? createLogger({ level: "silent" });
+  const prompts = createPrompts(config, { failFast: true });
   const deps: ApiDeps = {
     config,
     db: handle.db,
     redis: redis.redis,
     logger,
     chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
-    prompts: createPrompts(config, { failFast: true }),
-    creations: createBatchedCreations(handle.db, logger),
+    prompts,
+    creations: createBatchedCreations(handle.db, logger, prompts),
     credentials: createCredentialCache({ db: handle.db, databaseUrl: database.url, logger }),
     paymentStreams: createPaymentStreamHub({
       databaseUrl: database.url,

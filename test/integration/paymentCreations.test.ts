@@ -6,6 +6,7 @@ import { queryRows } from "../../db/client.ts";
 import { writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
 import { insertPayments } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { openQueue, QUEUES } from "../../jobs/queues.ts";
 import { IdempotencyKeyReusedError } from "../../domain/errors.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 import { paymentRowFactory } from "../helpers/paymentRows.ts";
@@ -115,7 +116,7 @@ describe("createBatchedCreations", () => {
   const logger = createLogger({ level: "silent" });
 
   test("concurrent creates: new keys are written in batches, a repeated key is answered with the first payment, marked replayed", async () => {
-    const creations = createBatchedCreations(api.db, logger, { maxInFlight: 1, maxBatch: 16 });
+    const creations = createBatchedCreations(api.db, logger, api.deps.prompts, { maxInFlight: 1, maxBatch: 16 });
     const batch = Array.from({ length: 40 }, () => creation());
     const repeats = Array.from({ length: 10 }, () => creation("same-key-at-once"));
     const results = await Promise.all([...batch, ...repeats].map((c) => creations.write(c)));
@@ -128,7 +129,7 @@ describe("createBatchedCreations", () => {
   });
 
   test("a key reused with another body is refused; a failed batch leaves its good creates to be written alone", async () => {
-    const creations = createBatchedCreations(api.db, logger);
+    const creations = createBatchedCreations(api.db, logger, api.deps.prompts);
     const original = creation("reused", "hash-a");
     const first = await creations.write(original);
     await expect(creations.write(creation("reused", "hash-b"))).rejects.toBeInstanceOf(IdempotencyKeyReusedError);
@@ -146,7 +147,7 @@ describe("createBatchedCreations", () => {
 
 describe("merchant settings for creates", () => {
   test("read in batches, never stale: a wallet set before the call is in its answer; an unknown merchant is null", async () => {
-    const creations = createBatchedCreations(api.db, createLogger({ level: "silent" }));
+    const creations = createBatchedCreations(api.db, createLogger({ level: "silent" }), api.deps.prompts);
     const other = await api.seedMerchant("Other");
     const network = api.config.networks.find((n) => n.shortName === "anvil")!;
     await setSettlementWallet(api.db, merchant.id, network.id, "0x1111111111111111111111111111111111111111");
@@ -160,5 +161,28 @@ describe("merchant settings for creates", () => {
     expect(nobody).toBeNull();
     await setSettlementWallet(api.db, merchant.id, network.id, "0x2222222222222222222222222222222222222222");
     expect((await creations.settings(merchant.id))!.wallets.get(network.id)).toBe("0x2222222222222222222222222222222222222222");
+  });
+});
+
+describe("expiry prompts for creates", () => {
+  test("concurrent ones become one delayed job per second of expiry, due at or after each payment's expiry", async () => {
+    const creations = createBatchedCreations(api.db, createLogger({ level: "silent" }), api.deps.prompts);
+    const queue = openQueue(api.config, QUEUES.reconcile);
+    try {
+      const base = Math.ceil(Date.now() / 1000) * 1000 + 600_000;
+      const soon = ["a", "b", "c"].map((x, i) => ({ id: `00000000-0000-4000-8000-00000000000${i}`, at: new Date(base - 900 + i * 100), x }));
+      const later = { id: "00000000-0000-4000-8000-000000000009", at: new Date(base + 5_000) };
+      await Promise.all([...soon, later].map((d) => creations.expireAt(d.id, d.at)));
+      const jobs = (await queue.getDelayed()).filter((j) => j.name === "expire" && (j.data as { paymentIds: string[] }).paymentIds.some((id) => id.startsWith("00000000-0000-4000-8000-00000000000")));
+      const byIds = new Map(jobs.map((j) => [(j.data as { paymentIds: string[] }).paymentIds.join(), j]));
+      expect([...byIds.keys()].sort()).toEqual([soon.map((d) => d.id).join(), later.id]);
+      const dueAt = (ids: string) => byIds.get(ids)!.timestamp + byIds.get(ids)!.opts.delay!;
+      expect(dueAt(soon.map((d) => d.id).join())).toBeGreaterThanOrEqual(base);
+      // A second after the whole second its expiries round up to (as a single payment's job was).
+      expect(dueAt(soon.map((d) => d.id).join())).toBeLessThanOrEqual(base + 1_000 + 100);
+      expect(dueAt(later.id)).toBeGreaterThanOrEqual(base + 5_000);
+    } finally {
+      await queue.close();
+    }
   });
 });
