@@ -1,6 +1,6 @@
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import type { StoredResponse } from "../../db/idempotency.ts";
+import { storedResponse, type IdempotencyScope, type StoredResponse } from "../../db/idempotency.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { writePaymentCreation, writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
 import { findMerchantSettings, type MerchantSettings } from "../../db/merchantSettings.ts";
@@ -8,6 +8,8 @@ import { createBatchedReads } from "./batchedReads.ts";
 import { createBatcher } from "./batcher.ts";
 
 export type PaymentCreations = {
+  /** The stored answer of a finished request with this key; a key reused with another body throws. */
+  storedResponse(idempotency: IdempotencyScope): Promise<(StoredResponse & { replayed: true }) | undefined>;
   /** The merchant's settlement currency and wallets, read after this call (reads are batched too). */
   settings(merchantId: string): Promise<MerchantSettings | null>;
   /** Creates the payment once per idempotency key; `replayed` when the key's stored answer was given instead. */
@@ -61,6 +63,8 @@ export function createBatchedCreations(db: Db, logger: Logger, prompts: Prompts,
   });
   return {
     settings: (merchantId) => settings.load(merchantId),
+    // One prepared primary-key read per request: read in batches (`key = any(…)`) it measured slower.
+    storedResponse: (idempotency) => storedResponse(db, idempotency),
     expireAt: (paymentId, at) => expiries.load({ paymentId, at }),
     async write(creation) {
       const written = await batches.load(creation);

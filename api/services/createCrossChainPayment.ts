@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { insertBridgeRequest } from "../../db/bridgeRequests.ts";
-import { storedResponse, withIdempotency } from "../../db/idempotency.ts";
+import { withIdempotency } from "../../db/idempotency.ts";
 import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { insertPayment } from "../../db/payments.ts";
 import { formatAmount, parseAmount } from "../../domain/amounts.ts";
@@ -51,7 +51,7 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const { config, db, auth } = ctx;
   const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
   const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: "payments.cross-chain.create", key, requestHash };
-  const replay = await storedResponse(db, idempotency);
+  const replay = await ctx.creations.storedResponse(idempotency);
   if (replay) return replay;
 
   const agentId = resolveAgentId(ctx.agentId, body.agentId);

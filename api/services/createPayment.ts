@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import { storedResponse } from "../../db/idempotency.ts";
 import { writePaymentCreation } from "../../db/paymentCreations.ts";
 import type { NewPayment, PaymentRow } from "../../db/payments.ts";
 import { parseAmount } from "../../domain/amounts.ts";
@@ -66,8 +65,11 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const { config, db, auth } = ctx;
   const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
   const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: ctx.scope, key, requestHash };
+  // The merchant's settings are read meanwhile (a read only: harmless if the request stops early).
+  const settings = ctx.creations.settings(auth.merchantId);
+  settings.catch(() => {});
   // A retry of a finished request gets its stored answer before anything else is looked at.
-  const replay = await storedResponse(db, idempotency);
+  const replay = await ctx.creations.storedResponse(idempotency);
   if (replay) return replay;
   const { network, rail, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, ctx.kind, body);
   const tokenAmount = fiatCurrency ? null : parseAmount("amount", body.amount, token.decimals);
@@ -86,7 +88,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const unavailable = rail.unavailable(config, network, ctx.kind);
   if (unavailable) throw new ServiceUnavailableError(unavailable);
 
-  const merchant = await ctx.creations.settings(auth.merchantId);
+  const merchant = await settings;
   const merchantWallet = merchant?.wallets.get(network.id);
   if (!merchantWallet) {
     throw new ValidationError("network", `Invalid field 'network': no settlement wallet is configured for ${network.name}; set one before accepting payments there`);
