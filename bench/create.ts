@@ -10,7 +10,7 @@
  */
 import { sql } from "drizzle-orm";
 import { queryRows } from "../db/client.ts";
-import { benchStack } from "./lib/stack.ts";
+import { benchStack, rssMb } from "./lib/stack.ts";
 
 const N = Number(process.argv[2] ?? 10_000);
 const CLIENTS = Number(process.argv[3] ?? 64);
@@ -83,6 +83,7 @@ try {
       `  ${N} creates in ${seconds.toFixed(2)} s: ${(N / seconds).toFixed(0)} creates/s, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
       `  idempotency: ${Math.ceil(N / Math.max(1, Math.floor(N / 500)))} replays answered the same payment; ${CLIENTS} concurrent requests with one key made 1 payment; reuse with another body 409;`,
       `  rows: ${counts!.payments} payments, ${counts!.created} payment.created events, ${counts!.keys} idempotency keys for ${expected} keys sent`,
+      `  API RSS after the run: ${(await rssMb(api.pid)).toFixed(0)} MB (SIGNING_THREADS=${process.env.SIGNING_THREADS ?? 1})`,
     ].join("\n"),
   );
 } finally {
