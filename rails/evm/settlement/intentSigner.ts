@@ -46,6 +46,7 @@ export function createIntentSigner(privateKey: Hex, threads: number): IntentSign
   const pool = Array.from({ length: threads }, start);
   return {
     sign(parameters) {
+      if (closed) return Promise.reject(new Error("intent signer closed"));
       const slot = pool[turn++ % pool.length]!;
       const id = nextId++;
       return new Promise<Hex>((resolve, reject) => {
