@@ -12,7 +12,7 @@ import { checkoutUrlOf } from "../presenters/payment.ts";
 import type { CreationContext } from "./createPayment.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
-import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
+import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolveCrossChainRoute } from "./resolveCrossChainRoute.ts";
 import { settlementRate } from "./settlementRate.ts";
 
@@ -97,11 +97,7 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
       networkId: destination.id,
       chainId: destination.chainId,
       merchantWallet: route.merchantWallet,
-      orderId: body.orderId ?? null,
-      customerEmail: body.customerEmail ?? null,
-      callbackUrl: body.callbackUrl ?? null,
-      successUrl: body.successUrl ?? null,
-      cancelUrl: body.cancelUrl ?? null,
+      ...merchantFields(body),
       metadata,
       agentId,
       bridgeStatus: "awaiting_deposit",

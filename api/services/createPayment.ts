@@ -15,7 +15,7 @@ import { priceInFiat } from "./priceInFiat.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import type { PaymentCreations } from "./batchedCreations.ts";
-import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
+import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 
 export type CreatePaymentBody = {
@@ -143,11 +143,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     ...prepared,
     merchantWallet,
     feeAmount: fee,
-    orderId: body.orderId ?? null,
-    customerEmail: body.customerEmail ?? null,
-    callbackUrl: body.callbackUrl ?? null,
-    successUrl: body.successUrl ?? null,
-    cancelUrl: body.cancelUrl ?? null,
+    ...merchantFields(body),
     metadata,
     expiresAt,
     createdAt: now,

@@ -46,3 +46,12 @@ export function resolveAgentId(header: string | undefined, body: unknown): strin
   }
   return fromHeader ?? fromBody;
 }
+
+/** The merchant's own fields of a new payment, as given (validated before): null when absent. */
+export const merchantFields = (body: { orderId?: string; customerEmail?: string; callbackUrl?: string; successUrl?: string; cancelUrl?: string }) => ({
+  orderId: body.orderId ?? null,
+  customerEmail: body.customerEmail ?? null,
+  callbackUrl: body.callbackUrl ?? null,
+  successUrl: body.successUrl ?? null,
+  cancelUrl: body.cancelUrl ?? null,
+});
