@@ -1,11 +1,13 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
+import { insertRecords } from "./jsonRecords.ts";
 import { bridgeFills, bridgeRequests, type BridgeFillRow, type BridgeRequestRow, type NewBridgeRequest } from "./schema/index.ts";
 
 export type { BridgeFillRow, BridgeRequestRow, NewBridgeRequest };
 
 export async function insertBridgeRequest(db: Db, values: NewBridgeRequest): Promise<BridgeRequestRow> {
-  const [row] = await db.insert(bridgeRequests).values(values).returning();
+  // Through insertRecords: `fees` stored as a jsonb object SQL can read.
+  const [row] = await insertRecords(db, bridgeRequests, [values]);
   return row!;
 }
 

@@ -1,5 +1,6 @@
 import { getTableColumns, sql, type Column, type SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
+import { queryRows, type Db } from "./client.ts";
 
 /**
  * Many rows in one statement, sent as one JSON parameter that Postgres spreads back
@@ -75,4 +76,19 @@ export function byColumnsGiven<R extends object>(rows: readonly R[]): R[][] {
     else groups.set(signature, [row]);
   }
   return [...groups.values()];
+}
+
+/**
+ * Inserts rows through `recordSet` (one statement per set of columns given), jsonb as
+ * objects: drizzle's jsonb on Bun's driver stores a JSON string of the value instead.
+ * Returns the inserted rows, typed, in no particular order.
+ */
+export async function insertRecords<T extends PgTable>(db: Db, table: T, rows: ReadonlyArray<T["$inferInsert"]>): Promise<Array<T["$inferSelect"]>> {
+  const inserted: Array<T["$inferSelect"]> = [];
+  for (const group of byColumnsGiven(rows)) {
+    const { columns, records } = recordSet(table, group);
+    const raw = await queryRows<Record<string, unknown>>(db, sql`insert into ${table} (${columns}) select ${columns} from ${records} returning *`);
+    for (const r of raw) inserted.push(rowFromDriver(table, r));
+  }
+  return inserted;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
 import { preparedPer, queryRows, type Db } from "./client.ts";
-import { allColumns, byColumnsGiven, recordSet, rowFromDriver } from "./jsonRecords.ts";
+import { allColumns, insertRecords, rowFromDriver } from "./jsonRecords.ts";
 import { announcePaymentChanges } from "./paymentChanges.ts";
 import { recordPaymentEvents } from "./paymentEvents.ts";
 import { payments, type NewPayment, type PaymentRow } from "./schema/index.ts";
@@ -45,15 +45,7 @@ export async function lockPayment(db: Db, id: string): Promise<PaymentRow | unde
 export async function insertPayments(db: Db, given: readonly NewPayment[]): Promise<PaymentRow[]> {
   // Ids are made here when not given, as the column's default would, so rows can be matched to `given`.
   const values = given.map((v) => (v.id ? v : { ...v, id: randomUUID() }));
-  const inserted = new Map<string, PaymentRow>();
-  for (const group of byColumnsGiven(values)) {
-    const { columns, records } = recordSet(payments, group);
-    const rows = await queryRows<Record<string, unknown>>(db, sql`insert into payments (${columns}) select ${columns} from ${records} returning *`);
-    for (const raw of rows) {
-      const row = rowFromDriver(payments, raw);
-      inserted.set(row.id, row);
-    }
-  }
+  const inserted = new Map((await insertRecords(db, payments, values)).map((row) => [row.id, row]));
   return values.map((v) => inserted.get(v.id!)!);
 }
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { getAddress } from "viem";
+import { queryRows } from "../../db/client.ts";
 import { ANVIL_USDC } from "../helpers/fixtures.ts";
 import { relayError, relayQuoteResponse, type RelayQuoteBody } from "../helpers/fakeRelay.ts";
 import { OPERATOR, RELAY_API_KEY, WALLET, startCrossChainApi, type CrossChainApi } from "../helpers/crossChainApi.ts";
@@ -73,6 +75,13 @@ describe("POST /payments/cross-chain/create", () => {
     expect(status.body.payment).toMatchObject({ status: "pending", amount: "25.5", amountReceived: "0", bridgeStatus: "awaiting_deposit", currency: "USDC" });
     const full = await x.api.request(`/api/v1/payments/${payment.id}`, { headers: headers() });
     expect(full.body.payment).toMatchObject({ bridgeStatus: "awaiting_deposit", network: "anvil", receiveAddress: null, paymentUri: null, customerEmail: "buyer@example.com" });
+    // JSON columns are stored as objects SQL can read (not a JSON string of them).
+    const [stored] = await queryRows<{ fees: string; total: string; metadata: string; cart: string }>(
+      x.api.db,
+      sql`select jsonb_typeof(r.fees) as fees, r.fees ->> 'total' as total, jsonb_typeof(p.metadata) as metadata, p.metadata ->> 'cart' as cart
+        from bridge_requests r join payments p on p.id = r.payment_id where r.payment_id = ${payment.id}`,
+    );
+    expect(stored).toEqual({ fees: "object", total: "14500", metadata: "object", cart: "7" });
   });
 
   test("expiresIn is honoured to the second, and bounded", async () => {
