@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodeFunctionData, erc20Abi, isAddressEqual } from "viem";
+import { type Address, type Hex, encodeFunctionData, erc20Abi, isAddressEqual, prepareEncodeFunctionData } from "viem";
 import { paymentSettlementAbi } from "../../../contracts/artifacts/index.ts";
 import { PaymentTokenMismatchError } from "./errors.ts";
 import type { PaymentIntent } from "./types.ts";
@@ -21,6 +21,11 @@ export type PaymentTransactions = {
   pay: PaymentTransaction;
 };
 
+// Resolved once (viem's prepareEncodeFunctionData): otherwise every encode looks the function up
+// by its arguments and hashes its signature again, on every payment presented.
+const approveCall = prepareEncodeFunctionData({ abi: erc20Abi, functionName: "approve" });
+const payCall = prepareEncodeFunctionData({ abi: paymentSettlementAbi, functionName: "pay" });
+
 /** The two transactions a payer's wallet sends to pay `intent` through the settlement contract. */
 export function encodePaymentTransactions(parameters: EncodePaymentTransactionsParameters): PaymentTransactions {
   const { settlementAddress, token, intent, signature } = parameters;
@@ -28,11 +33,11 @@ export function encodePaymentTransactions(parameters: EncodePaymentTransactionsP
   return {
     approve: {
       to: token,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [settlementAddress, intent.amount] }),
+      data: encodeFunctionData({ ...approveCall, args: [settlementAddress, intent.amount] }),
     },
     pay: {
       to: settlementAddress,
-      data: encodeFunctionData({ abi: paymentSettlementAbi, functionName: "pay", args: [intent, signature] }),
+      data: encodeFunctionData({ ...payCall, args: [intent, signature] }),
     },
   };
 }
