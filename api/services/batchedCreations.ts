@@ -31,10 +31,7 @@ export function createBatchedCreations(db: Db, logger: Logger, prompts: Prompts,
   const batches = createBatcher<PaymentCreation, StoredResponse | undefined>(
     async (creations) => {
       try {
-        const t = performance.now();
-        const r = await writePaymentCreations(db, creations);
-        if (process.env.XDBG) console.error("batch", creations.length, (performance.now() - t).toFixed(1));
-        return r;
+        return await writePaymentCreations(db, creations);
       } catch (error) {
         logger.warn({ err: error, creations: creations.length }, "batched payment creation failed; writing each alone");
         return creations.map(() => undefined);
@@ -48,7 +45,9 @@ export function createBatchedCreations(db: Db, logger: Logger, prompts: Prompts,
     const bySecond = new Map<number, Array<{ paymentId: string; at: Date }>>();
     for (const d of due) {
       const second = Math.ceil(d.at.getTime() / 1000);
-      bySecond.set(second, [...(bySecond.get(second) ?? []), d]);
+      const group = bySecond.get(second);
+      if (group) group.push(d);
+      else bySecond.set(second, [d]);
     }
     const outcomes = new Map<number, Error | undefined>();
     await Promise.all(
