@@ -1,8 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
+import { paymentIdToBytes32 } from "../settlement/paymentIdToBytes32.ts";
 import { INDEXED_TABLES, type IndexedTables } from "./tables.ts";
 
-/** Which payments, or which indexed rows, an evidence query looks at. */
-export type EvidenceScope = { paymentIds: readonly string[] } | { chainId: string; aboveBlock: bigint };
+/** Which payments (their ids and receive addresses), or which indexed rows, an evidence query looks at. */
+export type EvidenceScope = { payments: ReadonlyArray<{ id: string; receiveAddress: string | null }> } | { chainId: string; aboveBlock: bigint };
 
 export type EvidenceRow = {
   payment_id: string;
@@ -20,16 +21,21 @@ export type EvidenceRow = {
  *   on the chain, for the token and merchant the intent was signed for;
  * - `transfer`: a Transfer of the payment's token to its receive address on its chain.
  * Each join is written both ways round (payment → row and row → payment), so a lookup
- * by payment ids and a scan of new blocks both walk an index. The indexer's rows are read
+ * by payment ids and a scan of new blocks both walk an index: the union below cannot take
+ * a join condition inside, so a lookup also names the indexed keys it needs (intent ids,
+ * receive addresses) as plain conditions, which do go inside. The indexer's rows are read
  * together with what an operator's replay found that the indexer had missed
  * (`replayed_*`, final blocks only); a row both hold counts once.
  */
 export function evidenceQuery(schema: string, tables: IndexedTables, scope: EvidenceScope): SQL {
   const s = sql.identifier(schema);
-  const where = (alias: "t" | "e") =>
-    "paymentIds" in scope
-      ? sql`p.id = any(${sql.param([...scope.paymentIds])}::uuid[])`
-      : sql`${sql.raw(alias)}.chain_id = ${Number(scope.chainId)} and ${sql.raw(alias)}.block_number > ${scope.aboveBlock.toString()}::numeric`;
+  const where = (alias: "t" | "e") => {
+    if (!("payments" in scope)) return sql`${sql.raw(alias)}.chain_id = ${Number(scope.chainId)} and ${sql.raw(alias)}.block_number > ${scope.aboveBlock.toString()}::numeric`;
+    const ids = sql`p.id = any(${sql.param(scope.payments.map((p) => p.id))}::uuid[])`;
+    if (alias === "e") return sql`${ids} and e.payment_id = any(${sql.param(scope.payments.map((p) => paymentIdToBytes32(p.id)))}::text[])`;
+    const addresses = [...new Set(scope.payments.flatMap((p) => (p.receiveAddress ? [p.receiveAddress.toLowerCase()] : [])))];
+    return sql`${ids} and t."to" = any(${sql.param(addresses)}::text[])`;
+  };
   // Replayed rows count unless the indexer has the same row (a rebuilt index may reach them too).
   const withReplayed = (indexed: string, replayed: string, columns: string, present: boolean) => {
     const cols = sql.raw(columns);

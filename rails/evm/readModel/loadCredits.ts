@@ -9,7 +9,7 @@ export async function loadIndexedCredits(ctx: RailContext, payments: readonly Pa
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
   if (payments.length === 0) return result;
   const schema = ctx.config.indexer.viewsSchema;
-  const query = evidenceQuery(schema, await indexedTables(ctx.db, schema), { paymentIds: payments.map((p) => p.id) });
+  const query = evidenceQuery(schema, await indexedTables(ctx.db, schema), { payments });
   for (const r of await queryRows<EvidenceRow>(ctx.db, query)) result.get(r.payment_id)?.push(creditOf(r));
   return result;
 }
