@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { freePort } from "../devchain/freePort.ts";
 import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
 import { fmt, load } from "./lib/load.ts";
-import { benchStack } from "./lib/stack.ts";
+import { benchStack, cpuSeconds } from "./lib/stack.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 32);
@@ -42,14 +42,25 @@ try {
   // Warm both (JIT, prepared statements, pools), then measure each alone on the machine.
   await load({ url: api.url, connections: CONNECTIONS, duration: 2, requests: requests() });
   await load({ url: baseUrl, connections: CONNECTIONS, duration: 2, requests: requests() });
-  const apiResult = await load({ url: api.url, connections: CONNECTIONS, duration: SECONDS, requests: requests() });
-  const baseResult = await load({ url: baseUrl, connections: CONNECTIONS, duration: SECONDS, requests: requests() });
+  // CPU per request of the server process and of the load generator (this process), to see where the cores go.
+  const measure = async (url: string, pid: number) => {
+    const [server, generator] = [await cpuSeconds(pid), process.cpuUsage()];
+    const result = await load({ url, connections: CONNECTIONS, duration: SECONDS, requests: requests() });
+    const used = process.cpuUsage(generator);
+    const perRequest = (seconds: number) => `${((seconds * 1e6) / result.requests).toFixed(0)} µs`;
+    return { result, cpu: `CPU per request: server ${perRequest((await cpuSeconds(pid)) - server)}, load generator ${perRequest((used.user + used.system) / 1e6)}` };
+  };
+  const apiRun = await measure(api.url, api.pid);
+  const baseRun = await measure(baseUrl, baseline.pid);
+  const [apiResult, baseResult] = [apiRun.result, baseRun.result];
   baseline.kill();
   console.log(
     [
       `GET /payments/{id}/status, public key, ${CONNECTIONS} connections, ${SECONDS} s each (autocannon):`,
       `  API (scripts/role.ts api):  ${fmt(apiResult)}`,
+      `                              ${apiRun.cpu}`,
       `  baseline (Hono + pg):       ${fmt(baseResult)}`,
+      `                              ${baseRun.cpu}`,
       `  ratio: ${(apiResult.rps / baseResult.rps).toFixed(2)}× the baseline's throughput`,
     ].join("\n"),
   );

@@ -20,6 +20,8 @@ export const operatorRoutes = ({ config, queueDashboard, redis }: ApiDeps) => {
   const app = new Elysia({ name: "operator" })
     // Before routing, so the dashboard's own routes (and its unknown paths) are all behind the token.
     .onRequest(({ request }) => {
+      // Every request passes here: parse the URL only for one that may be the dashboard's.
+      if (!request.url.includes(DASHBOARD_PATH)) return;
       const path = new URL(request.url).pathname;
       if (path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`)) guard(request);
       // The dashboard's data calls read Redis: without it they answer 503 at once (its queues'

@@ -103,6 +103,12 @@ export async function benchStack(options: { env?: Record<string, string> } = {})
 }
 
 /** Resident set size of a process, in MB (Linux /proc). */
+/** CPU seconds (user + system) a process has used so far (Linux `/proc`, clock ticks of 10 ms). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await Bun.file(`/proc/${pid}/stat`).text()).split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export async function rssMb(pid: number): Promise<number> {
   const status = await Bun.file(`/proc/${pid}/status`).text();
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
