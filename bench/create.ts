@@ -10,7 +10,7 @@
  */
 import { sql } from "drizzle-orm";
 import { queryRows } from "../db/client.ts";
-import { benchStack, rssMb } from "./lib/stack.ts";
+import { benchStack, cpuSeconds, postgresCpuSeconds, rssMb } from "./lib/stack.ts";
 
 const N = Number(process.argv[2] ?? 10_000);
 const CLIENTS = Number(process.argv[3] ?? 64);
@@ -38,6 +38,8 @@ try {
   const latencies: number[] = [];
   const ids = new Array<string>(N);
   let next = 0;
+  // CPU per create of each party (Postgres backends of this database, the API, the load generator: this process).
+  const cpuBefore = { postgres: await postgresCpuSeconds(stack.db), api: await cpuSeconds(api.pid), generator: process.cpuUsage() };
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -51,6 +53,9 @@ try {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const generatorCpu = process.cpuUsage(cpuBefore.generator);
+  const perCreate = (cpu: number) => `${((cpu * 1e6) / N).toFixed(0)} µs`;
+  const cpuLine = `CPU per create: Postgres ${perCreate((await postgresCpuSeconds(stack.db)) - cpuBefore.postgres)}, API ${perCreate((await cpuSeconds(api.pid)) - cpuBefore.api)} (all its threads), load generator ${perCreate((generatorCpu.user + generatorCpu.system) / 1e6)}`;
   console.log(`${N} creates in ${seconds.toFixed(2)} s (${(N / seconds).toFixed(0)}/s); checking idempotency…`);
 
   // Idempotency, after the load: replays answer the same payment, marked replayed.
@@ -81,6 +86,7 @@ try {
     [
       `POST /payments/create over HTTP, ${CLIENTS} concurrent clients, API as scripts/role.ts api:`,
       `  ${N} creates in ${seconds.toFixed(2)} s: ${(N / seconds).toFixed(0)} creates/s, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+      `  ${cpuLine}`,
       `  idempotency: ${Math.ceil(N / Math.max(1, Math.floor(N / 500)))} replays answered the same payment; ${CLIENTS} concurrent requests with one key made 1 payment; reuse with another body 409;`,
       `  rows: ${counts!.payments} payments, ${counts!.created} payment.created events, ${counts!.keys} idempotency keys for ${expected} keys sent`,
       `  API RSS after the run: ${(await rssMb(api.pid)).toFixed(0)} MB (SIGNING_THREADS=${process.env.SIGNING_THREADS ?? 1})`,

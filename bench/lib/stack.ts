@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildConfig, type Config } from "../../config/index.ts";
-import { createDb, type Db } from "../../db/client.ts";
+import { sql } from "drizzle-orm";
+import { createDb, queryRows, type Db } from "../../db/client.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
@@ -107,6 +108,13 @@ export async function benchStack(options: { env?: Record<string, string> } = {})
 export async function cpuSeconds(pid: number): Promise<number> {
   const fields = (await Bun.file(`/proc/${pid}/stat`).text()).split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds used so far by the Postgres backends serving this database (the server's own background processes aside). */
+export async function postgresCpuSeconds(db: Db): Promise<number> {
+  const pids = await queryRows<{ pid: number }>(db, sql`select pid from pg_stat_activity where datname = current_database()`);
+  const seconds = await Promise.all(pids.map((r) => cpuSeconds(r.pid).catch(() => 0)));
+  return seconds.reduce((a, b) => a + b, 0);
 }
 
 export async function rssMb(pid: number): Promise<number> {
