@@ -3,13 +3,14 @@
  * GET /payments/{id}/status with a public key, on the API started as production starts it
  * (`scripts/role.ts api`, its own process), against the peer baseline (`bench/statusBaseline.ts`:
  * plain Hono + pg doing the same key lookup and payment read) on the same database, with the
- * same load generator (autocannon), one after the other. Prints both and the ratio.
+ * same load generator (autocannon), in alternating halves (API, baseline, baseline, API).
+ * Prints both and the ratio.
  */
 import { spawn } from "bun";
 import { resolve } from "node:path";
 import { freePort } from "../devchain/freePort.ts";
 import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
-import { fmt, load } from "./lib/load.ts";
+import { load } from "./lib/load.ts";
 import { benchStack, cpuSeconds } from "./lib/stack.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -42,26 +43,49 @@ try {
   // Warm both (JIT, prepared statements, pools), then measure each alone on the machine.
   await load({ url: api.url, connections: CONNECTIONS, duration: 2, requests: requests() });
   await load({ url: baseUrl, connections: CONNECTIONS, duration: 2, requests: requests() });
-  // CPU per request of the server process and of the load generator (this process), to see where the cores go.
+  // The machine's speed drifts (a shared VM: every party's CPU per request moves together by
+  // up to ±40% within minutes), so the two are measured in halves, in the order API, baseline,
+  // baseline, API: a steady drift weighs on both alike. CPU per request of the server
+  // process and of the load generator (this process) show where the cores go.
+  const totals = new Map<number, { requests: number; seconds: number; server: number; generator: number; p50: number; p99: number; non2xx: number; errors: number; rps: number[] }>();
   const measure = async (url: string, pid: number) => {
     const [server, generator] = [await cpuSeconds(pid), process.cpuUsage()];
-    const result = await load({ url, connections: CONNECTIONS, duration: SECONDS, requests: requests() });
+    const result = await load({ url, connections: CONNECTIONS, duration: SECONDS / 2, requests: requests() });
     const used = process.cpuUsage(generator);
-    const perRequest = (seconds: number) => `${((seconds * 1e6) / result.requests).toFixed(0)} µs`;
-    return { result, cpu: `CPU per request: server ${perRequest((await cpuSeconds(pid)) - server)}, load generator ${perRequest((used.user + used.system) / 1e6)}` };
+    const t = totals.get(pid) ?? { requests: 0, seconds: 0, server: 0, generator: 0, p50: 0, p99: 0, non2xx: 0, errors: 0, rps: [] };
+    totals.set(pid, {
+      requests: t.requests + result.requests,
+      seconds: t.seconds + result.requests / result.rps,
+      server: t.server + (await cpuSeconds(pid)) - server,
+      generator: t.generator + (used.user + used.system) / 1e6,
+      p50: Math.max(t.p50, result.p50),
+      p99: Math.max(t.p99, result.p99),
+      non2xx: t.non2xx + result.non2xx,
+      errors: t.errors + result.errors,
+      rps: [...t.rps, result.rps],
+    });
   };
-  const apiRun = await measure(api.url, api.pid);
-  const baseRun = await measure(baseUrl, baseline.pid);
-  const [apiResult, baseResult] = [apiRun.result, baseRun.result];
+  await measure(api.url, api.pid);
+  await measure(baseUrl, baseline.pid!);
+  await measure(baseUrl, baseline.pid!);
+  await measure(api.url, api.pid);
+  const summary = (pid: number) => {
+    const t = totals.get(pid)!;
+    const perRequest = (seconds: number) => `${((seconds * 1e6) / t.requests).toFixed(0)} µs`;
+    const rps = t.requests / t.seconds;
+    const line = `${rps.toFixed(0)} req/s (halves ${t.rps.map((r) => r.toFixed(0)).join(", ")}), p50 ${t.p50} ms, p99 ${t.p99} ms (worst half; ${t.requests} requests, ${t.non2xx} non-2xx, ${t.errors} errors)`;
+    return { rps, line, cpu: `CPU per request: server ${perRequest(t.server)}, load generator ${perRequest(t.generator)}` };
+  };
+  const [apiRun, baseRun] = [summary(api.pid), summary(baseline.pid!)];
   baseline.kill();
   console.log(
     [
-      `GET /payments/{id}/status, public key, ${CONNECTIONS} connections, ${SECONDS} s each (autocannon):`,
-      `  API (scripts/role.ts api):  ${fmt(apiResult)}`,
+      `GET /payments/{id}/status, public key, ${CONNECTIONS} connections, ${SECONDS} s each in two halves (autocannon):`,
+      `  API (scripts/role.ts api):  ${apiRun.line}`,
       `                              ${apiRun.cpu}`,
-      `  baseline (Hono + pg):       ${fmt(baseResult)}`,
+      `  baseline (Hono + pg):       ${baseRun.line}`,
       `                              ${baseRun.cpu}`,
-      `  ratio: ${(apiResult.rps / baseResult.rps).toFixed(2)}× the baseline's throughput`,
+      `  ratio: ${(apiRun.rps / baseRun.rps).toFixed(2)}× the baseline's throughput`,
     ].join("\n"),
   );
 } finally {

@@ -22,5 +22,3 @@ export async function load(options: { url: string; connections: number; duration
     errors: result.errors,
   };
 }
-
-export const fmt = (r: LoadResult) => `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (${r.requests} requests, ${r.non2xx} non-2xx, ${r.errors} errors)`;
