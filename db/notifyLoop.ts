@@ -9,6 +9,10 @@ import type { Logger } from "../config/logger.ts";
  * listening connection first (and on every tick), and holds listening off while it
  * answers false. `ready` settles after the first run.
  *
+ * With `minSpacingMs`, a run that follows another back to back waits until that long
+ * after the last one started: under a steady stream of notifications the loop runs at
+ * most that often instead of continuously (a lone wake-up still runs at once).
+ *
  * With `onNotification`, a notification is handed its payload instead of waking the
  * loop: a listener that acts on what each NOTIFY names (the checkout streams) and keeps
  * `run` as the periodic catch-up.
@@ -22,9 +26,10 @@ export function startNotifyLoop(options: {
   run: () => Promise<void>;
   prepare?: (client: pg.Client) => Promise<boolean>;
   onNotification?: (payload: string) => void;
+  minSpacingMs?: number;
 }) {
   const { logger, name } = options;
-  const loop = coalescing(options.run, (error) => logger.warn({ err: error }, `${name} failed; will retry`));
+  const loop = coalescing(options.run, (error) => logger.warn({ err: error }, `${name} failed; will retry`), options.minSpacingMs ?? 0);
   let listener: pg.Client | null = null;
 
   async function listen(): Promise<void> {
@@ -78,7 +83,7 @@ export function startNotifyLoop(options: {
 }
 
 /** Coalescing wake-ups around `run`; errors are reported and the next wake-up tries again. */
-function coalescing(run: () => Promise<void>, onError: (error: unknown) => void) {
+function coalescing(run: () => Promise<void>, onError: (error: unknown) => void, minSpacingMs: number) {
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -89,14 +94,19 @@ function coalescing(run: () => Promise<void>, onError: (error: unknown) => void)
       return running;
     }
     running = (async () => {
-      do {
+      for (;;) {
         again = false;
+        const started = performance.now();
         try {
           await run();
         } catch (error) {
           onError(error);
         }
-      } while (again && !stopped);
+        if (!again || stopped) break;
+        const wait = started + minSpacingMs - performance.now();
+        if (wait > 0) await Bun.sleep(wait);
+        if (stopped) break;
+      }
     })().finally(() => (running = null));
     return running;
   }

@@ -70,24 +70,35 @@ export async function recordAttempt(db: Db, delivery: WebhookDeliveryRow, attemp
   });
 }
 
-/** Where a scan of due deliveries stopped: the last row's due time (as Postgres prints it, microseconds kept) and id. */
-export type DueCursor = { nextAttemptAt: string; id: string };
-
 /**
- * Pending deliveries whose attempt is due and that no attempt holds: either their job
- * is about to run or it vanished (Redis flushed, worker killed). Enqueueing them again
- * is harmless, the job id being the delivery's. In (due time, id) order, after `after`:
- * enqueueing does not change a row, so a scan must page past what it has seen.
+ * Claims up to `limit` pending deliveries whose attempt is due, that no attempt holds and
+ * no relay has enqueued within `leaseMs`: marks them relayed until then and returns their
+ * ids, oldest due first. Their jobs are about to be enqueued, or vanished (Redis flushed,
+ * worker killed): a lease that runs out without an attempt makes a row claimable again,
+ * and enqueueing twice is harmless (the job id is the delivery's). Rows another relay is
+ * claiming are skipped, so relays in several workers share a backlog instead of each
+ * re-adding all of it on every wake-up.
  */
-export async function dueDeliveries(db: Db, limit: number, after?: DueCursor): Promise<Array<{ id: string; nextAttemptAt: string }>> {
-  return queryRows<{ id: string; nextAttemptAt: string }>(
+export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
     db,
-    sql`select id, next_attempt_at::text as "nextAttemptAt" from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
-        ${after ? sql`and (next_attempt_at, id) > (${after.nextAttemptAt}::timestamptz, ${after.id}::uuid)` : sql``}
-      order by next_attempt_at, id
-      limit ${limit}`,
+    sql`update webhook_deliveries set relayed_until = now() + make_interval(secs => ${leaseMs / 1000}::double precision)
+      where id in (
+        select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
+          and (relayed_until is null or relayed_until < now())
+        order by next_attempt_at, id
+        limit ${limit}
+        for update skip locked)
+      returning id`,
   );
+  return rows.map((r) => r.id);
+}
+
+/** Gives claimed deliveries back at once (their jobs could not be enqueued). */
+export async function releaseRelayed(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.execute(sql`update webhook_deliveries set relayed_until = null where id = any(${sql.param([...ids])}::uuid[])`);
 }
 
 /** An event's deliveries, each with its attempts, oldest first. */

@@ -111,6 +111,8 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
     /** An attempt in flight holds the row until then, so two jobs never send the same delivery at once. */
     lockedUntil: timestamp("locked_until", { withTimezone: true }),
+    /** A relay enqueued its job: the other relays leave the row until then (a job that vanished is enqueued again after). */
+    relayedUntil: timestamp("relayed_until", { withTimezone: true }),
     lastError: text("last_error"),
     deliveredAt: timestamp("delivered_at", { withTimezone: true }),
     createdAt: createdAt(),

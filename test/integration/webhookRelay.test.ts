@@ -29,7 +29,7 @@ afterAll(async () => {
 
 // Found by bench:scale: the relay re-read the first page of due deliveries until the
 // workers had attempted all but a page's worth, re-adding the same jobs in every worker.
-test("one relay run enqueues each due delivery once, page after page, and stops", async () => {
+test("one relay run enqueues each due delivery once, page after page, and stops; relays share the rows", async () => {
   const { db } = handle;
   const merchantId = (await createMerchant(db, { name: "Relay" })).id;
   await insertWebhookEndpoint(db, config.secrets, { merchantId, mode: "test", url: "https://example.com/hooks", events: ["*"] });
@@ -49,4 +49,28 @@ test("one relay run enqueues each due delivery once, page after page, and stops"
   expect(enqueued).toBe(2_500);
   expect(added.length).toBe(2_500);
   expect(new Set(added).size).toBe(2_500);
+
+  // Found by bench:scale too: every worker's relay re-added the whole due backlog on each
+  // wake-up. Within the lease (the re-drive interval) another run, as in another worker,
+  // finds nothing to add; two at once share the rows.
+  expect(await enqueueDueDeliveries(db, config, queue, 1_000)).toBe(0);
+  await db.execute(sql`update webhook_deliveries set relayed_until = now() - interval '1 second'`);
+  const [a, b] = [[] as string[], [] as string[]];
+  const into = (list: string[]) => ({ addBulk: async (jobs: Array<{ data: { deliveryId: string } }>) => void list.push(...jobs.map((j) => j.data.deliveryId)) }) as unknown as Queue;
+  const [na, nb] = await Promise.all([enqueueDueDeliveries(db, config, into(a), 300), enqueueDueDeliveries(db, config, into(b), 300)]);
+  expect(na + nb).toBe(2_500);
+  expect(new Set([...a, ...b]).size).toBe(2_500);
+  expect(a.length + b.length).toBe(2_500);
+}, 60_000);
+
+test("rows whose jobs could not be enqueued are claimable again at once", async () => {
+  const { db } = handle;
+  await db.execute(sql`update webhook_deliveries set relayed_until = null`);
+  const down = { addBulk: async () => Promise.reject(new Error("Connection is closed.")) } as unknown as Queue;
+  await expect(enqueueDueDeliveries(db, config, down, 1_000)).rejects.toThrow("Connection is closed.");
+  const [held] = await queryRows<{ n: string }>(db, sql`select count(*)::text as n from webhook_deliveries where relayed_until > now()`);
+  expect(held!.n).toBe("0");
+  const added: string[] = [];
+  const up = { addBulk: async (jobs: Array<{ data: { deliveryId: string } }>) => void added.push(...jobs.map((j) => j.data.deliveryId)) } as unknown as Queue;
+  expect(await enqueueDueDeliveries(db, config, up, 1_000)).toBe(2_500);
 }, 60_000);
