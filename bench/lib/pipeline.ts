@@ -6,6 +6,8 @@ import type { benchStack } from "./stack.ts";
 
 /** The views schema the roles read evidence from in the pipeline benchmarks (Ponder's table shapes, written by hand). */
 export const VIEWS_SCHEMA = "bench_views";
+/** Where the indexer's tables live, read through views in VIEWS_SCHEMA as Ponder publishes them. */
+const PONDER_SCHEMA = "bench_ponder";
 
 type Stack = Awaited<ReturnType<typeof benchStack>>;
 type Merchant = Awaited<ReturnType<Stack["seedMerchant"]>>;
@@ -18,10 +20,18 @@ type Merchant = Awaited<ReturnType<Stack["seedMerchant"]>>;
  * Contract payments land at the merchant's wallet, so there is nothing to sweep.
  */
 export async function startPipeline(stack: Stack) {
-  await createPonderCheckpointTable(stack.db, VIEWS_SCHEMA);
-  await createIndexedTables(stack.db, VIEWS_SCHEMA);
+  // Tables in one schema and views over them in another, as Ponder publishes them: the workers
+  // install their commit trigger on the checkpoint's table and are woken by NOTIFY as in production
+  // (with a table in the views schema they found no view, fell back to polling every 2 s and
+  // reconnected to look again on each tick).
+  await createPonderCheckpointTable(stack.db, PONDER_SCHEMA);
+  await createIndexedTables(stack.db, PONDER_SCHEMA);
+  await stack.db.execute(sql`create schema if not exists ${sql.identifier(VIEWS_SCHEMA)}`);
+  for (const table of ["_ponder_checkpoint", "token_transfer", "settlement_payment"]) {
+    await stack.db.execute(sql`create view ${sql.identifier(VIEWS_SCHEMA)}.${sql.identifier(table)} as select * from ${sql.identifier(PONDER_SCHEMA)}.${sql.identifier(table)}`);
+  }
   let block = 10;
-  await setIndexedBlock(stack.db, VIEWS_SCHEMA, { name: "anvil", chainId: 31337 }, block);
+  await setIndexedBlock(stack.db, PONDER_SCHEMA, { name: "anvil", chainId: 31337 }, block);
   // Webhook receiver: counts each delivery by its webhook-id (a duplicate would show).
   const seen = new Map<string, number>();
   const receiver = Bun.serve({
@@ -82,10 +92,10 @@ export async function startPipeline(stack: Stack) {
           return sql`(${`31337:${tx}:${j}`}, 31337, ${`0x${"0".repeat(32)}${id.replaceAll("-", "")}`}, ${"0x" + "c".repeat(40)}, ${network.tokens[0]!.address.toLowerCase()},
             ${"0x70997970c51812dc3a010c7d01b50e0d17dc79c8"}, ${"1500000"}, ${"0"}, ${network.settlementContract!.toLowerCase()}, ${block}, ${`0xb${block}`}, ${tx}, ${j}, ${now})`;
         });
-        await stack.db.execute(sql`insert into ${sql.identifier(VIEWS_SCHEMA)}.settlement_payment values ${sql.join(values, sql`, `)}`);
+        await stack.db.execute(sql`insert into ${sql.identifier(PONDER_SCHEMA)}.settlement_payment values ${sql.join(values, sql`, `)}`);
       }
       block += 5;
-      await setIndexedBlock(stack.db, VIEWS_SCHEMA, { name: "anvil", chainId: 31337 }, block);
+      await setIndexedBlock(stack.db, PONDER_SCHEMA, { name: "anvil", chainId: 31337 }, block);
       return { block, at: performance.now() };
     },
 
