@@ -103,7 +103,6 @@ export async function benchStack(options: { env?: Record<string, string> } = {})
   };
 }
 
-/** Resident set size of a process, in MB (Linux /proc). */
 /** CPU seconds (user + system) a process has used so far (Linux `/proc`, clock ticks of 10 ms). */
 export async function cpuSeconds(pid: number): Promise<number> {
   const fields = (await Bun.file(`/proc/${pid}/stat`).text()).split(") ")[1]!.split(" ");
@@ -117,6 +116,7 @@ export async function postgresCpuSeconds(db: Db): Promise<number> {
   return seconds.reduce((a, b) => a + b, 0);
 }
 
+/** Resident set size of a process, in MB (Linux /proc). */
 export async function rssMb(pid: number): Promise<number> {
   const status = await Bun.file(`/proc/${pid}/status`).text();
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
