@@ -1,20 +1,15 @@
 import { findTransferOut } from "../../db/transfersOut.ts";
 import type { Rail } from "../types.ts";
-import { replaySlots } from "./ingest/replaySlots.ts";
-import { balanceOf } from "./balanceOf.ts";
-import { chainHead, finalizedHead } from "./chainHead.ts";
-import { contractDescription } from "./contractDescription.ts";
 import { normalizeSolanaAddress } from "./normalizeAddress.ts";
-import { operatorStatus } from "./operatorStatus.ts";
-import { preparePayment } from "./preparePayment.ts";
 import { solanaEvidenceHorizons, solanaIndexedHeads } from "./readModel/ingestHeads.ts";
 import { loadSolanaCredits } from "./readModel/loadCredits.ts";
 import { newSolanaEvidence } from "./readModel/newEvidence.ts";
-import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
-import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
-import { refreshEvidence, verifySubmission } from "./verifySubmission.ts";
-import { paymentUri, walletInstructions } from "./walletInstructions.ts";
+
+// Loaded on a method's first call (Bun's require loads an ES module synchronously, which
+// the rail's synchronous methods need). What every deployment calls — addresses, the read
+// model, availability — is imported above and loads no Solana library.
+const lib = () => require("./libraryBacked.ts") as typeof import("./libraryBacked.ts");
 
 /**
  * Solana: direct payments as Solana Pay transfers to the merchant carrying a
@@ -28,14 +23,14 @@ export const solanaRail: Rail = {
   supports: supportsKind,
   unavailable,
   normalizeAddress: normalizeSolanaAddress,
-  prepare: preparePayment,
-  paymentUri,
-  walletInstructions,
+  prepare: (ctx, request) => lib().preparePayment(ctx, request),
+  paymentUri: (payment) => lib().paymentUri(payment),
+  walletInstructions: (payment, network) => lib().walletInstructions(payment, network),
   // No browser-wallet button on Solana yet: the checkout page shows the Solana Pay QR code.
   // A deposit's account is derived from the service's seed; Solana Pay pays the merchant's wallet.
   holdsFunds: (payment) => payment.kind === "deposit",
   checkoutWallet: () => null,
-  contract: contractDescription,
+  contract: (network) => lib().contractDescription(network),
   indexedHeads: (ctx) => solanaIndexedHeads(ctx.db, ctx.config),
   // The block time through which the subscriber has polled every watched account.
   evidenceHorizons: (ctx) => solanaEvidenceHorizons(ctx.db),
@@ -46,17 +41,17 @@ export const solanaRail: Rail = {
   evidenceAheadOfHead: true,
   ingestTerms: { unit: "slots", follower: "the subscriber" },
   ingestRole: "solana",
-  replay: replaySlots,
-  refreshEvidence,
+  replay: (ctx, network, range, options) => lib().replaySlots(ctx, network, range, options),
+  refreshEvidence: (ctx, payment, network) => lib().refreshEvidence(ctx, payment, network),
   // The subscriber NOTIFYs itself when it commits (its tables come with the migrations).
   announceIngest: async () => true,
-  verifySubmission,
-  chainHead,
-  finalizedHead,
-  balanceOf,
-  operatorStatus,
-  executeTransferOut,
+  verifySubmission: (ctx, payment, network, transaction) => lib().verifySubmission(ctx, payment, network, transaction),
+  chainHead: (network, timeoutMs) => lib().chainHead(network, timeoutMs),
+  finalizedHead: (network, timeoutMs) => lib().finalizedHead(network, timeoutMs),
+  balanceOf: (network, payment, timeoutMs) => lib().balanceOf(network, payment, timeoutMs),
+  operatorStatus: (config, network, timeoutMs) => lib().operatorStatus(config, network, timeoutMs),
+  executeTransferOut: (ctx, rowId) => lib().executeTransferOut(ctx, rowId),
   // A Solana sweep or refund is confirmed only once finalized: no reorg can take it back.
   recheckTransferOut: async (ctx, rowId) => (await findTransferOut(ctx.db, rowId))!,
-  cancelTransferOut: (ctx, rowId) => cancelTransferOut(ctx, rowId),
+  cancelTransferOut: (ctx, rowId) => lib().cancelTransferOut(ctx, rowId),
 };

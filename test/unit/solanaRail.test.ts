@@ -7,6 +7,7 @@ import type { PaymentRow, TransferOutRow } from "../../db/schema/index.ts";
 import { solanaPayTransferUri } from "../../domain/paymentUri.ts";
 import { depositKeyPath, depositKeypair } from "../../rails/solana/depositKeys.ts";
 import { addressesInHeliusPayload, heliusAuthorized } from "../../rails/solana/ingest/heliusPayload.ts";
+import { normalizeSolanaAddress } from "../../rails/solana/normalizeAddress.ts";
 import { parseSolanaSecretKey } from "../../rails/solana/parseSecretKey.ts";
 import { solanaPayReference } from "../../rails/solana/solanaPayReference.ts";
 import { tokenBalanceDelta } from "../../rails/solana/tokenBalanceDelta.ts";
@@ -62,6 +63,23 @@ describe("Solana Pay and identifiers", () => {
     expect(isSolanaSignature(`0x${"ab".repeat(32)}`)).toBe(false);
     expect(isSolanaSignature(getBase58Codec().decode(new Uint8Array(32).fill(9)))).toBe(false);
     expect(isSolanaSignature("0OIl".repeat(20))).toBe(false);
+  });
+
+  test("addresses are validated as @solana/web3.js's PublicKey does, without loading it", () => {
+    const asPublicKey = (a: string) => {
+      try {
+        return new PublicKey(a).toBase58() === a ? a : null;
+      } catch {
+        return null;
+      }
+    };
+    const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    const candidates = Array.from({ length: 300 }, (_, i) => Keypair.generate().publicKey.toBase58().slice(0, 32 + (i % 13)));
+    for (let i = 0; i < 300; i++) {
+      candidates.push(Array.from({ length: 32 + (i % 13) }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join(""));
+    }
+    candidates.push(...Array.from({ length: 50 }, () => Keypair.generate().publicKey.toBase58()), `1${"1".repeat(32)}`, "1".repeat(32));
+    for (const a of candidates) expect([a, normalizeSolanaAddress(a)]).toEqual([a, asPublicKey(a)]);
   });
 
   test("an operator secret key as base58 or a JSON byte array; a mismatched or short one is refused", () => {
