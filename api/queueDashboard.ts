@@ -1,6 +1,3 @@
-import { createBullBoard } from "@bull-board/api";
-import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
-import { ElysiaAdapter } from "@bull-board/elysia";
 import type { Queue } from "bullmq";
 import type { Config } from "../config/index.ts";
 
@@ -11,10 +8,17 @@ export const DASHBOARD_PATH = "/admin/queues";
  * read-only unless `QUEUE_DASHBOARD=read-write`. Null when it is off (no operator token,
  * `QUEUE_DASHBOARD=off`, or no queues). Built before the app because the adapter loads
  * its assets asynchronously; `operatorRoutes` puts it behind the operator token.
+ * bull-board is imported only when the dashboard is on: its Elysia adapter is CommonJS and
+ * loads a second copy of Elysia and TypeBox (~9 MB of the API's memory).
  */
 export async function buildQueueDashboard(config: Config, queues: Queue[]) {
   const { token, queueDashboard } = config.operator;
   if (!token || queueDashboard === "off" || queues.length === 0) return null;
+  const [{ createBullBoard }, { BullMQAdapter }, { ElysiaAdapter }] = await Promise.all([
+    import("@bull-board/api"),
+    import("@bull-board/api/bullMQAdapter"),
+    import("@bull-board/elysia"),
+  ]);
   const adapter = new ElysiaAdapter(DASHBOARD_PATH);
   createBullBoard({
     queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: queueDashboard === "read-only" })),
