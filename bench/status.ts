@@ -11,7 +11,9 @@ import { resolve } from "node:path";
 import { freePort } from "../devchain/freePort.ts";
 import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
 import { load } from "./lib/load.ts";
-import { benchStack, cpuSeconds } from "./lib/stack.ts";
+import { sql } from "drizzle-orm";
+import { queryRows } from "../db/client.ts";
+import { benchStack, cpuSeconds, postgresCpuSeconds } from "./lib/stack.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CONNECTIONS = Number(process.argv[3] ?? 32);
@@ -46,17 +48,22 @@ try {
   // The machine's speed drifts (a shared VM: every party's CPU per request moves together by
   // up to ±40% within minutes), so the two are measured in halves, in the order API, baseline,
   // baseline, API: a steady drift weighs on both alike. CPU per request of the server
-  // process and of the load generator (this process) show where the cores go.
-  const totals = new Map<number, { requests: number; seconds: number; server: number; generator: number; p50: number; p99: number; non2xx: number; errors: number; rps: number[] }>();
+  // process, of Postgres's backends and of the load generator (this process), and the
+  // transactions Postgres committed per request, show where the cores go.
+  const totals = new Map<number, { requests: number; seconds: number; server: number; postgres: number; transactions: number; generator: number; p50: number; p99: number; non2xx: number; errors: number; rps: number[] }>();
+  // Transactions committed in this database (each statement outside a transaction is one).
+  const committed = async () => Number((await queryRows<{ n: string }>(stack.db, sql`select xact_commit::text as n from pg_stat_database where datname = current_database()`))[0]!.n);
   const measure = async (url: string, pid: number) => {
-    const [server, generator] = [await cpuSeconds(pid), process.cpuUsage()];
+    const [server, postgres, transactions, generator] = [await cpuSeconds(pid), await postgresCpuSeconds(stack.db), await committed(), process.cpuUsage()];
     const result = await load({ url, connections: CONNECTIONS, duration: SECONDS / 2, requests: requests() });
     const used = process.cpuUsage(generator);
-    const t = totals.get(pid) ?? { requests: 0, seconds: 0, server: 0, generator: 0, p50: 0, p99: 0, non2xx: 0, errors: 0, rps: [] };
+    const t = totals.get(pid) ?? { requests: 0, seconds: 0, server: 0, postgres: 0, transactions: 0, generator: 0, p50: 0, p99: 0, non2xx: 0, errors: 0, rps: [] };
     totals.set(pid, {
       requests: t.requests + result.requests,
       seconds: t.seconds + result.requests / result.rps,
       server: t.server + (await cpuSeconds(pid)) - server,
+      postgres: t.postgres + (await postgresCpuSeconds(stack.db)) - postgres,
+      transactions: t.transactions + (await committed()) - transactions,
       generator: t.generator + (used.user + used.system) / 1e6,
       p50: Math.max(t.p50, result.p50),
       p99: Math.max(t.p99, result.p99),
@@ -74,7 +81,11 @@ try {
     const perRequest = (seconds: number) => `${((seconds * 1e6) / t.requests).toFixed(0)} µs`;
     const rps = t.requests / t.seconds;
     const line = `${rps.toFixed(0)} req/s (halves ${t.rps.map((r) => r.toFixed(0)).join(", ")}), p50 ${t.p50} ms, p99 ${t.p99} ms (worst half; ${t.requests} requests, ${t.non2xx} non-2xx, ${t.errors} errors)`;
-    return { rps, line, cpu: `CPU per request: server ${perRequest(t.server)}, load generator ${perRequest(t.generator)}` };
+    return {
+      rps,
+      line,
+      cpu: `CPU per request: server ${perRequest(t.server)}, Postgres ${perRequest(t.postgres)}, load generator ${perRequest(t.generator)}; ${(t.transactions / t.requests).toFixed(2)} Postgres transactions per request`,
+    };
   };
   const [apiRun, baseRun] = [summary(api.pid), summary(baseline.pid!)];
   baseline.kill();
