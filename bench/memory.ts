@@ -6,11 +6,14 @@
  * completed by the worker (dispatch → reconcile: created, detected, confirmed and
  * completed events) and their `payment.completed` webhooks delivered to a local receiver.
  * Payments go through in rounds of 10,000; RSS is read at each checkpoint once the round
- * is completed and delivered, and again after 10 s idle.
+ * is completed and delivered, and again after 10 s idle; each figure is RSS with the
+ * process's anonymous memory beside it (RSS less the files it maps, mostly Bun's own code).
  */
-import { rssMb } from "./lib/stack.ts";
 import { startPipeline, VIEWS_SCHEMA } from "./lib/pipeline.ts";
-import { benchStack } from "./lib/stack.ts";
+import { anonymousMb, benchStack, rssMb } from "./lib/stack.ts";
+
+/** RSS, and in brackets the anonymous part of it. */
+const mem = async (pid: number) => `${(await rssMb(pid)).toFixed(0)} MB [${(await anonymousMb(pid)).toFixed(0)} anon]`;
 
 const CHECKPOINTS = (process.argv[2] ?? "10000,100000").split(",").map(Number);
 const ROUND = 10_000;
@@ -22,7 +25,7 @@ try {
   const api = await stack.startRole("api");
   await pipeline.registerWebhook(api.url, merchant, ["payment.completed"]);
   const worker = await stack.startRole("worker");
-  const lines = [`at start: API ${(await rssMb(api.pid)).toFixed(0)} MB, worker ${(await rssMb(worker.pid)).toFixed(0)} MB`];
+  const lines = [`at start: API ${await mem(api.pid)}, worker ${await mem(worker.pid)}`];
   console.log(lines[0]);
   let done = 0;
   const started = performance.now();
@@ -34,19 +37,19 @@ try {
       const completing = await pipeline.completed(done + n, paid.at);
       const delivering = await pipeline.delivered(done + n);
       done += n;
-      console.log(`  ${done}: created in ${seconds.toFixed(1)} s, completed ${completing.toFixed(1)} s after paid, delivered ${delivering.toFixed(1)} s later; API ${(await rssMb(api.pid)).toFixed(0)} MB, worker ${(await rssMb(worker.pid)).toFixed(0)} MB`);
+      console.log(`  ${done}: created in ${seconds.toFixed(1)} s, completed ${completing.toFixed(1)} s after paid, delivered ${delivering.toFixed(1)} s later; API ${await mem(api.pid)}, worker ${await mem(worker.pid)}`);
     }
-    const busy = [await rssMb(api.pid), await rssMb(worker.pid)];
+    const busy = [await mem(api.pid), await mem(worker.pid)];
     await Bun.sleep(10_000);
-    const idle = [await rssMb(api.pid), await rssMb(worker.pid)];
+    const idle = [await mem(api.pid), await mem(worker.pid)];
     lines.push(
-      `after ${checkpoint} payments created, paid, completed, delivered: API ${busy[0]!.toFixed(0)} MB (${idle[0]!.toFixed(0)} MB 10 s later), worker ${busy[1]!.toFixed(0)} MB (${idle[1]!.toFixed(0)} MB 10 s later)`,
+      `after ${checkpoint} payments created, paid, completed, delivered: API ${busy[0]} (${idle[0]} 10 s later), worker ${busy[1]} (${idle[1]} 10 s later)`,
     );
     console.log(lines.at(-1));
   }
   const d = pipeline.deliveries();
   lines.push(`webhooks: ${d.distinct} delivered, ${d.total - d.distinct} duplicates; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
-  console.log(`\nRSS (scripts/role.ts api|worker, one of each):\n  ${lines.join("\n  ")}`);
+  console.log(`\nRSS [anonymous memory] (scripts/role.ts api|worker, one of each):\n  ${lines.join("\n  ")}`);
   pipeline.stop();
 } finally {
   await stack.close();

@@ -116,6 +116,16 @@ export async function postgresCpuSeconds(db: Db): Promise<number> {
   return seconds.reduce((a, b) => a + b, 0);
 }
 
+/**
+ * A process's anonymous memory, in MB (Linux /proc): its heap, JIT code and allocator pages,
+ * what it alone holds. RSS adds the pages of files it maps — mostly the `bun` executable's
+ * own code, ~41 MB, shared with every other Bun process on the host.
+ */
+export async function anonymousMb(pid: number): Promise<number> {
+  const rollup = await Bun.file(`/proc/${pid}/smaps_rollup`).text();
+  return Number(/^Anonymous:\s+(\d+)/m.exec(rollup)![1]) / 1024;
+}
+
 /** Resident set size of a process, in MB (Linux /proc). */
 export async function rssMb(pid: number): Promise<number> {
   const status = await Bun.file(`/proc/${pid}/status`).text();
