@@ -1,10 +1,10 @@
-import { fileURLToPath } from "node:url";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
+import { fromProjectRoot } from "../config/projectRoot.ts";
 import { syncAnalytics, type AnalyticsSource } from "./analyticsSource.ts";
 
-export const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+export const migrationsFolder = fromProjectRoot("db/migrations");
 
 /** Arbitrary constant: one migrator at a time across every process sharing the database. */
 const MIGRATION_LOCK = 726_001;

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import type { Config } from "../config/index.ts";
+import { projectRoot as root } from "../config/projectRoot.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * Runs Ponder (`ponder start`) as a child process with the service's configuration.

@@ -4,8 +4,8 @@
  *   stablecoins, embedded PostgreSQL (unless DATABASE_URL is set), Redis (or a
  *   private redis-server), a seeded sandbox merchant, then indexer, workers and API.
  *   Writes `.data/dev-stack.json` for scripts and tutorials.
- * - `--prod` (`npm run start:prod`): every role from the environment; no anvil,
- *   DATABASE_URL required.
+ * - `--prod` (`npm run start:prod`): every role from the environment, run from the
+ *   bundle it builds first (`dist/`, `npm run build`); no anvil, DATABASE_URL required.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,6 +21,7 @@ import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { SANDBOX_RATES, sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
 import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
+import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
@@ -50,10 +51,10 @@ function config(env: Record<string, string | undefined>): Config {
   }
 }
 
-function startRoles(env: Record<string, string | undefined>, roles: string[]) {
+function startRoles(env: Record<string, string | undefined>, roles: string[], script = join(root, "scripts/role.ts")) {
   const bun = process.execPath;
   for (const role of roles) {
-    const child = spawnRole(role, bun, [join(root, "scripts/role.ts"), role], { ...env, STABLEPAY_SUPERVISED: "1" }, root);
+    const child = spawnRole(role, bun, [script, role], { ...env, STABLEPAY_SUPERVISED: "1" }, root);
     children.push(child);
     void child.exited.then((code) => {
       if (!stopping) fail(`${role} exited unexpectedly (code ${code}); stopping the stack.`);
@@ -93,7 +94,7 @@ if (prod) {
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
   await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
-  startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])]);
+  startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])], await buildRoles());
   await waitForApi(cfg.http.publicBaseUrl);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {

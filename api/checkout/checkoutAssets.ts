@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fromProjectRoot } from "../../config/projectRoot.ts";
 
 /** The page's static files and their types: everything it loads comes from this folder (no CDN, no build step). */
 const FILES: Record<string, string> = {
@@ -21,7 +22,7 @@ export type CheckoutAsset = { body: string; contentType: string };
  * them all), so they can be cached for a year: a deployment that changes any of them
  * changes every URL, and the modules' relative imports stay within one version.
  */
-export function loadCheckoutAssets(dir = join(import.meta.dir, "assets")) {
+export function loadCheckoutAssets(dir = fromProjectRoot("api/checkout/assets")) {
   const files = new Map<string, CheckoutAsset>();
   const hash = createHash("sha256");
   for (const [name, contentType] of Object.entries(FILES)) {

@@ -4,6 +4,11 @@ import { signPaymentIntent, type SignPaymentIntentParameters } from "./signPayme
 
 export type IntentParameters = Omit<SignPaymentIntentParameters, "operatorPrivateKey">;
 
+// The thread's own entry: beside this file in the sources, or the bundle's
+// `dist/signingThread.worker.js` when this code runs from the bundle (`scripts/build.ts`
+// builds it as a second entry point, next to every chunk).
+const SIGNING_THREAD_ENTRY = new URL(import.meta.url.endsWith(".ts") ? "./signingThread.worker.ts" : "./signingThread.worker.js", import.meta.url);
+
 /** Signs payment intents with one key (the operator's). */
 export type IntentSigner = { sign(parameters: IntentParameters): Promise<Hex>; close(): Promise<void> };
 
@@ -22,7 +27,7 @@ export function createIntentSigner(privateKey: Hex, threads: number): IntentSign
   let closed = false;
   const start = () => {
     const pending = new Map<number, Pending>();
-    const worker = new Worker(new URL("./signingThread.worker.ts", import.meta.url), { workerData: { privateKey } });
+    const worker = new Worker(SIGNING_THREAD_ENTRY, { workerData: { privateKey } });
     worker.unref();
     const slot = { worker, pending };
     const fail = (error: Error) => {

@@ -1,0 +1,106 @@
+import { spawn, type Subprocess } from "bun";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { projectRoot } from "../../config/projectRoot.ts";
+import { createDb, type Db } from "../../db/client.ts";
+import { buildRoles } from "../../scripts/build.ts";
+import { issueCredential } from "../../db/credentials.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { freePort } from "../../devchain/freePort.ts";
+import { createTestDatabase } from "./database.ts";
+import { createTestRedis } from "./redis.ts";
+import { anvilNetwork } from "./fixtures.ts";
+
+
+/**
+ * What the benchmarks (and the bundle's test) run against: a fresh migrated database on the machine's Postgres, a
+ * Redis key prefix of its own, and a networks file with one EVM network whose contracts are
+ * configured (creation signs and derives addresses without calling the chain) and whose RPC
+ * answers nothing. Roles run as production runs them: from the bundle (`npm run build`,
+ * `bun dist/role.js <role>`; `roleScript` names another build), each its own process.
+ */
+export async function roleStack(options: { env?: Record<string, string>; roleScript?: string } = {}) {
+  const roleScript = options.roleScript ?? (await buildRoles());
+  const database = await createTestDatabase();
+  const redis = createTestRedis();
+  const dir = mkdtempSync(join(tmpdir(), "stablepay-stack-"));
+  const networksFile = join(dir, "networks.json");
+  writeFileSync(
+    networksFile,
+    JSON.stringify({
+      networks: [anvilNetwork("http://127.0.0.1:1", { settlementContract: "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0", forwarderFactory: "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9" })],
+    }),
+  );
+  const env: Record<string, string> = {
+    APP_ENV: "test",
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: redis.prefix,
+    NETWORKS_FILE: networksFile,
+    OPERATOR_PRIVATE_KEY: `0x${"11".repeat(32)}`,
+    LOG_LEVEL: "info",
+    ...options.env,
+  };
+  const config: Config = buildConfig(env);
+  const handle = createDb(database.url, { max: 10 });
+  const db: Db = handle.db;
+  const network = config.networks.find((n) => n.shortName === "anvil")!;
+  const processes: Subprocess[] = [];
+
+  async function seedMerchant(name = "Stack merchant") {
+    const merchant = await createMerchant(db, { name });
+    const [publicKey, secret] = await Promise.all([issueCredential(db, merchant.id, "public", "test"), issueCredential(db, merchant.id, "secret", "test")]);
+    await setSettlementWallet(db, merchant.id, network.id, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+    return { id: merchant.id, publicKey: publicKey.key, apiKey: secret.key, apiSecret: secret.secret! };
+  }
+
+  /** Starts a role; the API answers on the returned URL once it is ready. Logs go nowhere (as to a collector). */
+  async function startRole(role: "api" | "worker", extraEnv: Record<string, string> = {}) {
+    const port = await freePort();
+    const metricsPort = await freePort();
+    // BENCH_PROFILE=<dir>: each role writes a CPU profile (markdown) there when it stops.
+    const profile = process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const child = spawn(["bun", ...profile, roleScript, role], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env, PORT: String(port), WORKER_METRICS_PORT: String(metricsPort), ...extraEnv },
+      stdout: "ignore",
+      stderr: "inherit",
+    });
+    processes.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    if (role === "api") {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const ok = await fetch(`${url}/api/versions`).then((r) => r.ok).catch(() => false);
+        if (ok) break;
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`api did not start (exit ${child.exitCode})`);
+        await Bun.sleep(100);
+      }
+    } else {
+      await Bun.sleep(3_000);
+    }
+    return { pid: child.pid, url, child };
+  }
+
+  return {
+    config,
+    db,
+    env,
+    network,
+    databaseUrl: database.url,
+    redis: redis.redis,
+    seedMerchant,
+    startRole,
+    close: async () => {
+      for (const p of processes) p.kill("SIGTERM");
+      await Promise.all(processes.map((p) => Promise.race([p.exited, Bun.sleep(10_000).then(() => p.kill("SIGKILL"))])));
+      await handle.close();
+      await redis.cleanup();
+      await database.drop();
+    },
+  };
+}
+

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { eq } from "drizzle-orm";
+import { recoverTypedDataAddress, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { fromProjectRoot } from "../../config/projectRoot.ts";
+import { payments } from "../../db/schema/index.ts";
+import { paymentIntentTypes, settlementDomain } from "../../rails/evm/settlement/settlementDomain.ts";
+import { walletInstructions } from "../../rails/evm/walletInstructions.ts";
+import { buildRoles } from "../../scripts/build.ts";
+import { roleStack } from "../helpers/roleStack.ts";
+
+/**
+ * The bundle production runs (`npm run build`, `bun dist/role.js <role>`): each file a role
+ * reads at run time must still be found from `dist/` — migrations, checkout assets, the
+ * signing thread's own bundled entry — and the roles must work end to end.
+ */
+// Its own output folder, one level below the project as `dist/` is: never the one an operator runs.
+const outdir = fromProjectRoot(`.bundle-test-${process.pid}`);
+let stack: Awaited<ReturnType<typeof roleStack>>;
+const received: Array<{ type: string; data: { id?: string; payment?: { id: string } } }> = [];
+const receiver = Bun.serve({
+  port: 0,
+  async fetch(request) {
+    received.push(await request.json());
+    return new Response("ok");
+  },
+});
+
+beforeAll(async () => {
+  stack = await roleStack({ roleScript: await buildRoles(outdir) });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+  receiver.stop(true);
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+test("bundled roles: the API migrates, signs intents on its thread and serves the checkout page; the worker delivers webhooks", async () => {
+  const merchant = await stack.seedMerchant();
+  const api = await stack.startRole("api");
+  const endpoint = await fetch(`${api.url}/api/v1/webhook-endpoints`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": merchant.apiKey, "x-api-secret": merchant.apiSecret },
+    body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hooks`, events: ["payment.created"] }),
+  });
+  expect(endpoint.status).toBe(201);
+  await stack.startRole("worker");
+
+  const created = await fetch(`${api.url}/api/v1/payments/create`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-public-key": merchant.publicKey },
+    body: JSON.stringify({ amount: "12.5", currency: "USDC", network: "anvil", orderId: "bundle-1" }),
+  });
+  expect(created.status).toBe(201);
+  const { payment } = (await created.json()) as { payment: { id: string; amount: string } };
+  expect(payment.amount).toBe("12.5");
+
+  // The intent was signed by the bundled signing thread, with the operator's key.
+  const [row] = await stack.db.select().from(payments).where(eq(payments.id, payment.id));
+  const intent = walletInstructions(row!)!.intent;
+  const signer = await recoverTypedDataAddress({
+    domain: settlementDomain(Number(row!.chainId), row!.contractAddress as Address),
+    types: paymentIntentTypes,
+    primaryType: "PaymentIntent",
+    message: { ...intent, amount: BigInt(intent.amount), fee: BigInt(intent.fee), deadline: BigInt(intent.deadline) },
+    signature: row!.intentSignature as Hex,
+  });
+  expect(signer).toBe(privateKeyToAccount(stack.env.OPERATOR_PRIVATE_KEY as Hex).address);
+
+  // The checkout page and its assets, read from the project's folder.
+  const page = await fetch(`${api.url}/pay/${payment.id}`);
+  expect(page.status).toBe(200);
+  const asset = /\/pay\/assets\/[^"']+\.css/.exec(await page.text())?.[0];
+  expect(asset).toBeDefined();
+  expect((await fetch(`${api.url}${asset}`)).status).toBe(200);
+
+  // The bundled worker ran the webhook job.
+  const deadline = Date.now() + 30_000;
+  while (!received.some((e) => e.type === "payment.created") && Date.now() < deadline) await Bun.sleep(100);
+  const delivered = received.find((e) => e.type === "payment.created");
+  expect(JSON.stringify(delivered?.data)).toContain(payment.id);
+}, 120_000);
