@@ -1,7 +1,7 @@
 /**
  * Benchmark (not a test): `npm run bench:create -- [creates] [clients]`.
  * POST /payments/create over HTTP to the API started as production starts it
- * (`scripts/role.ts api`), from `clients` concurrent clients (64), each sending its next
+ * (`dist/role.js api`), from `clients` concurrent clients (64), each sending its next
  * create as soon as the last one answered. Prints creates/s and p50/p99, then checks the
  * idempotency guarantees on what was created: a replay with the same Idempotency-Key
  * answers the same payment (marked replayed), the same key sent by 64 clients at once
@@ -84,7 +84,7 @@ try {
 
   console.log(
     [
-      `POST /payments/create over HTTP, ${CLIENTS} concurrent clients, API as scripts/role.ts api:`,
+      `POST /payments/create over HTTP, ${CLIENTS} concurrent clients, API as dist/role.js api:`,
       `  ${N} creates in ${seconds.toFixed(2)} s: ${(N / seconds).toFixed(0)} creates/s, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`,
       `  ${cpuLine}`,
       `  idempotency: ${Math.ceil(N / Math.max(1, Math.floor(N / 500)))} replays answered the same payment; ${CLIENTS} concurrent requests with one key made 1 payment; reuse with another body 409;`,

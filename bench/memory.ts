@@ -1,6 +1,6 @@
 /**
  * Benchmark (not a test): `npm run bench:memory -- [checkpoints=10000,100000]`.
- * RSS of an API and a worker process (`scripts/role.ts api|worker`) after N payments
+ * RSS of an API and a worker process (`dist/role.js api|worker`) after N payments
  * created over HTTP (64 clients), paid (their `PaymentSettled` rows written as Ponder
  * writes them, the checkpoint moved past the confirmations: `bench/lib/pipeline.ts`),
  * completed by the worker (dispatch → reconcile: created, detected, confirmed and
@@ -49,7 +49,7 @@ try {
   }
   const d = pipeline.deliveries();
   lines.push(`webhooks: ${d.distinct} delivered, ${d.total - d.distinct} duplicates; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
-  console.log(`\nRSS [anonymous memory] (scripts/role.ts api|worker, one of each):\n  ${lines.join("\n  ")}`);
+  console.log(`\nRSS [anonymous memory] (dist/role.js api|worker, one of each):\n  ${lines.join("\n  ")}`);
   pipeline.stop();
 } finally {
   await stack.close();

@@ -1,6 +1,6 @@
 /**
  * Benchmark (not a test): `npm run bench:scale -- [payments=5000]`.
- * One API and one worker, then 2 APIs and 4 workers (`scripts/role.ts api|worker`, each
+ * One API and one worker, then 2 APIs and 4 workers (`dist/role.js api|worker`, each
  * its own process) on the same Postgres server and Redis, each setup on a fresh database:
  *  - creation: `payments` creates over HTTP from 64 clients spread over the APIs;
  *  - reconcile: all of them paid in one block (`PaymentSettled` rows as Ponder writes

@@ -1,7 +1,7 @@
 /**
  * Benchmark (not a test): `npm run bench:status -- [seconds] [connections]`.
  * GET /payments/{id}/status with a public key, on the API started as production starts it
- * (`scripts/role.ts api`, its own process), against the peer baseline (`bench/statusBaseline.ts`:
+ * (`dist/role.js api`, its own process), against the peer baseline (`bench/statusBaseline.ts`:
  * plain Hono + pg doing the same key lookup and payment read) on the same database, with the
  * same load generator (autocannon), in alternating halves (API, baseline, baseline, API).
  * Prints both and the ratio.
@@ -92,7 +92,7 @@ try {
   console.log(
     [
       `GET /payments/{id}/status, public key, ${CONNECTIONS} connections, ${SECONDS} s each in two halves (autocannon):`,
-      `  API (scripts/role.ts api):  ${apiRun.line}`,
+      `  API (dist/role.js api):     ${apiRun.line}`,
       `                              ${apiRun.cpu}`,
       `  baseline (Hono + pg):       ${baseRun.line}`,
       `                              ${baseRun.cpu}`,
