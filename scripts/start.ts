@@ -94,7 +94,10 @@ if (prod) {
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
   await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
-  startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])], await buildRoles());
+  // The Solana subscriber exits when it has nothing to follow (no enabled Solana network):
+  // started anyway, its exit would stop the whole stack.
+  const solana = cfg.networks.some((n) => n.enabled && n.type === "solana") ? ["solana"] : [];
+  startRoles(env, ["indexer", ...solana, "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])], await buildRoles());
   await waitForApi(cfg.http.publicBaseUrl);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {

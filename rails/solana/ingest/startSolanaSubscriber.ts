@@ -25,7 +25,7 @@ export function startSolanaSubscriber(deps: { config: Config; db: Db; logger: Lo
       onWatched: register ? (addresses) => void register(addresses).catch((error) => logger.warn({ err: error }, "helius webhook registration failed; retrying at the next poll")) : undefined,
     });
   });
-  if (chains.length === 0) logger.info("no Solana network is enabled; the subscriber idles");
+  if (chains.length === 0) logger.info("no Solana network is enabled: the subscriber has nothing to follow");
 
   const webhook =
     config.solana.webhook.port > 0 && config.solana.webhook.authHeader
