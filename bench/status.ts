@@ -8,11 +8,11 @@
  */
 import { spawn } from "bun";
 import { resolve } from "node:path";
+import { sql } from "drizzle-orm";
+import { queryRows } from "../db/client.ts";
 import { freePort } from "../devchain/freePort.ts";
 import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
 import { load } from "./lib/load.ts";
-import { sql } from "drizzle-orm";
-import { queryRows } from "../db/client.ts";
 import { benchStack, cpuSeconds, postgresCpuSeconds } from "./lib/stack.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The project's directory, where the files the roles read at run time live (migrations,
- * checkout assets, the signing thread's entry, Ponder). This module sits one level below
+ * checkout assets, Ponder's config and handlers). This module sits one level below
  * it, as the bundled roles do (`dist/`, `npm run build`), so the same `..` finds it from
  * the sources and from the bundle.
  */

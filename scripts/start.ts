@@ -10,23 +10,23 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../devchain/freePort.ts";
 import { buildConfig, ConfigError, type Config } from "../config/index.ts";
+import { projectRoot as root } from "../config/projectRoot.ts";
 import { createDb } from "../db/client.ts";
 import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { SANDBOX_RATES, sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
 import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
+import { networksFollowedBy } from "../rails/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const prod = process.argv.includes("--prod");
 const cleanups: Array<() => Promise<void> | void> = [];
 const children: Child[] = [];
@@ -94,9 +94,9 @@ if (prod) {
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
   await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
-  // The Solana subscriber exits when it has nothing to follow (no enabled Solana network):
-  // started anyway, its exit would stop the whole stack.
-  const solana = cfg.networks.some((n) => n.enabled && n.type === "solana") ? ["solana"] : [];
+  // The Solana subscriber exits when no rail gives it a network to follow: started anyway,
+  // its exit would stop the whole stack.
+  const solana = networksFollowedBy(cfg, "solana").length > 0 ? ["solana"] : [];
   startRoles(env, ["indexer", ...solana, "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])], await buildRoles());
   await waitForApi(cfg.http.publicBaseUrl);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
