@@ -13,10 +13,11 @@ import { roleStack } from "../helpers/roleStack.ts";
 /**
  * The bundle production runs (`npm run build`, `bun dist/role.js <role>`): each file a role
  * reads at run time must still be found from `dist/` — migrations, checkout assets, the
- * signing thread's own bundled entry — and the roles must work end to end.
+ * signing thread's own bundled entry, the queue dashboard's UI — and the roles must work end to end.
  */
 // Its own output folder, one level below the project as `dist/` is: never the one an operator runs.
 const outdir = fromProjectRoot(`.bundle-test-${process.pid}`);
+const OPERATOR_TOKEN = "bundled-roles-operator-token-0123456789";
 let stack: Awaited<ReturnType<typeof roleStack>>;
 const received: Array<{ type: string; data: { id?: string; payment?: { id: string } } }> = [];
 const receiver = Bun.serve({
@@ -28,7 +29,7 @@ const receiver = Bun.serve({
 });
 
 beforeAll(async () => {
-  stack = await roleStack({ roleScript: await buildRoles(outdir) });
+  stack = await roleStack({ roleScript: await buildRoles(outdir), env: { OPERATOR_TOKEN, QUEUE_DASHBOARD: "read-only" } });
 }, 120_000);
 
 afterAll(async () => {
@@ -75,6 +76,14 @@ test("bundled roles: the API migrates, signs intents on its thread and serves th
   const asset = /\/pay\/assets\/[^"']+\.css/.exec(await page.text())?.[0];
   expect(asset).toBeDefined();
   expect((await fetch(`${api.url}${asset}`)).status).toBe(200);
+
+  // The queue dashboard: bull-board's UI files found from the bundle (the API used to crash on start).
+  const operator = { authorization: `Bearer ${OPERATOR_TOKEN}` };
+  const board = await fetch(`${api.url}/admin/queues`, { headers: operator });
+  expect(board.status).toBe(200);
+  expect(await board.text()).toContain("stablepay queues");
+  const queues = await fetch(`${api.url}/admin/queues/api/queues?activeQueue=webhooks&page=1`, { headers: operator });
+  expect(queues.status).toBe(200);
 
   // The bundled worker ran the webhook job.
   const deadline = Date.now() + 30_000;

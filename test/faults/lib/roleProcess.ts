@@ -1,7 +1,22 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
+import { fromProjectRoot, projectRoot } from "../../../config/projectRoot.ts";
+import { buildRoles } from "../../../scripts/build.ts";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+/**
+ * The roles as production runs them (`npm run start:prod`): the bundle, built once per test
+ * process into a folder of its own (one level below the project, as `dist/` is; never the
+ * `dist/` an operator runs) and removed when the process exits.
+ */
+let bundle: Promise<string> | undefined;
+export function faultBundle(): Promise<string> {
+  if (!bundle) {
+    const outdir = fromProjectRoot(`.bundle-test-faults-${process.pid}`);
+    process.once("exit", () => rmSync(outdir, { recursive: true, force: true }));
+    bundle = buildRoles(outdir);
+  }
+  return bundle;
+}
 
 /** Every role process a fault test started, killed if the test process exits without cleaning up. */
 const live = new Set<ChildProcess>();
@@ -17,7 +32,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
 }
 
 /**
- * One role of the service run as in production (`bun scripts/role.ts <role>`), in its own
+ * One role of the service run as in production (`bun <bundle>/role.js <role>`), in its own
  * process group so a SIGKILL takes its children too. `start` again after a kill runs a
  * fresh process with the same environment.
  */
@@ -35,7 +50,7 @@ export type RoleProcess = {
   starts: () => number;
 };
 
-export function roleProcess(role: "api" | "worker" | "indexer", env: Record<string, string>): RoleProcess {
+export function roleProcess(role: "api" | "worker" | "indexer", env: Record<string, string>, roleScript: string): RoleProcess {
   let child: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
   let log = "";
@@ -53,9 +68,9 @@ export function roleProcess(role: "api" | "worker" | "indexer", env: Record<stri
       starts++;
       sinceStart = "";
       log += `\n--- ${role} start #${starts}\n`;
-      const c = spawn(process.execPath, ["scripts/role.ts", role], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? root, STABLEPAY_SUPERVISED: "1", ...env },
+      const c = spawn(process.execPath, [roleScript, role], {
+        cwd: projectRoot,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? projectRoot, STABLEPAY_SUPERVISED: "1", ...env },
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       });

@@ -12,20 +12,21 @@ import { freePort } from "../../../devchain/freePort.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../helpers/paymentChain.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "../../helpers/privatePostgres.ts";
 import { startPrivateRedis, type PrivateRedis } from "../../helpers/privateRedis.ts";
-import { roleProcess, type RoleProcess } from "./roleProcess.ts";
+import { faultBundle, roleProcess, type RoleProcess } from "./roleProcess.ts";
 
 /**
  * One deployment for a fault scenario: an anvil with the contracts, a redis-server and an
  * embedded PostgreSQL of its own (the scenario may kill them; never the machine's shared
  * ones), and the API, worker and indexer roles as separate processes started as in
- * production (`bun scripts/role.ts`). A merchant with a settlement wallet is seeded.
+ * production (the bundle, `bun dist/role.js <role>`). A merchant with a settlement wallet is seeded.
  */
 export type FaultStack = Awaited<ReturnType<typeof startFaultStack>>;
 
 export async function startFaultStack(
   options: { requiredConfirmations?: number; finalityBlocks?: number | null; env?: Record<string, string>; /** null: blocks only when the test mines them. */ blockEveryMs?: number | null } = {},
 ) {
-  const [chain, redis, pg] = await Promise.all([
+  const [roleScript, chain, redis, pg] = await Promise.all([
+    faultBundle(),
     startPaymentChain({ requiredConfirmations: options.requiredConfirmations ?? 1, finalityBlocks: options.finalityBlocks }),
     startPrivateRedis(),
     startPrivatePostgres(),
@@ -54,7 +55,7 @@ export async function startFaultStack(
     ...options.env,
   };
   const config: Config = buildConfig(env);
-  const roles = { api: roleProcess("api", env), worker: roleProcess("worker", env), indexer: roleProcess("indexer", env) };
+  const roles = { api: roleProcess("api", env, roleScript), worker: roleProcess("worker", env, roleScript), indexer: roleProcess("indexer", env, roleScript) };
   const baseUrl = `http://127.0.0.1:${apiPort}`;
 
   // The API migrates first; then the merchant is seeded and the worker and indexer start.
