@@ -2,7 +2,7 @@ import { spawn, type Subprocess } from "bun";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { buildConfig, type Config, type FileNetworkInput } from "../../config/index.ts";
 import { projectRoot } from "../../config/projectRoot.ts";
 import { createDb, type Db } from "../../db/client.ts";
 import { buildRoles } from "../../scripts/build.ts";
@@ -22,7 +22,7 @@ import { anvilNetwork } from "./fixtures.ts";
  * answers nothing. Roles run as production runs them: from the bundle (`npm run build`,
  * `bun dist/role.js <role>`; `roleScript` names another build), each its own process.
  */
-export async function roleStack(options: { env?: Record<string, string>; roleScript?: string } = {}) {
+export async function roleStack(options: { env?: Record<string, string>; roleScript?: string; /** More networks, after the EVM one. */ networks?: FileNetworkInput[] } = {}) {
   const roleScript = options.roleScript ?? (await buildRoles());
   const database = await createTestDatabase();
   const redis = createTestRedis();
@@ -31,7 +31,10 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
   writeFileSync(
     networksFile,
     JSON.stringify({
-      networks: [anvilNetwork("http://127.0.0.1:1", { settlementContract: "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0", forwarderFactory: "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9" })],
+      networks: [
+        anvilNetwork("http://127.0.0.1:1", { settlementContract: "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0", forwarderFactory: "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9" }),
+        ...(options.networks ?? []),
+      ],
     }),
   );
   const env: Record<string, string> = {
@@ -58,14 +61,14 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
   }
 
   /** Starts a role; the API answers on the returned URL once it is ready. Logs go nowhere (as to a collector). */
-  async function startRole(role: "api" | "worker", extraEnv: Record<string, string> = {}) {
+  async function startRole(role: "api" | "worker" | "solana", extraEnv: Record<string, string> = {}) {
     const port = await freePort();
     const metricsPort = await freePort();
     // BENCH_PROFILE=<dir>: each role writes a CPU profile (markdown) there when it stops.
     const profile = process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const child = spawn(["bun", ...profile, roleScript, role], {
       cwd: projectRoot,
-      env: { ...process.env, ...env, PORT: String(port), WORKER_METRICS_PORT: String(metricsPort), ...extraEnv },
+      env: { ...process.env, ...env, PORT: String(port), WORKER_METRICS_PORT: String(metricsPort), SOLANA_METRICS_PORT: String(metricsPort), ...extraEnv },
       stdout: "ignore",
       stderr: "inherit",
     });

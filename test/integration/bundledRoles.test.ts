@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { eq } from "drizzle-orm";
 import { recoverTypedDataAddress, type Address, type Hex } from "viem";
@@ -7,17 +7,21 @@ import { fromProjectRoot } from "../../config/projectRoot.ts";
 import { payments } from "../../db/schema/index.ts";
 import { paymentIntentTypes, settlementDomain } from "../../rails/evm/settlement/settlementDomain.ts";
 import { walletInstructions } from "../../rails/evm/walletInstructions.ts";
+import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { buildRoles } from "../../scripts/build.ts";
 import { roleStack } from "../helpers/roleStack.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 
 /**
  * The bundle production runs (`npm run build`, `bun dist/role.js <role>`): each file a role
  * reads at run time must still be found from `dist/` — migrations, checkout assets, the
- * signing thread's own bundled entry, the queue dashboard's UI — and the roles must work end to end.
+ * signing thread's own bundled entry, the queue dashboard's UI — and the roles must work end to end,
+ * the Solana subscriber among them.
  */
 // Its own output folder, one level below the project as `dist/` is: never the one an operator runs.
 const outdir = fromProjectRoot(`.bundle-test-${process.pid}`);
 const OPERATOR_TOKEN = "bundled-roles-operator-token-0123456789";
+let roleScript: string;
 let stack: Awaited<ReturnType<typeof roleStack>>;
 const received: Array<{ type: string; data: { id?: string; payment?: { id: string } } }> = [];
 const receiver = Bun.serve({
@@ -29,7 +33,8 @@ const receiver = Bun.serve({
 });
 
 beforeAll(async () => {
-  stack = await roleStack({ roleScript: await buildRoles(outdir), env: { OPERATOR_TOKEN, QUEUE_DASHBOARD: "read-only" } });
+  roleScript = await buildRoles(outdir);
+  stack = await roleStack({ roleScript, env: { OPERATOR_TOKEN, QUEUE_DASHBOARD: "read-only" } });
 }, 120_000);
 
 afterAll(async () => {
@@ -91,3 +96,42 @@ test("bundled roles: the API migrates, signs intents on its thread and serves th
   const delivered = received.find((e) => e.type === "payment.created");
   expect(JSON.stringify(delivered?.data)).toContain(payment.id);
 }, 120_000);
+
+describe("the bundled Solana subscriber", () => {
+  let solana: SolanaTestChain;
+  let solanaStack: Awaited<ReturnType<typeof roleStack>>;
+  beforeAll(async () => {
+    solana = await startSolanaTestChain({ slotMs: 25, finalityDepth: 3 });
+    solanaStack = await roleStack({ roleScript, networks: [solana.network], env: { SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey, SOLANA_HEAD_INTERVAL_MS: "50" } });
+  }, 60_000);
+  afterAll(async () => {
+    await solanaStack?.close();
+    await solana?.stop();
+  });
+
+  test("a deposit paid on Solana is credited by the bundled subscriber, completed at finality and swept by the bundled worker", async () => {
+    const merchant = await solanaStack.seedMerchant();
+    const network = solanaStack.config.networks.find((n) => n.shortName === "solana-local")!;
+    await setSettlementWallet(solanaStack.db, merchant.id, network.id, solana.merchant.publicKey.toBase58());
+    const api = await solanaStack.startRole("api");
+    await Promise.all([solanaStack.startRole("worker"), solanaStack.startRole("solana")]);
+    const headers = { "content-type": "application/json", "x-public-key": merchant.publicKey };
+
+    const created = await fetch(`${api.url}/api/v1/deposits/create`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ amount: "3", currency: "USDC", network: "solana-local", orderId: "bundle-solana-1" }),
+    });
+    expect(created.status).toBe(201);
+    const { payment } = (await created.json()) as { payment: { id: string; depositAddress: string } };
+    await solana.pay({ to: payment.depositAddress, amount: 3_000_000n });
+
+    const deadline = Date.now() + 60_000;
+    let status: { status?: string; amountReceived?: string; sweeps?: Array<{ status: string }> } = {};
+    while (status.sweeps?.[0]?.status !== "confirmed" && Date.now() < deadline) {
+      await Bun.sleep(200);
+      status = ((await (await fetch(`${api.url}/api/v1/deposits/status/${payment.id}`, { headers })).json()) as { payment: typeof status }).payment;
+    }
+    expect(status).toMatchObject({ status: "completed", amountReceived: "3", sweeps: [{ status: "confirmed" }] });
+  }, 90_000);
+});
