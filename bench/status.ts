@@ -3,7 +3,7 @@
  * GET /payments/{id}/status with a public key, on the API started as production starts it
  * (`dist/role.js api`, its own process), against the peer baseline (`bench/statusBaseline.ts`:
  * plain Hono + pg doing the same key lookup and payment read) on the same database, with the
- * same load generator (autocannon), in alternating halves (API, baseline, baseline, API).
+ * same load generator (autocannon, or wrk with `BENCH_GENERATOR=wrk`), in alternating halves (API, baseline, baseline, API).
  * Prints both and the ratio.
  */
 import { spawn } from "bun";
@@ -12,7 +12,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../db/client.ts";
 import { freePort } from "../devchain/freePort.ts";
 import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
-import { load } from "./lib/load.ts";
+import { generator, load } from "./lib/load.ts";
 import { benchStack, cpuSeconds, postgresCpuSeconds } from "./lib/stack.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
@@ -26,8 +26,8 @@ try {
   const rows = await insertPaymentRows(stack.db, Array.from({ length: PAYMENTS }, () => row(merchant.id, { mode: "test" })));
   const ids = rows.map((r) => r.id!);
   const headers = { "x-public-key": merchant.publicKey };
-  // Every connection walks the ids: autocannon cycles through the request list.
-  const requests = () => ids.slice(0, 200).map((id) => ({ method: "GET", path: `/api/v1/payments/${id}/status`, headers }));
+  // Every connection walks the ids: the generator cycles through the request list.
+  const requests = () => ids.slice(0, 200).map((id) => ({ method: "GET" as const, path: `/api/v1/payments/${id}/status`, headers }));
 
   const api = await stack.startRole("api");
   const basePort = await freePort();
@@ -64,7 +64,7 @@ try {
       server: t.server + (await cpuSeconds(pid)) - server,
       postgres: t.postgres + (await postgresCpuSeconds(stack.db)) - postgres,
       transactions: t.transactions + (await committed()) - transactions,
-      generator: t.generator + (used.user + used.system) / 1e6,
+      generator: t.generator + (result.generatorCpuSeconds ?? (used.user + used.system) / 1e6),
       p50: Math.max(t.p50, result.p50),
       p99: Math.max(t.p99, result.p99),
       non2xx: t.non2xx + result.non2xx,
@@ -80,7 +80,7 @@ try {
     const t = totals.get(pid)!;
     const perRequest = (seconds: number) => `${((seconds * 1e6) / t.requests).toFixed(0)} µs`;
     const rps = t.requests / t.seconds;
-    const line = `${rps.toFixed(0)} req/s (halves ${t.rps.map((r) => r.toFixed(0)).join(", ")}), p50 ${t.p50} ms, p99 ${t.p99} ms (worst half; ${t.requests} requests, ${t.non2xx} non-2xx, ${t.errors} errors)`;
+    const line = `${rps.toFixed(0)} req/s (halves ${t.rps.map((r) => r.toFixed(0)).join(", ")}), p50 ${+t.p50.toFixed(2)} ms, p99 ${+t.p99.toFixed(2)} ms (worst half; ${t.requests} requests, ${t.non2xx} non-2xx, ${t.errors} errors)`;
     return {
       rps,
       line,
@@ -91,7 +91,7 @@ try {
   baseline.kill();
   console.log(
     [
-      `GET /payments/{id}/status, public key, ${CONNECTIONS} connections, ${SECONDS} s each in two halves (autocannon):`,
+      `GET /payments/{id}/status, public key, ${CONNECTIONS} connections, ${SECONDS} s each in two halves (${generator}):`,
       `  API (dist/role.js api):     ${apiRun.line}`,
       `                              ${apiRun.cpu}`,
       `  baseline (Hono + pg):       ${baseRun.line}`,
