@@ -86,7 +86,11 @@ test("bundled roles: the API migrates, signs intents on its thread and serves th
   const operator = { authorization: `Bearer ${OPERATOR_TOKEN}` };
   const board = await fetch(`${api.url}/admin/queues`, { headers: operator });
   expect(board.status).toBe(200);
-  expect(await board.text()).toContain("stablepay queues");
+  const boardHtml = await board.text();
+  expect(boardHtml).toContain("stablepay queues");
+  const script = /src="([^"]*static\/[^"]+\.js)"/.exec(boardHtml)?.[1];
+  expect(script).toBeDefined();
+  expect((await fetch(new URL(script!, `${api.url}/admin/queues/`), { headers: operator })).status).toBe(200);
   const queues = await fetch(`${api.url}/admin/queues/api/queues?activeQueue=webhooks&page=1`, { headers: operator });
   expect(queues.status).toBe(200);
 
