@@ -59,7 +59,7 @@ async function autocannonLoad(options: LoadOptions): Promise<LoadResult> {
 
 /** wrk's request list as its Lua script: each connection's thread cycles through the paths. */
 function wrkScript(options: LoadOptions): string {
-  const lua = (s: string) => JSON.stringify(s); // a JSON string is a valid Lua string for these characters
+  const lua = (s: string) => JSON.stringify(s); // a valid Lua string for printable text (paths, keys, JSON bodies)
   const lines = [`wrk.method = ${lua(options.method ?? "GET")}`];
   for (const [name, value] of Object.entries({ ...options.headers, ...options.requests?.[0]?.headers })) lines.push(`wrk.headers[${lua(name)}] = ${lua(value)}`);
   if (options.body !== undefined) lines.push(`wrk.body = ${lua(options.body)}`);

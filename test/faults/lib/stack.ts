@@ -18,7 +18,7 @@ import { faultBundle, roleProcess, type RoleProcess } from "./roleProcess.ts";
  * One deployment for a fault scenario: an anvil with the contracts, a redis-server and an
  * embedded PostgreSQL of its own (the scenario may kill them; never the machine's shared
  * ones), and the API, worker and indexer roles as separate processes started as in
- * production (the bundle, `bun dist/role.js <role>`). A merchant with a settlement wallet is seeded.
+ * production (the bundle `npm run start:prod` runs, `faultBundle()`). A merchant with a settlement wallet is seeded.
  */
 export type FaultStack = Awaited<ReturnType<typeof startFaultStack>>;
 
