@@ -72,7 +72,7 @@ export function buildBridgeConfig(e: Env, env: Record<string, string | undefined
     defaultAdapter,
     routes,
     refundAddresses,
-    defaultRefundAddress: e.BRIDGE_REFUND_ADDRESS ? normalizeAddress("evm", e.BRIDGE_REFUND_ADDRESS) : null,
+    defaultRefundAddress: e.BRIDGE_REFUND_ADDRESS ?? null,
     pollIntervalMs: e.BRIDGE_POLL_INTERVAL_MS,
     relay: { mainnetUrl: e.RELAY_API_URL, testnetUrl: e.RELAY_TESTNET_API_URL, apiKey: e.RELAY_API_KEY ?? null, timeoutMs: e.RELAY_TIMEOUT_MS },
     local: e.BRIDGE_LOCAL_RELAYER_KEY

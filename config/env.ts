@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { normalizeEvmAddress } from "../rails/evm/normalizeAddress.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const url = (protocols: string[]) =>
@@ -9,6 +10,18 @@ const url = (protocols: string[]) =>
       return false;
     }
   }, `must be a URL (${protocols.join(" or ")})`);
+
+/**
+ * An EVM address, checksummed once here. Mixed case must carry a valid EIP-55 checksum:
+ * a mistyped digit in a checksummed address is caught at start instead of sending money
+ * to an address nobody holds.
+ */
+const evmAddress = z.string().transform((value, ctx) => {
+  const address = normalizeEvmAddress(value);
+  if (address) return address;
+  ctx.addIssue({ code: "custom", message: "must be an EVM address (0x and 40 hex digits; in mixed case, with a valid EIP-55 checksum)" });
+  return z.NEVER;
+});
 
 /**
  * Every environment variable the service reads, in one schema. RPC endpoints are
@@ -86,7 +99,7 @@ export const envSchema = z.object({
   TRANSFER_REPLACE_AFTER: z.coerce.number().min(1).max(24 * 3600).default(180),
   /** Service fee in basis points of each payment, paid atomically by the settlement contract. */
   FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
-  FEE_RECIPIENT: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an EVM address").optional(),
+  FEE_RECIPIENT: evmAddress.optional(),
   /** Default lifetime of a payment, seconds. */
   PAYMENT_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(1800),
   PAYMENT_MAX_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
@@ -128,7 +141,7 @@ export const envSchema = z.object({
    * Where Relay refunds a customer on the origin chain; `BRIDGE_REFUND_ADDRESS_<chainId>` per chain
    * (`none`: no refunds there). Default: the operator's address.
    */
-  BRIDGE_REFUND_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be an EVM address").optional(),
+  BRIDGE_REFUND_ADDRESS: evmAddress.optional(),
   /** How often an open bridge request is read again. */
   BRIDGE_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   /** Relay's API for mainnets, and for testnets (a separate base URL). */

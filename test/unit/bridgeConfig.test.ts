@@ -65,6 +65,9 @@ describe("bridge configuration", () => {
     [{ BRIDGE_LOCAL_RELAYER_KEY: "0x12" }, "BRIDGE_LOCAL_RELAYER_KEY:"],
     [{ BRIDGE_REFUND_ADDRESS_8453: "0xnope" }, "BRIDGE_REFUND_ADDRESS_8453:"],
     [{ BRIDGE_REFUND_ADDRESS: "nope" }, "BRIDGE_REFUND_ADDRESS:"],
+    // One letter's case flipped in a checksummed address: a typo, refused (it used to fall back to the operator's address).
+    [{ BRIDGE_REFUND_ADDRESS: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8" }, "BRIDGE_REFUND_ADDRESS:"],
+    [{ BRIDGE_REFUND_ADDRESS_8453: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8" }, "BRIDGE_REFUND_ADDRESS_8453:"],
     [{ RELAY_API_URL: "ftp://relay" }, "RELAY_API_URL:"],
     [{ BRIDGE_LOCAL_FEE_BPS: "5000" }, "BRIDGE_LOCAL_FEE_BPS:"],
   ])("%o is refused naming the variable", (env, variable) => {

@@ -119,6 +119,9 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     ["CORS_ORIGINS empty", { CORS_ORIGINS: " , " }, "CORS_ORIGINS"],
     ["TRANSFER_REPLACE_AFTER zero", { TRANSFER_REPLACE_AFTER: "0" }, "TRANSFER_REPLACE_AFTER"],
     ["TRANSFER_REPLACE_AFTER not a number", { TRANSFER_REPLACE_AFTER: "soon" }, "TRANSFER_REPLACE_AFTER"],
+    ["FEE_RECIPIENT not an address", { FEE_RECIPIENT: "0x1234" }, "FEE_RECIPIENT"],
+    // One letter's case flipped in a checksummed address: a typo the checksum exists to catch.
+    ["FEE_RECIPIENT with a broken checksum", { FEE_RECIPIENT: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8" }, "FEE_RECIPIENT"],
   ];
   for (const [what, env, variable] of cases) {
     test(what, () => {
@@ -136,6 +139,16 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     expect(configError({ RPC_URL_8453: "not-a-url" }).message).toBe("RPC_URL_8453: not a URL");
     expect(configError({ WS_URL_1: "http://x" }).message).toBe("WS_URL_1: must use ws: or wss:");
     expect(configError({ NETWORKS_DISABLED: "base,nope" }).message).toBe('NETWORKS_DISABLED: unknown network "nope"');
+  });
+
+  test("FEE_RECIPIENT is checksummed once, at start; a mixed-case one must carry its checksum", () => {
+    const checksummed = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    for (const FEE_RECIPIENT of [checksummed.toLowerCase(), `0x${checksummed.slice(2).toUpperCase()}`, checksummed, ` ${checksummed} `]) {
+      expect(buildConfig({ FEE_BPS: "30", FEE_RECIPIENT }).fees).toEqual({ bps: 30, recipient: checksummed });
+    }
+    expect(configError({ FEE_BPS: "30", FEE_RECIPIENT: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8" }).message).toBe(
+      "FEE_RECIPIENT: must be an EVM address (0x and 40 hex digits; in mixed case, with a valid EIP-55 checksum)",
+    );
   });
 
   test("production without DATABASE_URL fails naming DATABASE_URL", () => {
