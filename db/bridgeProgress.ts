@@ -34,14 +34,27 @@ export type BridgeProgressUpdate = {
 export type RecordedBridgeProgress = {
   /** Something a merchant sees changed (and a `bridge.updated` event was written). */
   changed: boolean;
-  /** Nothing more can happen: filled (and any excess returned), refunded, or never paid long after expiry. */
+  /**
+   * Nothing more can happen: filled (and any excess returned), refunded, never paid long after
+   * expiry, or a success or failure nothing has changed in for BRIDGE_QUIET_MS.
+   */
   finished: boolean;
+  /** The merchant's side is settled — filled, or the bridge failed — and only a refund may still show: read it less often. */
+  settled: boolean;
   /** The bridge refunded or failed, so the payment was ended `failed` now. */
   closed: boolean;
 };
 
 /** A request that was never paid is watched this long past its expiry (a late deposit is the bridge's to return). */
 const UNPAID_GRACE_MS = 60 * 60 * 1000;
+/**
+ * A bridge that has said its last word (`success`, `failure`) is watched this long after
+ * the last change a read found. Relay returns the excess of an overpayment less the gas of
+ * the refund (none at all when the gas would eat it, or a failure it cannot refund), and
+ * without an API key its status never lists the refund: such a request is otherwise read
+ * every few seconds for good.
+ */
+export const BRIDGE_QUIET_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Records a read of a payment's bridge in one transaction holding the payment's and the
@@ -56,15 +69,19 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     const tx = raw as unknown as Db;
     const payment = await lockPayment(tx, paymentId);
     const request = await lockBridgeRequest(tx, paymentId);
-    if (!payment || !request) return { changed: false, finished: true, closed: false };
+    if (!payment || !request) return { changed: false, finished: true, settled: true, closed: false };
 
     const claimed = await bridgeFillsOf(tx, [paymentId]);
-    const known = new Set(claimed.map((f) => `${f.chainId}:${f.txHash}:${f.logIndex}`));
-    let filled = claimed.reduce((sum, f) => sum + f.amount, 0n);
+    const keyOf = (f: { chainId: string; txHash: string; logIndex: number }) => `${f.chainId}:${f.txHash}:${f.logIndex}`;
+    const known = new Set(claimed.map(keyOf));
+    // Only claims this read found on chain count toward what is filled: one a reorg removed
+    // must not stop the solver's new fill from being claimed (the credits re-check receipts too).
+    const onChain = new Set(seen.fills.map(keyOf));
+    let filled = claimed.filter((f) => onChain.has(keyOf(f))).reduce((sum, f) => sum + f.amount, 0n);
     let newFills = 0;
     for (const fill of seen.fills) {
       if (filled >= payment.amount) break;
-      if (known.has(`${fill.chainId}:${fill.txHash}:${fill.logIndex}`)) continue;
+      if (known.has(keyOf(fill))) continue;
       if (await claimBridgeFill(tx, { ...fill, paymentId })) {
         filled += fill.amount;
         newFills++;
@@ -85,16 +102,21 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     };
     const same = (a: unknown, b: unknown) => JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) === JSON.stringify(b, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
     const changed = newFills > 0 || Object.entries(next).some(([key, value]) => !same(request[key as keyof typeof request], value));
-    // Filled, and any excess the customer sent returned (a strict bridge refunds it separately).
+    // Filled, and any excess the customer sent returned (a strict bridge refunds it separately,
+    // less the refund's gas: a verified refund of it is the return).
     const excess = seen.depositAmount > request.amountToSend ? seen.depositAmount - request.amountToSend : 0n;
+    const changedAt = changed ? now : request.changedAt;
+    const quiet = (seen.progress === "success" || seen.progress === "failure") && now.getTime() - changedAt.getTime() >= BRIDGE_QUIET_MS;
     const finished =
-      (seen.progress === "success" && filled >= payment.amount && seen.refundedAmount >= excess) ||
+      (seen.progress === "success" && filled >= payment.amount && (excess === 0n || seen.refundedAmount > 0n)) ||
       seen.progress === "refund" ||
-      (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime() + UNPAID_GRACE_MS);
+      (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime() + UNPAID_GRACE_MS) ||
+      quiet;
     await updateBridgeRequest(tx, paymentId, {
       ...next,
       bridgeUpdatedAt: seen.bridgeUpdatedAt ?? request.bridgeUpdatedAt,
       checkedAt: now,
+      changedAt,
       finishedAt: finished ? (request.finishedAt ?? now) : null,
     });
 
@@ -122,6 +144,7 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     await recordPaymentEvents(tx, events);
     // The checkout page shows the bridge's progress: wake its stream.
     if (changed || ends) await announcePaymentChanges(tx, [paymentId]);
-    return { changed, finished, closed: ends };
+    const settled = (seen.progress === "success" && filled >= payment.amount) || seen.progress === "failure";
+    return { changed, finished, settled, closed: ends };
   });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
 import { insertRecords } from "./jsonRecords.ts";
 import { bridgeFills, bridgeRequests, type BridgeFillRow, type BridgeRequestRow, type NewBridgeRequest } from "./schema/index.ts";
@@ -31,13 +31,26 @@ export async function paymentOfBridgeRequest(db: Db, adapter: BridgeRequestRow["
   return rows[0]?.payment_id;
 }
 
-/** Requests still to be watched (the periodic re-drive). */
+/** How long a request finished on its fills is read again while its payment has lost them (a reorg on the destination chain). */
+const REFILL_WATCH = sql`interval '1 hour'`;
+
+/**
+ * Requests still to be watched (the periodic re-drive), least recently read first: past the
+ * limit, each still comes round. Also a request finished on its fills in the last hour whose
+ * payment no longer holds them (a reorg took the fill): the solver's new fill must be claimed.
+ */
 export async function unfinishedBridgeRequests(db: Db, limit = 5_000): Promise<string[]> {
   const rows = await db
     .select({ paymentId: bridgeRequests.paymentId })
     .from(bridgeRequests)
-    .where(isNull(bridgeRequests.finishedAt))
-    .orderBy(asc(bridgeRequests.createdAt))
+    .where(
+      or(
+        isNull(bridgeRequests.finishedAt),
+        sql`${bridgeRequests.progress} = 'success' and ${bridgeRequests.finishedAt} > now() - ${REFILL_WATCH}
+            and exists (select 1 from payments p where p.id = ${bridgeRequests.paymentId} and p.status = 'pending')`,
+      ),
+    )
+    .orderBy(sql`${bridgeRequests.checkedAt} asc nulls first`)
     .limit(limit);
   return rows.map((r) => r.paymentId);
 }

@@ -56,7 +56,7 @@ export async function updateTransferOut(db: Db, id: string, values: Partial<type
 export async function failTransferOut(
   db: Db,
   id: string,
-  from: "requested" | "broadcast",
+  from: "requested" | "broadcast" | "confirmed",
   values: { error: string; blockNumber?: bigint },
 ): Promise<void> {
   await db.transaction(async (txRaw) => {
@@ -228,15 +228,29 @@ export async function confirmedTransfersAbove(db: Db, finality: Array<{ chainId:
 /**
  * A confirmed sweep or refund whose transaction a reorg removed goes back to `broadcast`:
  * the usual path then sends its very same signed transaction again (same nonce and hash,
- * so it can be mined once). Only from `confirmed`; returns whether it was reopened.
+ * so it can be mined once). Only from `confirmed`, and only while no other transfer of the
+ * payment is open (one at a time, under the payment's lock as reservations are): `blocked`
+ * when one is — reserved after this one confirmed — and the caller re-sends the bytes itself.
  */
-export async function reopenTransferOut(db: Db, id: string, reason: string): Promise<boolean> {
-  const rows = await db
-    .update(transfersOut)
-    .set({ status: "broadcast", blockNumber: null, error: reason, updatedAt: sql`now()` })
-    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")))
-    .returning({ id: transfersOut.id });
-  return rows.length > 0;
+export async function reopenTransferOut(db: Db, id: string, reason: string): Promise<"reopened" | "blocked" | null> {
+  return db.transaction(async (txRaw) => {
+    const tx = txRaw as unknown as Db;
+    const [row] = await tx.select({ paymentId: transfersOut.paymentId, status: transfersOut.status }).from(transfersOut).where(eq(transfersOut.id, id));
+    if (row?.status !== "confirmed") return null;
+    await lockPayment(tx, row.paymentId);
+    const [open] = await tx
+      .select({ id: transfersOut.id })
+      .from(transfersOut)
+      .where(and(eq(transfersOut.paymentId, row.paymentId), inArray(transfersOut.status, ["requested", "broadcast"])))
+      .limit(1);
+    if (open) return "blocked";
+    const rows = await tx
+      .update(transfersOut)
+      .set({ status: "broadcast", blockNumber: null, error: reason, updatedAt: sql`now()` })
+      .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")))
+      .returning({ id: transfersOut.id });
+    return rows.length > 0 ? "reopened" : null;
+  });
 }
 
 /** Records the block a confirmed transaction now sits in (a reorg may have moved it). */

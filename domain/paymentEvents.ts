@@ -48,7 +48,8 @@ const ended = (status: PaymentEventState["status"]) => status === "expired" || s
 /**
  * Events for one change of a payment (`payment.created`, `forwarded` and `refunded`
  * come from the actions that cause them, not from here):
- * - `reverted`: evidence was removed (a reorg): less received, or the status went back;
+ * - `reverted`: evidence was removed or moved (a reorg): less received, the status went back,
+ *   or a payment that had the full amount in time ended;
  * - `detected`: the first on-time funds appeared;
  * - `confirmed`: the full amount is seen (confirming), also when it jumps straight to completed;
  * - `completed`: the required confirmations were reached;
@@ -60,8 +61,9 @@ const ended = (status: PaymentEventState["status"]) => status === "expired" || s
 export function eventsForTransition(before: PaymentEventState, after: PaymentEventState): PaymentEventType[] {
   const events: PaymentEventType[] = [];
   const statusChanged = before.status !== after.status;
-  // Only a step back among live states; an ended payment that turns out paid in time is new evidence, not a reorg.
-  const wentBack = (progress[after.status] ?? 3) < (progress[before.status] ?? -1);
+  // A step back among live states, or a payment that had the full amount in time ending
+  // (a reorg moved it past the deadline); an ended payment that turns out paid in time is new evidence, not a reorg.
+  const wentBack = (progress[after.status] ?? 3) < (progress[before.status] ?? -1) || ((before.status === "confirming" || before.status === "completed") && ended(after.status));
   if (after.amountReceived < before.amountReceived || after.lateAmount < before.lateAmount || wentBack) events.push("payment.reverted");
 
   if (onTime(before) === 0n && onTime(after) > 0n) events.push("payment.detected");

@@ -30,7 +30,12 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   await prompts.reconcile(ids, `recheck-${job.id ?? Date.now()}`);
   // Sweeps and refunds confirmed in blocks not yet final: one a reorg removed goes out again.
   const known = finality.filter((f): f is typeof f & { finalized: bigint } => f.finalized !== null);
-  for (const row of await confirmedTransfersAbove(db, known)) await railOfPayment(config, { chainId: row.chainId }).rail.recheckTransferOut(ctx, row.id);
+  for (const row of await confirmedTransfersAbove(db, known)) {
+    // One row's chain unreadable must not stop the safety net for everything after it.
+    await railOfPayment(config, { chainId: row.chainId })
+      .rail.recheckTransferOut(ctx, row.id)
+      .catch((error: Error) => ctx.logger.error({ err: error, transfer: row.id }, "re-checking a confirmed sweep/refund failed; the next recheck tries again"));
+  }
   // Sweeps owed but not done, and sweeps/refunds a crash left half way: drive them on.
   const unfinished = await unfinishedTransfersOut(db);
   const sweeps = [...(await paymentsToSweep(db)), ...unfinished.filter((t) => t.kind === "sweep").map((t) => t.paymentId)];

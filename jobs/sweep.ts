@@ -3,6 +3,7 @@ import { findPayment, type PaymentRow } from "../db/payments.ts";
 import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut } from "../db/transfersOut.ts";
 import { railOfPayment, type RailContext } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
+import { refundWaits } from "./refundWaits.ts";
 
 /** Sweeps of one payment that may revert on chain within `REVERTED_WINDOW_HOURS` before it waits. */
 const MAX_REVERTED_SWEEPS = 3;
@@ -27,7 +28,12 @@ export function sweepOwed(payment: PaymentRow, swept: bigint): bigint {
 export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]>) => {
   const { paymentId } = job.data;
   const open = await openTransferOut(deps.db, paymentId);
-  if (open) await railOfPayment(deps.config, { chainId: open.chainId }).rail.executeTransferOut(deps, open.id);
+  if (open) {
+    // A refund not yet signed goes out only when it may (`refundWaits`); meanwhile nothing else is sent.
+    const waiting = await refundWaits(deps, open);
+    if (waiting && (await openTransferOut(deps.db, paymentId))) return { swept: "0", waiting: `refund ${open.id}: ${waiting}` };
+    if (!waiting) await railOfPayment(deps.config, { chainId: open.chainId }).rail.executeTransferOut(deps, open.id);
+  }
 
   // The chain must hold what our records say is owed before anything is reserved: when it
   // does not (funds gone in a reorg deeper than the network's finality, or a sandbox whose

@@ -53,8 +53,8 @@ export interface Rail {
   contract(network: Network): Record<string, unknown> | null;
 
   // ── Evidence ───────────────────────────────────────────────────────────────────
-  /** How far this rail's ingest has verified each of its chains (chain id → block or slot). */
-  indexedHeads(ctx: RailContext): Promise<Map<string, bigint>>;
+  /** How far this rail's ingest has verified each of its chains (chain id → block or slot), and which it is re-reading. */
+  indexedHeads(ctx: RailContext): Promise<IndexedHeads>;
   /**
    * Per chain, a time such that every credit stamped at or before it has been ingested
    * (the indexed block's time; now, when ingest last stood at the chain's head). Expiry
@@ -148,6 +148,13 @@ export type PrepareContext = { config: Config; db: Db };
 
 /** What a rail needs from the process running it. `databaseUrl` is for session locks on their own connection. */
 export type RailContext = { config: Config; db: Db; logger: Logger; databaseUrl?: string };
+
+/**
+ * Per chain, the block (slot) up to which ingest holds every piece of evidence. `rereading`:
+ * chains whose ingest restarted and is reading again blocks it had read — evidence above
+ * the head is absent for now, not gone, so answers computed from it stand until it is done.
+ */
+export type IndexedHeads = Map<string, bigint> & { rereading?: ReadonlySet<string> };
 
 export type PaymentKind = PaymentRow["kind"];
 

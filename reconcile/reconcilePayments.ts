@@ -34,6 +34,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     const [rows, ...headMaps] = await Promise.all([lockPayments(t, ids), ...allRails().map((rail) => rail.indexedHeads(ctx))]);
     if (rows.length === 0) return;
     const heads = new Map(headMaps.flatMap((m) => [...m]));
+    const rereading = new Set(headMaps.flatMap((m) => [...(m.rereading ?? [])]));
     const { credits, inTransit } = await loadEvidence(ctx, rows, heads);
     // Expiry needs to know how far each chain's evidence is complete: read only when a payment is past its deadline.
     const pastDeadline = rows.some((p) => !p.closedStatus && now > p.expiresAt);
@@ -42,6 +43,12 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     const updates: SettlementUpdate[] = [];
     const events: NewPaymentEvent[] = [];
     for (const p of rows) {
+      // The indexer restarted and is reading again blocks it had read: every answer on its
+      // chains stands (a credit missing now may be back in a moment) until it is done.
+      if (rereading.has(p.chainId)) {
+        result.set(p.id, { before: p, after: standing(p), changed: false });
+        continue;
+      }
       const list = credits.get(p.id) ?? [];
       const after = settle({
         amount: p.amount,
@@ -55,11 +62,15 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         inTransitSince: inTransit.get(p.id) ?? null,
         evidenceThrough: horizons.get(p.chainId) ?? null,
       });
-      // Ingest has not (re)read the block that completed it — the indexer restarted and rolled
-      // back to its finalized block, or is mid-reorg: absent evidence there is not yet evidence
-      // of absence. The answer stands until ingest is past that block again.
+      // Ingest has not (re)read the block that completed it — the indexer is catching up after
+      // a restart, or is mid-reorg: absent evidence there is not yet evidence of absence. Nor
+      // does a head below the one the stored confirmations were counted at take them back
+      // (ingest re-reading blocks it had read). The answer stands until ingest is past them again.
       const head = heads.get(p.chainId);
-      if (!after.completingCredit && p.completingBlock !== null && (head === undefined || p.completingBlock > head)) {
+      const countedTo = p.completingBlock === null ? null : p.completingBlock + BigInt(Math.max(p.confirmations - 1, 0));
+      const behindCompletion = !after.completingCredit && p.completingBlock !== null && (head === undefined || p.completingBlock > head);
+      const behindCount = after.completingCredit && !after.completingCredit.final && countedTo !== null && head !== undefined && countedTo > head;
+      if (behindCompletion || behindCount) {
         result.set(p.id, { before: p, after: standing(p), changed: false });
         continue;
       }

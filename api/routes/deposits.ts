@@ -88,8 +88,9 @@ export const depositRoutes = (deps: ApiDeps) => {
       "/balance/:paymentId",
       async ({ auth, params }) => {
         const payment = await requirePayment(db, auth, params.paymentId);
-        if (!payment.receiveAddress) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
         const { network, rail } = railOfPayment(config, payment);
+        // A Solana Pay payment's receive address is the merchant's own wallet: nothing there is the payment's.
+        if (!payment.receiveAddress || !rail.holdsFunds(payment)) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
         // From the chain itself, not our records: shows funds that arrived but are not credited yet.
         const balanceRaw = await rail.balanceOf(network, payment, config.rpcTimeoutMs * 2).catch((error: Error) => {
           throw new ServiceUnavailableError(`Could not read the balance from ${network.name}: ${error.message.split("\n")[0]}`);

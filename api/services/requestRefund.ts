@@ -4,15 +4,10 @@ import type { Db } from "../../db/client.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { ConflictError, ValidationError } from "../../domain/errors.ts";
+import { refundable } from "../../domain/refundable.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { railForPayment } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
-
-/** What can be sent back from the deposit address: what is owed the customer, less refunds already made or under way. */
-export function refundable(payment: { excessOwed: bigint; receiveAddress: string | null }, refunded: bigint): bigint {
-  if (!payment.receiveAddress) return 0n;
-  return payment.excessOwed > refunded ? payment.excessOwed - refunded : 0n;
-}
 
 /**
  * A customer's refund address for what the payment owes them: an overpayment, money

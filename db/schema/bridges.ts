@@ -53,6 +53,8 @@ export const bridgeRequests = pgTable(
     bridgeUpdatedAt: timestamp("bridge_updated_at", { withTimezone: true }),
     /** When the service last read the bridge. */
     checkedAt: timestamp("checked_at", { withTimezone: true }),
+    /** When a read last found something a merchant sees changed (the quiet period that ends the watch counts from it). */
+    changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
     /** Set when nothing more can happen: filled and verified, refunded, or never paid long after expiry. */
     finishedAt: timestamp("finished_at", { withTimezone: true }),
     createdAt: createdAt(),
@@ -61,7 +63,7 @@ export const bridgeRequests = pgTable(
   (t) => [
     uniqueIndex("bridge_requests_request_idx").on(t.adapter, t.requestId),
     index("bridge_requests_deposit_address_idx").on(sql`lower(${t.depositAddress})`),
-    index("bridge_requests_open_idx").on(t.createdAt).where(sql`finished_at is null`),
+    index("bridge_requests_open_idx").on(t.checkedAt).where(sql`finished_at is null`),
   ],
 );
 

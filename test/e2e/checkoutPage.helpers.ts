@@ -70,8 +70,9 @@ export async function injectTestWallet(
 
 /** Moves a payment's expiry into the past and reconciles it, as the expiry job would once its time came. */
 export async function expirePayment(api: TestApi, id: string): Promise<void> {
-  await api.db.update(payments).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(payments.id, id));
-  // The worker's watch finds the indexer at the chain's head: the chain is read past the new expiry.
+  await api.db.update(payments).set({ expiresAt: sql`now() - interval '1 minute'` }).where(eq(payments.id, id));
+  // The worker's watch finds the indexer at the chain's head: the chain is read past the new
+  // expiry (the watch vouches for blocks stamped up to 30 s before it: one may still be arriving).
   await watchIngest({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }) });
   await reconcilePayments(api.db, api.config, [id]);
 }

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { erc20Abi, getAddress, keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { evmRail } from "../../rails/evm/index.ts";
 import { operatorWallet } from "../../rails/evm/operator.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../../rails/evm/settlement/index.ts";
 import { createLogger } from "../../config/logger.ts";
@@ -14,6 +15,7 @@ import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
+import { startRpcProxy } from "../helpers/rpcProxy.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
 /**
@@ -408,6 +410,82 @@ describe("deposit-address payments", () => {
     expect(await balanceOf(deposit.depositAddress)).toBe(0n);
   }, 60_000);
 
+  test("a mined sweep whose lookups fail (the provider answers 429) is not closed as failed; a later run confirms it, swept once", async () => {
+    const { deposit, row, nonce, hash } = await completedWithUnsentSweep("1", 1_000_000n);
+    const merchantBefore = await balanceOf(merchantWallet);
+    // The recorded bytes reached the chain (a worker died before it heard back).
+    const [recorded] = await transfersOutOf(api.db, deposit.id);
+    await chain.publicClient.waitForTransactionReceipt({ hash: await chain.publicClient.sendRawTransaction({ serializedTransaction: recorded!.rawTx as Hex }) });
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+
+    // The worker reads the chain through a provider that rate-limits transaction and receipt lookups.
+    const proxy = startRpcProxy(chain.anvil.rpcUrl);
+    try {
+      proxy.fail(["eth_getTransactionReceipt", "eth_getTransactionByHash"]);
+      const networks = api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, rpcUrl: proxy.url } : n));
+      const deps = { ...transferDeps(), config: { ...api.config, networks } };
+      // The nonce is spent and the bytes are refused, but that is no proof the transaction was not ours: the job retries.
+      await expect(sweep(deps)(job({ paymentId: deposit.id }))).rejects.toThrow();
+      expect((await transfersOutOf(api.db, deposit.id)).map((r) => [r.status, r.txHash])).toEqual([["broadcast", hash]]);
+
+      proxy.fail([]);
+      expect(await sweep(deps)(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
+    } finally {
+      await proxy.stop();
+    }
+    const [done, ...others] = await transfersOutOf(api.db, deposit.id);
+    expect(others).toEqual([]);
+    expect(done).toMatchObject({ id: row.id, status: "confirmed", nonce, txHash: hash });
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+  }, 60_000);
+
+  describe("a confirmed sweep a reorg removed while a refund of its payment is open", () => {
+    /** A sweep recorded as confirmed whose transaction the chain no longer holds (a reorg took it), and an open refund of the same payment. */
+    async function reorgedSweepWithOpenRefund() {
+      const { deposit, row, hash } = await completedWithUnsentSweep("1", 1_000_000n);
+      const block = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
+      await api.db.execute(sql`update transfers_out set status = 'confirmed', block_number = ${block.toString()}::numeric where id = ${row.id}`);
+      const refundRow = (await insertTransferOut(api.db, { paymentId: deposit.id, kind: "refund", chainId: "31337", tokenAddress: usdc, toAddress: refundAddress, amount: 1n }))!;
+      return { deposit, row, hash, refundRow };
+    }
+    const recheckRow = (id: string) => evmRail.recheckTransferOut(transferDeps(), id);
+
+    test("the same bytes go out again without reopening the row (one open transfer a payment), and it is confirmed where they were mined", async () => {
+      const { deposit, row, hash, refundRow } = await reorgedSweepWithOpenRefund();
+      const merchantBefore = await balanceOf(merchantWallet);
+      try {
+        expect(await recheckRow(row.id)).toMatchObject({ status: "confirmed", txHash: hash });
+        const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: hash as Hex });
+        expect(receipt.status).toBe("success");
+        expect(await recheckRow(row.id)).toMatchObject({ status: "confirmed", txHash: hash, blockNumber: receipt.blockNumber });
+        expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+        expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+      } finally {
+        await api.db.execute(sql`update transfers_out set status = 'failed', error = 'test' where id = ${refundRow.id}`);
+      }
+    }, 60_000);
+
+    test("mined again but reverted there: nothing moved, the sweep is owed again", async () => {
+      const { deposit, row, hash, refundRow } = await reorgedSweepWithOpenRefund();
+      const factoryCode = await chain.publicClient.getCode({ address: chain.factory });
+      await chain.rpc("anvil_setCode", [chain.factory, "0x60006000fd"]); // every call reverts
+      try {
+        await recheckRow(row.id);
+        expect((await chain.publicClient.waitForTransactionReceipt({ hash: hash as Hex })).status).toBe("reverted");
+        expect(await recheckRow(row.id)).toMatchObject({ status: "failed", txHash: hash, error: `transaction ${hash} reverted after a reorg` });
+        expect(await balanceOf(deposit.depositAddress)).toBe(1_000_000n);
+      } finally {
+        await chain.rpc("anvil_setCode", [chain.factory, factoryCode]);
+        await api.db.execute(sql`update transfers_out set status = 'failed', error = 'test' where id = ${refundRow.id}`);
+      }
+      // Owed again: the next sweep forwards it once.
+      const merchantBefore = await balanceOf(merchantWallet);
+      expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "1000000", status: "confirmed" });
+      expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    }, 60_000);
+  });
+
   test("a sweep the chain keeps reverting is tried three times, then waits a day instead of burning gas", async () => {
     const deposit = await completedDeposit("1", 1_000_000n);
     const factoryCode = await chain.publicClient.getCode({ address: chain.factory });
@@ -532,6 +610,26 @@ describe("deposit-address payments", () => {
     expect(await balanceOf(deposit.depositAddress)).toBe(4_000_000n);
   }, 60_000);
 
+  test("an excess that leaves the evidence before its refund is signed (a reorg) is not paid back out of the merchant's amount", async () => {
+    const deposit = await completedDeposit("5", 5_000_000n);
+    const excess = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [deposit.depositAddress, 1_000_000n], account: customer, chain: null });
+    await chain.publicClient.waitForTransactionReceipt({ hash: excess });
+    await waitFor(deposit.id, (p) => p.excessOwed === "1");
+    const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
+    expect(request.status).toBe(202);
+    // Not final yet: it waits. Then a reorg takes the excess away (as the indexer rolls its row back).
+    expect(await refund(transferDeps())(job({ transferId: request.body.refund.id }))).toMatchObject({ status: "requested", waiting: expect.stringMatching(/is not final yet/) });
+    await api.db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`); // past Ponder's own triggers (its live queries)
+      await tx.execute(sql`delete from ${sql.identifier(api.config.indexer.schema)}.token_transfer where tx_hash = ${excess.toLowerCase()}`);
+    });
+    await chain.mine(2);
+    const before = await balanceOf(refundAddress);
+    expect(await refund(transferDeps())(job({ transferId: request.body.refund.id }))).toMatchObject({ status: "failed", waiting: expect.stringMatching(/^no longer owed/) });
+    expect(await balanceOf(refundAddress)).toBe(before);
+    expect(await depositStatus(deposit.id)).toMatchObject({ status: "completed", excessOwed: "0" });
+  }, 60_000);
+
   // Last: it moves the chain's clock past every open deposit's expiry.
   test("money after expiry is late: expired, owed back in full, refunded once", async () => {
     const deposit = await createDeposit("10");
@@ -545,7 +643,13 @@ describe("deposit-address payments", () => {
     const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
     expect(request.status).toBe(202);
     const before = await balanceOf(refundAddress);
-    await refund(transferDeps())(job({ transferId: request.body.refund.id }));
+    // The late transfer's block is not final yet: a reorg could still take it back, so nothing is sent from it.
+    const early = await refund(transferDeps())(job({ transferId: request.body.refund.id }));
+    expect(early).toMatchObject({ status: "requested", waiting: expect.stringMatching(/is not final yet/) });
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "0", waiting: expect.stringMatching(/is not final yet/) });
+    expect(await balanceOf(refundAddress)).toBe(before);
+    await chain.mine(2);
+    expect(await refund(transferDeps())(job({ transferId: request.body.refund.id }))).toMatchObject({ status: "confirmed" });
     expect(await balanceOf(refundAddress)).toBe(before + 10_000_000n);
     expect(await balanceOf(deposit.depositAddress)).toBe(0n);
     // Nothing is swept to the merchant for an expired payment.

@@ -6,7 +6,7 @@ import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { claimTransferOutBroadcast, findTransferOut, reserveTransferOut } from "../../db/transfersOut.ts";
+import { claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, reserveTransferOut } from "../../db/transfersOut.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
@@ -176,6 +176,30 @@ describe("exactly once, wherever the worker died", () => {
     expect(a.txHash).toBe(signed.txHash);
     expect(a.replacedTxHashes).toEqual([]);
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(4_000_000n);
+  });
+
+  test("landed, yet signed again (a status lookup missed it) and the copy failed: the row is the landed transfer, confirmed", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { deposit, row, signed } = await reservedSweep(5_000_000n);
+    // A second copy of the same transfer under a later blockhash, as a run that missed the first would sign.
+    const payment = (await findPayment(api.db, deposit.id))!;
+    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const copy = await until("a copy under a newer blockhash", async () => {
+      const built = (await buildTransferOut({ connection: connection(), network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey }))!;
+      return built.blockhash !== signed.blockhash ? built : undefined;
+    });
+    expect(copy.txHash).not.toBe(signed.txHash);
+    // The first lands; the copy then lands too, and fails: the account it drains is gone.
+    await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
+    await until("the first to land", async () => (await connection().getSignatureStatuses([signed.txHash], { searchTransactionHistory: true })).value[0]);
+    await connection().sendRawTransaction(Buffer.from(copy.rawTx, "base64"), { skipPreflight: true });
+    const failed = await until("the copy to land", async () => (await connection().getSignatureStatuses([copy.txHash], { searchTransactionHistory: true })).value[0]);
+    expect(failed.err).not.toBeNull();
+    await replaceTransferOutTx(api.db, row.id, signed.txHash, { rawTx: copy.rawTx, txHash: copy.txHash, blockhash: copy.blockhash, lastValidBlockHeight: copy.lastValidBlockHeight });
+
+    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    expect(done).toMatchObject({ status: "confirmed", txHash: signed.txHash, error: null });
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(5_000_000n);
   });
 
   test("recorded, never sent, blockhash expired: checked unlanded, then signed again once", async () => {

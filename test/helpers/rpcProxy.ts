@@ -31,6 +31,11 @@ export type RpcProxy = {
   arm(mode: InterceptMode, onIntercept?: (hit: Interception) => void): Promise<Interception>;
   /** Back to plain pass-through (requests already held stay unanswered). */
   disarm(): void;
+  /**
+   * Answers a request holding any of these methods with HTTP 429, as a rate-limiting
+   * provider does, until called again (an empty list heals it).
+   */
+  fail(methods: readonly string[]): void;
   /** JSON-RPC methods forwarded so far, in order (batches flattened). */
   readonly forwarded: readonly string[];
   /** Stops listening and releases every held request. */
@@ -44,6 +49,7 @@ export type RpcProxy = {
  */
 export function startRpcProxy(upstream: string): RpcProxy {
   let armed: { mode: InterceptMode; resolve: (hit: Interception) => void; onIntercept?: (hit: Interception) => void } | null = null;
+  let failing = new Set<string>();
   const forwarded: string[] = [];
   // Held (never answered) requests end when their client goes away or the proxy stops.
   let releaseHeld!: () => void;
@@ -76,6 +82,7 @@ export function startRpcProxy(upstream: string): RpcProxy {
         return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
       }
       const calls = Array.isArray(parsed) ? parsed : [parsed];
+      if (calls.some((c) => failing.has(String(c.method)))) return new Response("Too Many Requests", { status: 429 });
       const trap = armed;
       const sends = calls.filter((c) => c.method === "eth_sendRawTransaction");
       if (!trap || sends.length === 0) {
@@ -113,6 +120,9 @@ export function startRpcProxy(upstream: string): RpcProxy {
     },
     disarm() {
       armed = null;
+    },
+    fail(methods) {
+      failing = new Set(methods);
     },
     get forwarded() {
       return forwarded;

@@ -117,6 +117,15 @@ describe("expiry waits for the evidence", () => {
     expect(await reconcileAt(p!.id!, 236)).toBe("expired");
   });
 
+  test("found at the head moments after the deadline: a block stamped before it may still be arriving, so it waits", async () => {
+    const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: at(240), expiresAt: at(270) })]);
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_025, at(250));
+    await recordIngestCheck(handle.db, { chainId: CHAIN, at: new Date(at(270).getTime() + 10_000), lag: 0n, maxLag, currentUntil: null });
+    expect(await reconcileAt(p!.id!, 271)).toBe("pending");
+    await check(271, 0n); // a minute on, still at the head: nothing stamped before the deadline can still be on its way
+    expect(await reconcileAt(p!.id!, 272)).toBe("expired");
+  });
+
   test("an open stall holds expiry even when the indexed block is past the deadline", async () => {
     const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: at(300), expiresAt: at(330) })]);
     await check(322, 50n, at(320)); // stalled since at(320), before the deadline

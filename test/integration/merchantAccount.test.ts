@@ -286,6 +286,8 @@ describe("GET /payments/merchant/list: pagination", () => {
       ["?from=2025-02-30", "from"],
       ["?to=2025-01-01T25:00:00Z", "to"],
       ["?from=2025-01-02&to=2025-01-01", "to"],
+      ["?from=0000-12-31", "from"],
+      ["?to=9999-12-31T20:00:00-05:00", "to"],
       [`?orderId=${"x".repeat(201)}`, "orderId"],
     ];
     for (const [query, name] of cases) {
@@ -333,6 +335,7 @@ describe("GET /payments/merchant/list: filters", () => {
     ["?from=2025-03-01T23:59:59.999Z&to=2025-03-02T00:00:00Z", "cb"],
     ["?from=2025-03-02&to=2025-03-03", "dc"],
     ["?to=2025-03-01T08:00:00Z", "a"],
+    ["?from=0001-01-01&to=9999-12-31", "edcba"], // the calendar's ends: no bound at all, not a database error
     ["?orderId=A-1", "ca"],
     ["?orderId=A-1&status=failed", "c"],
     ["?orderId=nothing", ""],
@@ -449,6 +452,7 @@ describe("GET /payments/merchant/stats", () => {
     ["?endDate=2025-03-01", { totalPayments: 5, totalAmount: "13.500001" }],
     ["?startDate=2025-03-01T12:00:00Z&endDate=2025-03-02T00:00:00Z", { totalPayments: 3, completedPayments: 1, totalAmount: "1.000001", averageAmount: "1.000001" }],
     ["?startDate=2025-04-01", { totalPayments: 0, completedPayments: 0, totalAmount: "0.00", averageAmount: "0.00" }],
+    ["?startDate=0001-01-01&endDate=9999-12-31", { totalPayments: 10 }],
   ])("%s", async (query, expected) => {
     expect(await stats(query)).toMatchObject(expected);
   });
@@ -464,6 +468,8 @@ describe("GET /payments/merchant/stats", () => {
       ["?endDate=2025-13-01", "endDate"],
       ["?endDate=1741000000", "endDate"],
       ["?startDate=2025-03-02&endDate=2025-03-01", "endDate"],
+      ["?startDate=0000-01-01", "startDate"], // no year 0
+      ["?endDate=9999-12-31T23:00:00-05:00", "endDate"], // year 10000 in UTC
       ["?statusFilter=paid", "statusFilter"],
       ["?statusFilter=completed,failed", "statusFilter"],
       ["?statusFilter=a&statusFilter=b", "statusFilter"],
@@ -615,6 +621,8 @@ describe("agent policies", () => {
       [{ allowedTokens: ["WBTC"] }, "allowedTokens.0"],
       [{ expiresAt: "tomorrow" }, "expiresAt"],
       [{ expiresAt: 1700000000 }, "expiresAt"],
+      [{ expiresAt: "0000-06-01T00:00:00Z" }, "expiresAt"], // no year 0: refused here, not by the database (a 500)
+      [{ expiresAt: "9999-12-31T23:00:00-05:00" }, "expiresAt"], // year 10000 in UTC
       [{ active: "yes" }, "active"],
       [{ maxPerPaymnet: "10" }, "maxPerPaymnet"],
     ];

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
-import { findBridgeRequest } from "../../db/bridgeRequests.ts";
+import { sql } from "drizzle-orm";
+import { recordBridgeProgress, type BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
+import { findBridgeRequest, unfinishedBridgeRequests } from "../../db/bridgeRequests.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { localChain } from "../../devchain/evm/localChain.ts";
@@ -201,5 +203,100 @@ describe("Relay's progress, verified on both chains", () => {
     await reconcile(p.id);
     expect(await view(p.id)).toMatchObject({ status: "pending", amountReceived: "0" });
     expect((await events(p.id)).map((e) => e.type)).toContain("payment.reverted");
+  });
+});
+
+describe("a fill the destination chain lost", () => {
+  test("the solver's new fill after a reorg is claimed and completes the payment, once", async () => {
+    const p = await createPayment("2");
+    const snapshot = await chains.destination.rpc<string>("evm_snapshot");
+    const first = await solverPays(chains.destination, merchantWallet, 2_000_000n);
+    relayState.set(p.requestId, { status: "success", txHashes: [first.hash] });
+    await indexedAt(chains.destination, first.block + 5n);
+    expect(await job(p.id)).toMatchObject({ finished: true });
+    expect((await reconcile(p.id)).after).toMatchObject({ status: "completed", amountReceived: 2_000_000n });
+
+    // The fill's block is reorged away: the payment goes back, and its finished request is read again.
+    await chains.destination.rpc("evm_revert", [snapshot]);
+    await chains.destination.mine(1);
+    expect((await reconcile(p.id)).after).toMatchObject({ status: "pending", amountReceived: 0n });
+    expect(await unfinishedBridgeRequests(api.db)).toContain(p.id);
+    // The solver fills again in a new transaction, and Relay names that one.
+    const again = await solverPays(chains.destination, merchantWallet, 2_000_000n);
+    relayState.set(p.requestId, { status: "success", txHashes: [again.hash] });
+    await indexedAt(chains.destination, again.block + 5n);
+    expect(await job(p.id)).toMatchObject({ finished: true });
+    const done = await reconcile(p.id);
+    expect(done.after).toMatchObject({ status: "completed", amountReceived: 2_000_000n });
+    expect(await view(p.id)).toMatchObject({ transactionHash: again.hash, amountReceived: "2" });
+    expect(await unfinishedBridgeRequests(api.db)).not.toContain(p.id);
+  });
+});
+
+describe("when the watch of a request ends", () => {
+  const observation = (over: Partial<BridgeProgressUpdate>): BridgeProgressUpdate => ({
+    progress: "success",
+    bridgeStatus: "completed",
+    originTxHashes: [],
+    destinationTxHashes: [],
+    refundTxHashes: [],
+    depositAmount: 0n,
+    depositedAt: null,
+    refundedAmount: 0n,
+    fills: [],
+    failReason: null,
+    details: null,
+    bridgeUpdatedAt: null,
+    refundRequested: false,
+    ...over,
+  });
+
+  test("overpaid and filled: finished once a refund of the excess is verified, though Relay kept the refund's gas out of it", async () => {
+    const p = await createPayment("6");
+    const sent = BigInt(p.amountToSend) + 1_000_000n;
+    const fill = { chainId: "31337", txHash: `0x${"f1".repeat(32)}`, logIndex: 0, amount: 6_000_000n };
+    const filledOnly = observation({ depositAmount: sent, originTxHashes: [`0x${"d1".repeat(32)}`], destinationTxHashes: [fill.txHash], fills: [fill] });
+    expect(await recordBridgeProgress(api.db, p.id, filledOnly, new Date())).toMatchObject({ finished: false, settled: true });
+    // The excess comes back less the refund's gas: short of the excess, yet the return of it.
+    const refunded = observation({ ...filledOnly, refundTxHashes: [`0x${"e1".repeat(32)}`], refundedAmount: 970_000n });
+    expect(await recordBridgeProgress(api.db, p.id, refunded, new Date())).toMatchObject({ finished: true, settled: true });
+    expect((await findBridgeRequest(api.db, p.id))!.finishedAt).not.toBeNull();
+  });
+
+  test("a failure never refunded: read every minute, not every few seconds, and finished after a day without a change", async () => {
+    const p = await createPayment("4");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "failure", inTxHashes: [deposit] });
+    expect(await job(p.id)).toMatchObject({ progress: "failure", changed: true, finished: false, nextReadMs: 60_000 });
+    expect(await job(p.id)).toMatchObject({ changed: false, finished: false, nextReadMs: 60_000 });
+    expect(await view(p.id)).toMatchObject({ status: "failed", bridgeStatus: "failed" });
+
+    // A day on, still nothing new: the watch ends (the payment stays failed, its request finished).
+    await api.db.execute(sql`update bridge_requests set changed_at = now() - interval '25 hours' where payment_id = ${p.id}`);
+    expect(await job(p.id)).toMatchObject({ changed: false, finished: true, nextReadMs: null });
+    expect((await findBridgeRequest(api.db, p.id))!.finishedAt).not.toBeNull();
+    expect(await view(p.id)).toMatchObject({ status: "failed", bridgeStatus: "failed" });
+  });
+
+  test("a change restarts the quiet day: a refund showing late is still recorded", async () => {
+    const p = await createPayment("3");
+    const deposit = `0x${"d2".repeat(32)}`;
+    const failed = observation({ progress: "failure", bridgeStatus: "failed", originTxHashes: [deposit], depositAmount: BigInt(p.amountToSend) });
+    const day = 24 * 60 * 60 * 1000;
+    const start = Date.now();
+    expect((await recordBridgeProgress(api.db, p.id, failed, new Date(start))).finished).toBe(false);
+    expect((await recordBridgeProgress(api.db, p.id, failed, new Date(start + day - 60_000))).finished).toBe(false);
+    const refunding = observation({ ...failed, refundTxHashes: [`0x${"e2".repeat(32)}`], bridgeStatus: "refunding" });
+    expect(await recordBridgeProgress(api.db, p.id, refunding, new Date(start + day))).toMatchObject({ changed: true, finished: false });
+    expect((await recordBridgeProgress(api.db, p.id, refunding, new Date(start + 2 * day - 60_000))).finished).toBe(false);
+    expect((await recordBridgeProgress(api.db, p.id, refunding, new Date(start + 2 * day))).finished).toBe(true);
+  });
+
+  test("the periodic re-drive takes the least recently read requests first, so a long list still comes round", async () => {
+    const [a, b] = [await createPayment("1"), await createPayment("1")];
+    await api.db.execute(sql`update bridge_requests set checked_at = now() - interval '1 hour' where payment_id = ${b.id}`);
+    await api.db.execute(sql`update bridge_requests set checked_at = now() - interval '2 hours' where payment_id = ${a.id}`);
+    await api.db.execute(sql`update bridge_requests set checked_at = now() where finished_at is null and payment_id not in (${a.id}, ${b.id})`);
+    expect(await unfinishedBridgeRequests(api.db, 2)).toEqual([a.id, b.id]);
   });
 });

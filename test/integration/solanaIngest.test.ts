@@ -100,6 +100,10 @@ describe("without a subscriber: verify-qr and /payments/process look for themsel
     const after = await api.request("/api/v1/payments/verify-qr", { headers: headers(), body: { paymentId: payment.id } });
     expect(after.body).toMatchObject({ success: true, verified: true, payment: { status: "confirming", amountReceived: "5", transactionHash: signature } });
     expect(await creditsOf(payment.id)).toEqual([{ signature, amount: "5000000", found_by: "lookup", finalized: false }]);
+    // Paid to the merchant's own wallet: no deposit address whose balance could be the payment's (not a made-up "0").
+    const balance = await api.request(`/api/v1/deposits/balance/${payment.id}`, { headers: headers() });
+    expect(balance.status).toBe(404);
+    expect(balance.body).toMatchObject({ success: false, error: "not_found" });
   });
 
   test("a transfer to the merchant without the reference, or with it to another account, pays nothing", async () => {
@@ -166,6 +170,65 @@ describe("Helius webhooks only prompt the same scan", () => {
     } finally {
       receiver.stop();
       await quiet.stop();
+    }
+  });
+});
+
+describe("a poll that could not read everything listed does not vouch for the chain's evidence", () => {
+  /**
+   * A loopback JSON-RPC proxy in front of the chain that answers `getTransaction` for the
+   * signatures in `withheld` with null, as a node that lists a signature before it can
+   * serve its transaction does.
+   */
+  function withholdingProxy(upstream: string) {
+    const withheld = new Set<string>();
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        const body = await request.text();
+        const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const calls = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] } | Array<{ id: unknown; method: string; params?: unknown[] }>;
+        const held = new Set((Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === "getTransaction" && withheld.has(String(c.params?.[0]))).map((c) => c.id));
+        if (held.size === 0) return new Response(await answer.text(), { status: answer.status, headers: { "content-type": "application/json" } });
+        const parsed = (await answer.json()) as { id: unknown; result?: unknown } | Array<{ id: unknown; result?: unknown }>;
+        const blank = (r: { id: unknown; result?: unknown }) => (held.has(r.id) ? { ...r, result: null } : r);
+        return Response.json(Array.isArray(parsed) ? parsed.map(blank) : blank(parsed));
+      },
+    });
+    return { url: `http://127.0.0.1:${server.port}`, withheld, stop: () => server.stop(true) };
+  }
+  const horizon = async () => {
+    const [row] = await queryRows<{ through: Date | null }>(api.db, sql`select evidence_through as through from solana_ingest_heads where chain_id = ${network().chainId}`);
+    return row?.through ? new Date(row.through).getTime() : null;
+  };
+
+  test("a transaction listed but not served yet holds the evidence horizon where it was; read, it moves on", async () => {
+    const proxy = withholdingProxy(solana.chain.rpcUrl);
+    const quiet = startChainSubscriber({ config: api.config, db: api.db, logger, network: { ...network(), rpcUrl: proxy.url }, channel: INDEXED_CHANNEL, websocket: false });
+    try {
+      await quiet.ready;
+      const deposit = await create("/api/v1/deposits/create", "6");
+      await quiet.poll(); // watched from here on
+      const signature = await solana.pay({ to: deposit.receiveAddress, amount: 6_000_000n });
+      proxy.withheld.add(signature);
+      solana.chain.advanceSlots(2);
+      await Bun.sleep(1100); // block times are whole seconds: the next poll's slot is stamped later
+      const before = await horizon();
+      await quiet.poll();
+      expect(await creditsOf(deposit.id)).toEqual([]);
+      // Everything else at the address was read, but not this transaction: expiry must not be judged past it.
+      expect(await horizon()).toBe(before);
+
+      proxy.withheld.clear();
+      solana.chain.advanceSlots(2);
+      await Bun.sleep(1100);
+      await quiet.poll();
+      expect((await creditsOf(deposit.id)).map(({ finalized: _, ...c }) => c)).toEqual([{ signature, amount: "6000000", found_by: "poll" }]);
+      expect(await horizon()).toBeGreaterThan(before ?? 0);
+    } finally {
+      await quiet.stop();
+      proxy.stop();
     }
   });
 });

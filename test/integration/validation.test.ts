@@ -161,6 +161,12 @@ describe("error mapping (errorsPlugin)", () => {
       { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
     ],
     [
+      "Bun SQL: a deadlock (40P01; its transaction rolled back whole) is a retry, wrapped by drizzle",
+      new Error("Failed query: select 1", { cause: Object.assign(new Error("deadlock detected"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "40P01" }) }),
+      503,
+      { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
+    ],
+    [
       "Bun SQL: another server error (a constraint) stays a 500",
       Object.assign(new Error("duplicate key"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "23505" }),
       500,

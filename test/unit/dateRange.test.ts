@@ -18,6 +18,19 @@ describe("parseIsoDate", () => {
     (text) => expect(parseIsoDate(text)).toBeNull(),
   );
 
+  // Postgres has no year 0 and cannot read JS's "+010000-…": such a bound would fail the query (a 500), so it is refused here.
+  test.each(["0000-01-01", "0000-12-31T23:59:59Z", "0001-01-01T00:30:00+01:00", "9999-12-31T23:00:00-05:00", "10000-01-01"])(
+    "rejects %p (outside years 0001–9999 UTC)",
+    (text) => expect(parseIsoDate(text)).toBeNull(),
+  );
+
+  test("the first and last days Postgres can take are accepted; an end on the last day stops at its last instant", () => {
+    expect(parseIsoDate("0001-01-01")).toEqual({ at: new Date("0001-01-01T00:00:00.000Z"), dateOnly: true });
+    expect(parseIsoDate("9999-12-31T23:59:59.999Z")).toEqual({ at: new Date("9999-12-31T23:59:59.999Z"), dateOnly: false });
+    expect(rangeEndExclusive(parseIsoDate("9999-12-31")!).toISOString()).toBe("9999-12-31T23:59:59.999Z");
+    expect(rangeEndExclusive(parseIsoDate("9999-12-31T23:59:59.999Z")!).toISOString()).toBe("9999-12-31T23:59:59.999Z");
+  });
+
   test("a date as a range end covers the whole UTC day", () => {
     expect(rangeEndExclusive(parseIsoDate("2024-05-31")!)).toEqual(new Date("2024-06-01T00:00:00.000Z"));
     expect(rangeEndExclusive(parseIsoDate("2024-05-31T10:00:00Z")!)).toEqual(new Date("2024-05-31T10:00:00.001Z"));

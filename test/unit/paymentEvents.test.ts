@@ -37,6 +37,8 @@ const cases: Array<[string, PaymentEventState, PaymentEventState, string[]]> = [
   ["a reorg moves the completing block later", s("completed", u(100)), s("confirming", u(100)), ["reverted"]],
   ["a reorg removes a late transfer", s("completed", u(130), u(30)), s("completed", u(100)), ["reverted"]],
   ["a reorg after the expiry", s("completed", u(100)), s("expired", 0n), ["reverted", "expired"]],
+  ["a reorg re-mines the completing transfer past the expiry: all of it still there, now late", s("completed", u(100)), s("expired", u(100), u(100)), ["reverted", "expired", "late_payment"]],
+  ["the same while it was confirming", s("confirming", u(100)), s("expired", u(100), u(100)), ["reverted", "expired", "late_payment"]],
   ["re-detected after a reorg", s("pending", 0n), s("confirming", u(100)), ["detected", "confirmed"]],
   ["an expired payment turns out paid in time", s("expired", 0n), s("completed", u(100)), ["detected", "confirmed", "completed"]],
   ["the same expired payment, nothing new", s("expired", u(40)), s("expired", u(40)), []],

@@ -4,10 +4,18 @@ import { caughtUpTimes } from "../../../db/ingestWatch.ts";
 import { INDEXED_TABLES } from "./tables.ts";
 
 /**
+ * A block is stamped before it reaches the nodes (Ethereum stamps it at its slot's start and
+ * it arrives seconds later): finding the indexer at the head proves every block stamped up
+ * to this long before the check was read, not every block stamped before the check.
+ */
+export const BLOCK_ARRIVAL_MARGIN_MS = 30_000;
+
+/**
  * Per indexed chain, the time up to which the indexer holds every block: its checkpoint's
  * block timestamp (the first 10 digits of Ponder's checkpoint), or — when the worker's
- * watch last found the indexer at the chain's head — the moment of that check, whichever
- * is later. The second matters on a quiet chain, whose newest block may be old.
+ * watch last found the indexer at the chain's head — the moment of that check less
+ * BLOCK_ARRIVAL_MARGIN_MS, whichever is later. The second matters on a quiet chain, whose
+ * newest block may be old.
  */
 export async function evidenceHorizons(db: Db, schema: string): Promise<Map<string, Date>> {
   const [present] = await queryRows<{ present: boolean }>(db, sql`select to_regclass(${`"${schema}"."${INDEXED_TABLES.checkpoint}"`}) is not null as present`);
@@ -21,7 +29,8 @@ export async function evidenceHorizons(db: Db, schema: string): Promise<Map<stri
   return new Map(
     rows.map((r) => {
       const indexed = new Date(Number(r.seconds) * 1000);
-      const atHead = caughtUp.get(r.chain_id);
+      const seen = caughtUp.get(r.chain_id);
+      const atHead = seen ? new Date(seen.getTime() - BLOCK_ARRIVAL_MARGIN_MS) : null;
       return [r.chain_id, atHead && atHead > indexed ? atHead : indexed];
     }),
   );

@@ -10,6 +10,7 @@ export const INDEXED_TABLES = {
   transfers: "token_transfer",
   settlements: "settlement_payment",
   checkpoint: "_ponder_checkpoint",
+  meta: "_ponder_meta",
 } as const;
 
 export type IndexedTables = { transfers: boolean; settlements: boolean };

@@ -1,5 +1,6 @@
 import { getAddress, keccak256, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { depositBalance } from "../depositBalance.ts";
+import { nullIfNotFound } from "../nullIfNotFound.ts";
 import { evmClient } from "../client.ts";
 import { operatorAccount, operatorWallet } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
@@ -111,7 +112,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
   if (mined) return close(deps, current, mined);
 
   const hash = current.txHash as Hex;
-  const known = await client.getTransaction({ hash }).catch(() => null);
+  const known = await client.getTransaction({ hash }).catch(nullIfNotFound);
   const stale = Date.now() - current.updatedAt.getTime() >= deps.config.transfers.replaceAfterMs;
   if (!known) {
     const refused = await client.sendRawTransaction({ serializedTransaction: current.rawTx as Hex }).then(
@@ -158,9 +159,12 @@ type MinedReceipt = { status: "success" | "reverted"; blockNumber: bigint; trans
 
 const hashesOf = (row: TransferOutRow) => [row.txHash, ...row.replacedTxHashes].filter((h): h is string => Boolean(h)).map((h) => h.toLowerCase());
 
-/** The receipt of whichever of the row's transactions (current or replaced) was mined, if any. */
+/**
+ * The receipt of whichever of the row's transactions (current or replaced) was mined, if any.
+ * A lookup that fails throws (the job retries): only the chain's "not found" counts as unmined.
+ */
 async function minedReceipt(client: PublicClient, row: TransferOutRow): Promise<MinedReceipt | null> {
-  const receipts = await Promise.all(hashesOf(row).map((hash) => client.getTransactionReceipt({ hash: hash as Hex }).catch(() => null)));
+  const receipts = await Promise.all(hashesOf(row).map((hash) => client.getTransactionReceipt({ hash: hash as Hex }).catch(nullIfNotFound)));
   return receipts.find((r) => r !== null) ?? null;
 }
 

@@ -79,7 +79,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   /**
    * Scans one watched address now (coalesced: never two at once for one address; a
    * prompt during a scan gives one more, and the promise is that last scan's). True when
-   * the last scan read the address without an error.
+   * the last scan read everything listed at the address (no error, nothing left for later).
    */
   function scan(address: string, foundBy: FoundBy): Promise<boolean> {
     const target = aliases.get(address) ?? address;
@@ -97,10 +97,12 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         again.delete(target);
         try {
           const kind = by;
-          const recorded = await limited(() => scanAddress(deps, watch, kind));
-          found[kind] += recorded;
-          countSolanaCredits(network.shortName, kind, recorded);
-          ok = true;
+          const { inserted, complete } = await limited(() => scanAddress(deps, watch, kind));
+          found[kind] += inserted;
+          countSolanaCredits(network.shortName, kind, inserted);
+          // A transaction listed but not served yet, or refused below the watermark, waits for the
+          // next pass: until then this address is not read up to the poll's slot.
+          ok = complete;
         } catch (error) {
           ok = false;
           logger.warn({ err: error, address: target }, "solana scan failed; the next poll looks again");

@@ -14,13 +14,15 @@ const TRANSACTIONS_PER_BATCH = 100;
  * from the watched token account's balance change, stored with the new cursor.
  * Failed transactions are skipped (and passed by the cursor). A transaction the node
  * cannot return yet stops the pass before it; the next pass starts there again.
- * Returns how many credits were new.
+ * Returns how many credits were new, and whether the pass read everything listed
+ * (`complete`: nothing stopped it, nothing was refused): only then does it vouch for the
+ * address up to the slot the caller read first (the evidence horizon expiry waits for).
  */
 export async function scanAddress(
   deps: { db: Db; connection: Connection; chainId: string; channel: string },
   watch: PaymentWatch,
   foundBy: FoundBy,
-): Promise<number> {
+): Promise<{ inserted: number; complete: boolean }> {
   const { connection } = deps;
   const until = (await addressCursor(deps.db, deps.chainId, watch.scan)) ?? undefined;
   const listed: ConfirmedSignatureInfo[] = [];
@@ -30,7 +32,7 @@ export async function scanAddress(
     if (page.length < PAGE) break;
     before = page.at(-1)!.signature;
   }
-  if (listed.length === 0) return 0;
+  if (listed.length === 0) return { inserted: 0, complete: true };
   const oldestFirst = listed.reverse();
   const wanted = oldestFirst.filter((s) => s.err === null).map((s) => s.signature);
   const transactions = new Map<string, ParsedTransactionWithMeta | null>();
@@ -42,18 +44,22 @@ export async function scanAddress(
 
   const signatures: Array<{ signature: string; slot: bigint }> = [];
   const credits: FoundCredit[] = [];
+  let complete = true;
   for (const info of oldestFirst) {
     if (info.err === null) {
       const transaction = transactions.get(info.signature);
-      if (!transaction) break; // listed but not served yet: look again next pass
+      if (!transaction) {
+        complete = false; // listed but not served yet: look again next pass
+        break;
+      }
       const credit = creditOf(watch, info.signature, transaction);
       if (credit) credits.push(credit);
     }
     signatures.push({ signature: info.signature, slot: BigInt(info.slot) });
   }
   await markFinalized(connection, credits);
-  const { inserted } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, scanned: { address: watch.scan, signatures } });
-  return inserted;
+  const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, scanned: { address: watch.scan, signatures } });
+  return { inserted, complete: complete && refused === null };
 }
 
 /** The credit a transaction carries for a watched payment, if any (Solana Pay: only with the reference among its keys). */

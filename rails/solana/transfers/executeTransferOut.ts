@@ -88,7 +88,10 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
     const height = BigInt(await connection.getBlockHeight("finalized"));
     const signatures = signaturesOf(row);
     const { value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
-    const landedAt = value.findIndex((s) => s !== null);
+    // A success among the row's transactions is the transfer, whatever became of the others
+    // (a copy signed again after a lookup missed the first fails for want of funds).
+    const succeeded = value.findIndex((s) => s !== null && s.err === null);
+    const landedAt = succeeded >= 0 ? succeeded : value.findIndex((s) => s !== null);
     if (landedAt >= 0) {
       const status = value[landedAt]!;
       if (status.err !== null) {

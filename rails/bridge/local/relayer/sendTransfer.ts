@@ -3,6 +3,7 @@ import type { Config, Network } from "../../../../config/index.ts";
 import type { Logger } from "../../../../config/logger.ts";
 import type { Db } from "../../../../db/client.ts";
 import { evmClient } from "../../../evm/client.ts";
+import { nullIfNotFound } from "../../../evm/nullIfNotFound.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../../../evm/settlement/index.ts";
 import { findFactory, lastNonce, updateTransfer, type LocalBridgeTransferRow } from "../books.ts";
 import { relayerAccount, relayerWallet } from "../relayerAccount.ts";
@@ -83,7 +84,7 @@ export async function followTransfer(deps: RelayerDeps, row: LocalBridgeTransfer
     await updateTransfer(deps.db, row.id, { status: ok ? "confirmed" : "failed", blockNumber: receipt.blockNumber, error: ok ? null : `transaction ${hash} reverted` });
     return;
   }
-  const known = await client.getTransaction({ hash }).catch(() => null);
+  const known = await client.getTransaction({ hash }).catch(nullIfNotFound);
   if (known) return;
   const refused = await client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).then(
     () => null,
@@ -97,5 +98,5 @@ export async function followTransfer(deps: RelayerDeps, row: LocalBridgeTransfer
 }
 
 async function receiptOf(client: PublicClient, hash: Hex) {
-  return client.getTransactionReceipt({ hash }).catch(() => null);
+  return client.getTransactionReceipt({ hash }).catch(nullIfNotFound);
 }

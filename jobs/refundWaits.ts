@@ -1,0 +1,34 @@
+import { findPayment } from "../db/payments.ts";
+import { failTransferOut, movedOut, type TransferOutRow } from "../db/transfersOut.ts";
+import { refundable } from "../domain/refundable.ts";
+import { railOfPayment, type RailContext } from "../rails/index.ts";
+import { reconcilePayments } from "../reconcile/index.ts";
+
+/**
+ * Whether a requested refund must wait before it is signed, and why. It is sent only from
+ * money the chain can no longer take back — every credit of the payment in a final block,
+ * as a sweep waits for its completing block — and only while it is still owed: an excess a
+ * reorg removed would otherwise be paid back out of the merchant's amount. A refund no
+ * longer owed (its excess gone) is closed `failed`. Null: send it now.
+ */
+export async function refundWaits(ctx: RailContext, row: TransferOutRow): Promise<string | null> {
+  if (row.status !== "requested" || row.kind !== "refund") return null;
+  await reconcilePayments(ctx.db, ctx.config, [row.paymentId]);
+  const payment = await findPayment(ctx.db, row.paymentId);
+  if (!payment) return null;
+  const { network, rail } = railOfPayment(ctx.config, payment);
+  const credits = (await rail.loadCredits(ctx, [payment], await rail.indexedHeads(ctx))).get(payment.id) ?? [];
+  const newest = credits.filter((c) => !c.final).reduce<bigint | null>((max, c) => (max === null || c.blockNumber > max ? c.blockNumber : max), null);
+  if (newest !== null) {
+    const finalized = await rail.finalizedHead(network, 20_000);
+    if (newest > finalized) return `block ${newest} is not final yet (final: ${finalized})`;
+  }
+  const owed = refundable(payment, (await movedOut(ctx.db, payment.id)).refund - row.amount);
+  if (owed < row.amount) {
+    const error = `no longer owed: the payment now owes the customer ${owed}, less than the ${row.amount} requested (a reorg removed part of what arrived)`;
+    ctx.logger.error({ transfer: row.id, payment: payment.id, owed: owed.toString(), requested: row.amount.toString() }, "a requested refund is no longer owed; closing it unsent");
+    await failTransferOut(ctx.db, row.id, "requested", { error });
+    return error;
+  }
+  return null;
+}

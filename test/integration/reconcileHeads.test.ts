@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
+import { createMerchant } from "../../db/merchants.ts";
+import { findPayment } from "../../db/payments.ts";
+import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
+import { reconcilePayments } from "../../reconcile/index.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { anvilNetwork, createPonderCheckpointTable, encodePonderCheckpoint } from "../helpers/fixtures.ts";
+import { createIndexedTables, insertIndexedTransfer } from "../helpers/indexedTables.ts";
+import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
+
+/**
+ * What reconcile makes of an indexer that reads again blocks it had read. Ponder, restarted,
+ * deletes its rows above its last final block (`safe_checkpoint`) and re-reads them while
+ * `latest_checkpoint` still names where it stopped, and says it is not ready meanwhile; then
+ * its head climbs back from the final block. Neither the rows missing for a while nor the
+ * lower head is evidence that money left: payments keep their answers, and no event repeats.
+ */
+const schema = "reread_views";
+const CHAIN = { name: "anvil", chainId: 31337 };
+const REQUIRED = 3;
+let database: TestDatabase;
+let handle: DbHandle;
+let config: Config;
+let merchantId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  handle = createDb(database.url, { max: 2 });
+  config = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, INDEXER_VIEWS_SCHEMA: schema }, { extraNetworks: [anvilNetwork("http://127.0.0.1:1", { requiredConfirmations: REQUIRED })] });
+  merchantId = (await createMerchant(handle.db, { name: "Reread" })).id;
+  await createIndexedTables(handle.db, schema);
+  await createPonderCheckpointTable(handle.db, schema);
+  await handle.db.execute(sql`create table ${sql.identifier(schema)}."_ponder_meta" (key text primary key, value jsonb not null)`);
+});
+
+afterAll(async () => {
+  await handle.close();
+  await database.drop();
+});
+
+const checkpointAt = (block: number) =>
+  encodePonderCheckpoint({ blockTimestamp: Math.floor(Date.now() / 1000), chainId: CHAIN.chainId, blockNumber: block, transactionIndex: 9_999_999_999_999_999n, eventType: 9, eventIndex: 9_999_999_999_999_999n });
+
+/** Ponder's bookkeeping: its safe and latest blocks, and whether it calls itself ready. */
+async function indexer(state: { safe: number; latest: number; ready: boolean }) {
+  const s = sql.identifier(schema);
+  await handle.db.execute(sql`
+    insert into ${s}."_ponder_checkpoint" (chain_name, chain_id, safe_checkpoint, latest_checkpoint, finalized_checkpoint)
+    values (${CHAIN.name}, ${CHAIN.chainId}, ${checkpointAt(state.safe)}, ${checkpointAt(state.latest)}, ${checkpointAt(state.safe)})
+    on conflict (chain_name) do update set safe_checkpoint = excluded.safe_checkpoint, latest_checkpoint = excluded.latest_checkpoint, finalized_checkpoint = excluded.finalized_checkpoint`);
+  await handle.db.execute(sql`
+    insert into ${s}."_ponder_meta" (key, value) values ('app', jsonb_build_object('is_ready', ${state.ready ? 1 : 0}::int))
+    on conflict (key) do update set value = excluded.value`);
+}
+
+let blocks = 1_000;
+/** A deposit payment of 1 USDC and its indexed transfers (block numbers returned). */
+async function deposit(...amounts: bigint[]) {
+  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: `0x${crypto.randomUUID().replaceAll("-", "").padEnd(40, "0")}` })]);
+  const at = new Date(Date.now() - 60_000);
+  const transfers = [];
+  for (const amount of amounts) {
+    const block = (blocks += 10);
+    const txHash = `0x${block}`;
+    await insertIndexedTransfer(handle.db, schema, { ...CHAIN, blockNumber: block, txHash, token: row!.tokenAddress!, from: "0x01", to: row!.receiveAddress!, amount, at });
+    transfers.push({ block, txHash });
+  }
+  return { id: row!.id!, transfers };
+}
+
+const eventsOf = async (id: string) =>
+  (await queryRows<{ type: string }>(handle.db, sql`select type from payment_events where payment_id = ${id} order by sequence`)).map((e) => e.type);
+const dropTransfer = (txHash: string) => handle.db.execute(sql`delete from ${sql.identifier(schema)}.token_transfer where tx_hash = ${txHash}`);
+
+beforeEach(async () => {
+  await handle.db.execute(sql`delete from ${sql.identifier(schema)}."_ponder_meta"`);
+});
+
+test("a head below the one a payment's confirmations were counted at (the indexer catching up after a restart) leaves it completed", async () => {
+  const paid = await deposit(1_000_000n);
+  const block = paid.transfers[0]!.block;
+  await indexer({ safe: block - 50, latest: block + 10, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", confirmations: 11, completingBlock: BigInt(block) });
+  const told = await eventsOf(paid.id);
+  expect(told).toContain("payment.completed");
+
+  // Back to a few blocks above the payment's (the evidence re-read, the head not yet where it was).
+  await indexer({ safe: block - 50, latest: block + 1, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", confirmations: 11 });
+  expect(await eventsOf(paid.id)).toEqual(told);
+
+  // Past where it was: counted on from there.
+  await indexer({ safe: block - 50, latest: block + 20, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", confirmations: 21 });
+  expect(await eventsOf(paid.id)).toEqual(told);
+});
+
+test("while the indexer re-reads after a restart (not ready, rows above its safe block gone), every answer on its chain stands", async () => {
+  const completed = await deposit(1_000_000n);
+  const partial = await deposit(400_000n);
+  const last = partial.transfers[0]!.block;
+  await indexer({ safe: completed.transfers[0]!.block - 100, latest: last + 10, ready: true });
+  await reconcilePayments(handle.db, config, [completed.id, partial.id]);
+  expect(await findPayment(handle.db, completed.id)).toMatchObject({ status: "completed" });
+  expect(await findPayment(handle.db, partial.id)).toMatchObject({ status: "pending", amountReceived: 400_000n });
+  const told = { completed: await eventsOf(completed.id), partial: await eventsOf(partial.id) };
+
+  // Ponder's crash recovery: rows above the safe block deleted, latest left where it was, not ready.
+  await indexer({ safe: completed.transfers[0]!.block - 100, latest: last + 10, ready: false });
+  await dropTransfer(completed.transfers[0]!.txHash);
+  await dropTransfer(partial.transfers[0]!.txHash);
+  const heads = await indexedBlocks(handle.db, schema);
+  expect(heads.get("31337")).toBe(BigInt(completed.transfers[0]!.block - 100)); // verified only through the safe block
+  expect([...(heads.rereading ?? [])]).toEqual(["31337"]);
+  const run = await reconcilePayments(handle.db, config, [completed.id, partial.id]);
+  expect([...run.values()].map((r) => r.changed)).toEqual([false, false]);
+  expect(await findPayment(handle.db, completed.id)).toMatchObject({ status: "completed", amountReceived: 1_000_000n });
+  expect(await findPayment(handle.db, partial.id)).toMatchObject({ status: "pending", amountReceived: 400_000n });
+
+  // Re-read and ready: the same answers, nothing told twice.
+  for (const p of [completed, partial]) {
+    await insertIndexedTransfer(handle.db, schema, { ...CHAIN, blockNumber: p.transfers[0]!.block, txHash: p.transfers[0]!.txHash, token: "0x5FbDB2315678afecb367f032d93F642f64180aa3", from: "0x01", to: (await findPayment(handle.db, p.id))!.receiveAddress!, amount: p === completed ? 1_000_000n : 400_000n, at: new Date(Date.now() - 60_000) });
+  }
+  await indexer({ safe: completed.transfers[0]!.block - 100, latest: last + 12, ready: true });
+  expect((await indexedBlocks(handle.db, schema)).rereading?.size).toBe(0);
+  await reconcilePayments(handle.db, config, [completed.id, partial.id]);
+  expect(await findPayment(handle.db, completed.id)).toMatchObject({ status: "completed", amountReceived: 1_000_000n });
+  expect(await findPayment(handle.db, partial.id)).toMatchObject({ status: "pending", amountReceived: 400_000n });
+  expect({ completed: await eventsOf(completed.id), partial: await eventsOf(partial.id) }).toEqual(told);
+});
+
+test("a ready indexer whose rows are gone is believed: a reorg's removal still reverts the payment", async () => {
+  const paid = await deposit(1_000_000n);
+  const block = paid.transfers[0]!.block;
+  await indexer({ safe: block - 50, latest: block + 5, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed" });
+  await dropTransfer(paid.transfers[0]!.txHash);
+  await indexer({ safe: block - 50, latest: block + 6, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "pending", amountReceived: 0n });
+  expect((await eventsOf(paid.id)).at(-1)).toBe("payment.reverted");
+});
