@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
@@ -17,6 +18,18 @@ export type Reconciled = { before: PaymentRow; after: Settlement; changed: boole
 const quiet = createLogger({ level: "silent" });
 
 /**
+ * How long a reconcile waits for a lock on the indexer's tables before it gives way. The
+ * indexer's start-up migration takes its tables' exclusive locks one by one; a reconcile
+ * holding one of them (it has read it) while waiting for another is a deadlock, and when
+ * the indexer waited first Postgres rolls the indexer back — it exits. Below Postgres's
+ * `deadlock_timeout` (1 s by default), the reconcile is the one to fail (55P03), and it is
+ * retried as any failed job is; the API answers 503.
+ */
+const INDEXER_LOCK_WAIT = sql.raw("set local lock_timeout = '250ms'");
+/** Our own writes wait as long as they must (the commit's NOTIFY takes a lock too). */
+const NO_LOCK_WAIT_LIMIT = sql.raw("set local lock_timeout = default");
+
+/**
  * Recomputes payments from their evidence and each chain's ingested head through
  * `settle`, and persists the result with its events, all in one transaction holding the
  * payments' row locks (taken in id order, so concurrent runs queue instead of
@@ -30,8 +43,13 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
   await db.transaction(async (tx) => {
     const t = tx as unknown as Db;
     const ctx = { config, db: t, logger: quiet };
-    // The ingested heads are read once, right behind the locks (pipelined, same order on the server).
-    const [rows, ...headMaps] = await Promise.all([lockPayments(t, ids), ...allRails().map((rail) => rail.indexedHeads(ctx))]);
+    // The ingested heads are read once, right behind the locks (pipelined, same order on the
+    // server); from them on, a wait on the indexer's tables is bounded.
+    const [rows, , ...headMaps] = await Promise.all([
+      lockPayments(t, ids),
+      t.execute(INDEXER_LOCK_WAIT),
+      ...allRails().map((rail) => rail.indexedHeads(ctx)),
+    ]);
     if (rows.length === 0) return;
     const heads = new Map(headMaps.flatMap((m) => [...m]));
     const rereading = new Set(headMaps.flatMap((m) => [...(m.rereading ?? [])]));
@@ -99,6 +117,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     // together (pipelined on the transaction's connection); one NOTIFY statement tells
     // the checkout streams which payments changed, delivered on commit.
     await Promise.all([
+      t.execute(NO_LOCK_WAIT_LIMIT),
       writeSettlements(t, updates, now),
       writePaymentEvents(t, events),
       announcePaymentChanges(t, updates.map((u) => u.id)),

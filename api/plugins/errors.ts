@@ -8,10 +8,11 @@ export type ErrorBody = { success: false; error: string; message?: string; code?
  * SQLSTATEs that mean the database is (going) away or full: 57P01 admin shutdown (a fast
  * shutdown terminating sessions), 57P02 crash shutdown, 57P03 cannot connect now (shutting
  * down or starting up), 53300 too many connections, class 08 connection exceptions; and the
- * ones Postgres itself says to retry: 40P01 deadlock (a reconcile meeting the indexer's
- * start-up migration), 40001 serialization failure. Each rolled its transaction back whole.
+ * ones Postgres itself says to retry: 40P01 deadlock, 40001 serialization failure, 55P03
+ * lock not available (a reconcile giving way to the indexer's start-up migration). Each
+ * rolled its transaction back whole.
  */
-const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006", "40P01", "40001"]);
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006", "40P01", "40001", "55P03"]);
 /** Socket-level failures (Node/Bun errno names), and Bun SQL's own connection and pool errors. */
 const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ERR_POSTGRES_IDLE_TIMEOUT", "ERR_POSTGRES_LIFETIME_TIMEOUT"]);
 

@@ -19,6 +19,20 @@ const DEPOSITS = 24;
 const UNITS = 1_000_000n;
 
 let stack: FaultStack;
+
+/** For a failure message: what is not done — payments, sweep rows — and the worker's warnings. */
+async function stuck(paidIds: string[]): Promise<string> {
+  const payments = await queryRows(stack.db, sql`
+    select id, status, amount_received::text, confirmations, completing_block::text from payments where id in ${paidIds} and status <> 'completed'`);
+  const sweeps = await queryRows(stack.db, sql`
+    select payment_id, status, nonce::text, tx_hash, replaced_tx_hashes, error, updated_at from transfers_out where kind = 'sweep' and status <> 'confirmed'`);
+  const warnings = stack.roles.worker
+    .output()
+    .split("\n")
+    .filter((line) => /"level":(40|50|60)/.test(line))
+    .slice(-30);
+  return `not completed: ${JSON.stringify(payments)}\nsweeps not confirmed: ${JSON.stringify(sweeps)}\nworker warnings (last 30):\n${warnings.join("\n")}`;
+}
 beforeAll(async () => {
   stack = await startFaultStack();
 }, 180_000);
@@ -70,7 +84,9 @@ test(`worker SIGKILLed ${WORKER_KILLS} times mid-work: every deposit completed a
     },
     // Jobs the kills used up (failed attempts) come back with the 30 s recheck: allow a few rounds.
     120_000,
-  );
+  ).catch(async (error: Error) => {
+    throw new Error(`${await stuck([...paidIds])}\n${error.message}`);
+  });
   const settled = Date.now() - recovered;
 
   const doubles: string[] = [];

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import pg from "pg";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
@@ -146,4 +147,54 @@ test("a ready indexer whose rows are gone is believed: a reorg's removal still r
   await reconcilePayments(handle.db, config, [paid.id]);
   expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "pending", amountReceived: 0n });
   expect((await eventsOf(paid.id)).at(-1)).toBe("payment.reverted");
+});
+
+test("a reconcile meeting the indexer's start-up migration gives way: the indexer is never the deadlock's victim", async () => {
+  const paid = await deposit(1_000_000n);
+  await indexer({ safe: paid.transfers[0]!.block - 50, latest: paid.transfers[0]!.block + 5, ready: true });
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    return client;
+  };
+  const [ponder, other] = [await connect(), await connect()];
+  /** Until someone waits for a lock on `table`, or `settled` says there is no need to. */
+  const waitingOn = async (table: string, settled = () => false) => {
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline && !settled(); await Bun.sleep(2)) {
+      const { rows } = await other.query("select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = $1 and not l.granted", [table]);
+      if (rows[0].n > 0) return;
+    }
+    if (!settled()) throw new Error(`nobody came to wait on ${table}`);
+  };
+  const t = (name: string) => `${schema}.${name}`;
+  try {
+    // The indexer's migration holds its transfers table; the reconcile reads the checkpoint
+    // table (keeping its lock) and is held up by a read of ours before it reaches the transfers…
+    await ponder.query(`begin; lock table ${t("token_transfer")} in access exclusive mode`);
+    await other.query("begin; lock table payment_submissions in access exclusive mode");
+    const reconciling = reconcilePayments(handle.db, config, [paid.id]).then(
+      () => "reconciled",
+      (error: { errno?: string; code?: string; cause?: { errno?: string; code?: string } }) => error.cause?.errno ?? error.cause?.code ?? error.errno ?? error.code,
+    );
+    await waitingOn("payment_submissions");
+    // …while the migration asks for the checkpoint table: it waits for the reconcile…
+    let settled = false;
+    const migrating = ponder.query(`lock table ${t('"_ponder_checkpoint"')} in access exclusive mode`).then(
+      () => "migrated",
+      (error: { code?: string }) => error.code,
+    ).finally(() => (settled = true));
+    await waitingOn("_ponder_checkpoint", () => settled);
+    // …and the reconcile goes on to the transfers table: a cycle, in which the indexer waited first.
+    await other.query("commit");
+    expect(await migrating).toBe("migrated");
+    await ponder.query("commit");
+    // The reconcile gave way (55P03: retried as a failed job is, a 503 from the API).
+    expect(await reconciling).toBe("55P03");
+    await reconcilePayments(handle.db, config, [paid.id]);
+    expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed" });
+  } finally {
+    await ponder.query("rollback").catch(() => {});
+    await other.query("rollback").catch(() => {});
+    await Promise.all([ponder.end(), other.end()]);
+  }
 });

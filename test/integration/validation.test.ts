@@ -167,6 +167,12 @@ describe("error mapping (errorsPlugin)", () => {
       { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
     ],
     [
+      "Bun SQL: a lock not available (55P03: a reconcile giving way to the indexer's migration) is a retry",
+      new Error("Failed query: select 1", { cause: Object.assign(new Error("canceling statement due to lock timeout"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "55P03" }) }),
+      503,
+      { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
+    ],
+    [
       "Bun SQL: another server error (a constraint) stays a 500",
       Object.assign(new Error("duplicate key"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "23505" }),
       500,
