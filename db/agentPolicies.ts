@@ -48,7 +48,7 @@ export async function deleteAgentPolicy(db: Db, merchantId: string, mode: Mode, 
  */
 export async function agentSpentSince(db: Db, merchantId: string, mode: Mode, agentId: string, since: Date): Promise<bigint> {
   const [row] = await queryRows<{ total: string }>(db, sql`
-    select coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric), 0)::numeric(78, 0)::text as total
+    select round(coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric), 0))::text as total
     from payments
     where merchant_id = ${merchantId} and mode = ${mode} and agent_id = ${agentId}
       and created_at >= ${since.toISOString()}::timestamptz

@@ -52,7 +52,7 @@ export async function withIdempotency(
     if (claimed.length === 0) {
       const [existing] = await tx.select().from(idempotencyKeys).where(rowOf(scope));
       if (!existing || existing.responseStatus === null) throw new Error("idempotency row without a response");
-      if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError();
+      if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError(scope.key);
       return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
     }
 
@@ -75,6 +75,6 @@ export async function storedResponse(db: Db, scope: IdempotencyScope): Promise<(
   const { merchantId, mode, scope: endpoint, key } = scope;
   const [existing] = await storedRow(db).execute({ merchantId, mode, scope: endpoint, key });
   if (!existing || existing.responseStatus === null) return undefined;
-  if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError();
+  if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError(scope.key);
   return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
 }

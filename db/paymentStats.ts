@@ -35,14 +35,14 @@ export async function paymentStats(
       count(*) filter (where status in ('pending', 'confirming'))::text as pending,
       count(*) filter (where status in ('failed', 'cancelled', 'expired'))::text as failed,
       count(*) filter (where agent_id is not null)::text as agent,
-      coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric)
+      round(coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric)
         filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
-                and not coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0)::numeric(78, 0)::text as completed_usd,
+                and not coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_usd,
       round(coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric * settlement_rate)
         filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
-                and coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::numeric(78, 0)::text as completed_at_rate,
-      coalesce(sum(fiat_amount * 1000000000000000000::numeric)
-        filter (where status = 'completed' and coalesce(fiat_currency = ${range.fiatCurrency}::text, false)), 0)::numeric(78, 0)::text as completed_fiat
+                and coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_at_rate,
+      round(coalesce(sum(fiat_amount * 1000000000000000000::numeric)
+        filter (where status = 'completed' and coalesce(fiat_currency = ${range.fiatCurrency}::text, false)), 0))::text as completed_fiat
     from payments
     where merchant_id = ${account.merchantId}::uuid and mode = ${account.mode}
       ${range.start ? sql`and created_at >= ${range.start.toISOString()}::timestamptz` : sql``}

@@ -79,10 +79,14 @@ export class ConflictError extends AppError {
   }
 }
 
-/** 409: an Idempotency-Key reused with a different request body. */
+/**
+ * 409: the key that marks a repeat reused with a different request body. The message names
+ * what the caller sent as the key: the `Idempotency-Key` header, else the body's `orderId`
+ * (`key` as `idempotencyKeyOf` prefixes it).
+ */
 export class IdempotencyKeyReusedError extends ConflictError {
-  constructor() {
-    super("This Idempotency-Key was already used with a different request body.", "idempotency_key_reused");
+  constructor(key: string) {
+    super(`This ${key.startsWith("order:") ? "orderId" : "Idempotency-Key"} was already used with a different request body.`, "idempotency_key_reused");
   }
 }
 

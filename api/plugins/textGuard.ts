@@ -1,19 +1,34 @@
 import { Elysia } from "elysia";
 import { ValidationError } from "../../domain/errors.ts";
 
-/** The path of the first string holding a NUL character, which Postgres text cannot store. */
-function findNul(value: unknown, path: string): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+/**
+ * Why Postgres could not store `s`, if it could not: text cannot hold a NUL character, and
+ * jsonb refuses a lone UTF-16 surrogate (a JSON `\ud83d` without its pair: an emoji cut
+ * in half at a fixed length), which JSON.parse keeps and JSON.stringify writes back.
+ */
+function unstorable(s: string): string | null {
+  if (s.includes("\u0000")) return "contains a NUL character";
+  if (!s.isWellFormed()) return "contains a lone UTF-16 surrogate (half of a character)";
+  return null;
+}
+
+/** The path of the first key or string no column can store, and why. */
+function findUnstorable(value: unknown, path: string): { path: string; reason: string } | null {
+  if (typeof value === "string") {
+    const reason = unstorable(value);
+    return reason ? { path, reason } : null;
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], `${path}[${i}]`);
+      const found = findUnstorable(value[i], `${path}[${i}]`);
       if (found) return found;
     }
     return null;
   }
   if (value && typeof value === "object") {
     for (const [key, v] of Object.entries(value)) {
-      const found = findNul(key, path ? `${path}.${key}` : key) ?? findNul(v, path ? `${path}.${key}` : key);
+      const at = path ? `${path}.${key}` : key;
+      const found = findUnstorable(key, at) ?? findUnstorable(v, at);
       if (found) return found;
     }
   }
@@ -21,11 +36,11 @@ function findNul(value: unknown, path: string): string | null {
 }
 
 /**
- * Refuses text no column can hold before any handler runs, so a stray NUL byte is a
- * 400 naming the field instead of a database error.
+ * Refuses text no column can hold before any handler runs, so a stray NUL byte or half a
+ * character is a 400 naming the field instead of a database error.
  */
 export const textGuardPlugin = () =>
   new Elysia({ name: "text-guard" }).onBeforeHandle({ as: "global" }, ({ body, query }) => {
-    const field = findNul(body, "") ?? findNul(query, "");
-    if (field !== null) throw new ValidationError(field, `Invalid field '${field}': contains a NUL character`);
+    const found = findUnstorable(body, "") ?? findUnstorable(query, "");
+    if (found !== null) throw new ValidationError(found.path, `Invalid field '${found.path}': ${found.reason}`);
   });

@@ -457,6 +457,14 @@ describe("GET /payments/merchant/stats", () => {
     expect(await stats(query)).toMatchObject(expected);
   });
 
+  // BUG: the sums were cast to numeric(78, 0) after scaling to 18 decimals: an amount the API accepts (< 2^256 units) overflowed them, a 500.
+  test("the largest amounts the API accepts sum without overflow", async () => {
+    const whale = await api.seedMerchant("Whale");
+    const units = 10n ** 76n; // 10^70 USDC: under 2^256 smallest units, as create allows
+    await insertPaymentRows(api.db, [0, 1].map(() => row(whale.id, { network: "base", status: "completed", amount: units, tokenDecimals: 6 })));
+    expect(await stats("", sk(whale))).toMatchObject({ completedPayments: 2, totalAmount: `2${"0".repeat(70)}.00`, averageAmount: `1${"0".repeat(70)}.00` });
+  });
+
   test("a public key alone reads its own mode's statistics", async () => {
     expect(await stats("", pk(m, "test"))).toMatchObject({ totalPayments: 1, completedPayments: 1, totalAmount: "999.00", averageAmount: "999.00" });
   });
@@ -683,6 +691,14 @@ describe("agent policies", () => {
     // Yesterday's payments do not count.
     await api.db.execute(sql`update payments set created_at = created_at - interval '1 day' where agent_id = 'bot-daily'`);
     expect((await create({ amount: "100" }, agent)).status).toBe(201);
+  });
+
+  // BUG: today's sum was cast to numeric(78, 0) after scaling to 18 decimals: one huge payment made every later create of the agent a 500.
+  test("dailyLimit over the largest amounts create accepts: 403, not an overflow", async () => {
+    const agent = { "X-Agent-Id": "bot-whale" };
+    expect((await create({ amount: `1${"0".repeat(70)}` }, agent)).status).toBe(201);
+    await put("bot-whale", { dailyLimit: "100" });
+    expectRule(await create({ amount: "1" }, agent), "daily_limit");
   });
 
   test("concurrent payments of one agent cannot pass the daily limit together", async () => {

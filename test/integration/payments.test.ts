@@ -328,6 +328,17 @@ describe("POST /payments/create", () => {
   test("an orderId with a NUL character: 400 naming orderId, not 500", async () => {
     expectFieldError(await create(body({ orderId: "order\u00001" })), "orderId");
   });
+
+  // BUG: a lone UTF-16 surrogate (an emoji cut in half) passed JSON.parse and reached jsonb, which refuses it: 500.
+  test("half an emoji (a lone surrogate) in metadata or orderId: 400 naming the field, not 500", async () => {
+    const half = "cut \ud83d";
+    expectFieldError(await create(body({ metadata: { note: half } })), "metadata.note");
+    expectFieldError(await create(body({ orderId: half })), "orderId");
+    // A whole emoji is stored as sent.
+    const whole = await create(body({ metadata: { note: "cut \ud83d\ude00" } }));
+    expect(whole.status).toBe(201);
+    expect(whole.body.payment.metadata).toEqual({ note: "cut \ud83d\ude00" });
+  });
 });
 
 describe("idempotency", () => {
@@ -375,6 +386,14 @@ describe("idempotency", () => {
     expect(second.status).toBe(201);
     expect(second.headers.get("Idempotent-Replayed")).toBe("true");
     expect(second.body.payment.id).toBe(first.id);
+  });
+
+  test("same orderId with a changed body: 409 naming orderId (no Idempotency-Key was sent)", async () => {
+    const b = body();
+    await createOk(b);
+    const reused = await create({ ...b, amount: "26" });
+    expect(reused.status).toBe(409);
+    expect(reused.body).toEqual({ success: false, error: "idempotency_key_reused", message: "This orderId was already used with a different request body." });
   });
 
   test("no key and no orderId: an identical body is a retry, a changed field is a new payment", async () => {

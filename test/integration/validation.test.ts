@@ -117,7 +117,7 @@ describe("error mapping (errorsPlugin)", () => {
     ["ConflictError", new ConflictError("Payment already completed"), 409, { success: false, error: "conflict", message: "Payment already completed" }],
     [
       "IdempotencyKeyReusedError",
-      new IdempotencyKeyReusedError(),
+      new IdempotencyKeyReusedError("header:k-1"),
       409,
       { success: false, error: "idempotency_key_reused", message: "This Idempotency-Key was already used with a different request body." },
     ],
