@@ -16,6 +16,7 @@ import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubs
 import { solanaOperator } from "../../rails/solana/operator.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
+import { startRpcProxy } from "../helpers/rpcProxy.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
 /**
@@ -154,6 +155,25 @@ describe("exactly once, wherever the worker died", () => {
   }
 
   const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+
+  // BUG: any failure of the balance lookup read as an empty account, and the run closed the row `failed` ("holds less").
+  test("a balance lookup the node refuses (429) is not an empty account: the build throws, the transfer still goes out", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { deposit, row } = await reservedSweep(2_000_000n);
+    const payment = (await findPayment(api.db, deposit.id))!;
+    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const proxy = startRpcProxy(solana.chain.rpcUrl);
+    try {
+      proxy.fail(["getTokenAccountBalance"]);
+      const limited = new Connection(proxy.url, { commitment: "confirmed", disableRetryOnRateLimit: true });
+      const built = buildTransferOut({ connection: limited, network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey });
+      expect(await built.then(() => "built", (error: Error) => error.message)).toContain("429");
+    } finally {
+      await proxy.stop();
+    }
+    expect((await solanaRail.executeTransferOut(ctx(), row.id)).status).toBe("confirmed");
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(2_000_000n);
+  });
 
   test("recorded, never sent: the next run sends the very same transaction", async () => {
     const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;

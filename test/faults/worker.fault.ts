@@ -82,8 +82,9 @@ test(`worker SIGKILLed ${WORKER_KILLS} times mid-work: every deposit completed a
       );
       return open!.confirmed >= paidIds.size && open!.open === 0 ? true : undefined;
     },
-    // Jobs the kills used up (failed attempts) come back with the 30 s recheck: allow a few rounds.
-    120_000,
+    // Jobs the kills used up (failed attempts) come back with the 30 s recheck (a new sweep
+    // prompt once a minute): allow a few rounds on a slow machine.
+    180_000,
   ).catch(async (error: Error) => {
     throw new Error(`${await stuck([...paidIds])}\n${error.message}`);
   });

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { base58 } from "@scure/base";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { renderMetrics } from "../../metrics/registry.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
+import { advanceFinality } from "../../rails/solana/ingest/advanceFinality.ts";
 import { startChainSubscriber, type ChainSubscriber } from "../../rails/solana/ingest/chainSubscriber.ts";
+import { recordCredits } from "../../rails/solana/ingest/recordCredits.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
@@ -182,6 +185,8 @@ describe("a poll that could not read everything listed does not vouch for the ch
    */
   function withholdingProxy(upstream: string) {
     const withheld = new Set<string>();
+    /** Served, but without status metadata (`meta: null`), as a node may serve one. */
+    const metaless = new Set<string>();
     const server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
@@ -189,14 +194,16 @@ describe("a poll that could not read everything listed does not vouch for the ch
         const body = await request.text();
         const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
         const calls = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] } | Array<{ id: unknown; method: string; params?: unknown[] }>;
-        const held = new Set((Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === "getTransaction" && withheld.has(String(c.params?.[0]))).map((c) => c.id));
-        if (held.size === 0) return new Response(await answer.text(), { status: answer.status, headers: { "content-type": "application/json" } });
+        const asked = (set: Set<string>) => new Set((Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === "getTransaction" && set.has(String(c.params?.[0]))).map((c) => c.id));
+        const [held, bare] = [asked(withheld), asked(metaless)];
+        if (held.size === 0 && bare.size === 0) return new Response(await answer.text(), { status: answer.status, headers: { "content-type": "application/json" } });
         const parsed = (await answer.json()) as { id: unknown; result?: unknown } | Array<{ id: unknown; result?: unknown }>;
-        const blank = (r: { id: unknown; result?: unknown }) => (held.has(r.id) ? { ...r, result: null } : r);
+        const blank = (r: { id: unknown; result?: unknown }) =>
+          held.has(r.id) ? { ...r, result: null } : bare.has(r.id) && r.result ? { ...r, result: { ...(r.result as object), meta: null } } : r;
         return Response.json(Array.isArray(parsed) ? parsed.map(blank) : blank(parsed));
       },
     });
-    return { url: `http://127.0.0.1:${server.port}`, withheld, stop: () => server.stop(true) };
+    return { url: `http://127.0.0.1:${server.port}`, withheld, metaless, stop: () => server.stop(true) };
   }
   const horizon = async () => {
     const [row] = await queryRows<{ through: Date | null }>(api.db, sql`select evidence_through as through from solana_ingest_heads where chain_id = ${network().chainId}`);
@@ -230,6 +237,97 @@ describe("a poll that could not read everything listed does not vouch for the ch
       await quiet.stop();
       proxy.stop();
     }
+  });
+
+  // BUG: a transaction served without its metadata read as "no credit", and the cursor moved past it for good.
+  test("a transaction served without its metadata is looked at again, not passed over", async () => {
+    const proxy = withholdingProxy(solana.chain.rpcUrl);
+    const quiet = startChainSubscriber({ config: api.config, db: api.db, logger, network: { ...network(), rpcUrl: proxy.url }, channel: INDEXED_CHANNEL, websocket: false });
+    try {
+      await quiet.ready;
+      const deposit = await create("/api/v1/deposits/create", "4");
+      await quiet.poll();
+      const signature = await solana.pay({ to: deposit.receiveAddress, amount: 4_000_000n });
+      proxy.metaless.add(signature);
+      solana.chain.advanceSlots(2);
+      await quiet.poll();
+      expect(await creditsOf(deposit.id)).toEqual([]);
+      proxy.metaless.clear();
+      solana.chain.advanceSlots(2);
+      await quiet.poll();
+      expect((await creditsOf(deposit.id)).map((c) => [c.signature, c.amount])).toEqual([[signature, "4000000"]]);
+    } finally {
+      await quiet.stop();
+      proxy.stop();
+    }
+  });
+});
+
+describe("a credit the node does not know (a fork dropped it)", () => {
+  /** A loopback JSON-RPC proxy whose `getSignatureStatuses` answers come from a node stuck at `slot` (its context slot). */
+  function laggingProxy(upstream: string, slot: number) {
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        const body = await request.text();
+        const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const call = JSON.parse(body) as { method?: string };
+        if (Array.isArray(call) || call.method !== "getSignatureStatuses") return new Response(await answer.text(), { status: answer.status, headers: { "content-type": "application/json" } });
+        const parsed = (await answer.json()) as { result: { context: { slot: number } } };
+        return Response.json({ ...parsed, result: { ...parsed.result, context: { ...parsed.result.context, slot } } });
+      },
+    });
+    return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+  }
+  const removedAt = async (signature: string) => {
+    const [row] = await queryRows<{ removed_at: Date | null }>(api.db, sql`select removed_at from solana_credits where signature = ${signature}`);
+    return row === undefined ? "no such credit" : row.removed_at;
+  };
+
+  test("removed only on the word of a node that has reached the finalized slot; found again, it is restored", async () => {
+    const deposit = await create("/api/v1/deposits/create", "3");
+    const slot = BigInt(solana.chain.advanceSlots(1));
+    const credit = {
+      signature: base58.encode(crypto.getRandomValues(new Uint8Array(64))), // never sent: no node knows it
+      account: getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(deposit.receiveAddress), true).toBase58(),
+      paymentId: deposit.id,
+      source: "transfer" as const,
+      owner: deposit.receiveAddress,
+      mint: usdc(),
+      tokenProgram: TOKEN_PROGRAM_ID.toBase58(),
+      amount: 3_000_000n,
+      slot,
+      blockTime: new Date(),
+      accountIndex: 1,
+      finalized: false,
+    };
+    const chainId = network().chainId;
+    expect((await recordCredits(api.db, { chainId, channel: INDEXED_CHANNEL, foundBy: "poll", credits: [credit] })).inserted).toBe(1);
+    expect((await status(deposit.id)).amountReceived).toBe("3");
+    solana.chain.advanceSlots(400); // far past any blockhash's life
+    solana.chain.finalize();
+
+    // A node behind the one that gave the finalized slot does not know the transaction *yet*.
+    const lagging = laggingProxy(solana.chain.rpcUrl, Number(slot));
+    try {
+      await advanceFinality({ db: api.db, connection: new Connection(lagging.url, "confirmed"), chainId, channel: INDEXED_CHANNEL });
+    } finally {
+      lagging.stop();
+    }
+    expect(await removedAt(credit.signature)).toBeNull();
+    expect((await status(deposit.id)).amountReceived).toBe("3");
+
+    // A node at the finalized slot that does not know it: dropped.
+    await advanceFinality({ db: api.db, connection: solana.connection, chainId, channel: INDEXED_CHANNEL });
+    expect(await removedAt(credit.signature)).toBeInstanceOf(Date);
+    expect((await status(deposit.id)).amountReceived).toBe("0");
+
+    // Found on chain again (a replay of the slots, say): the credit counts again.
+    const again = { ...credit, slot: BigInt(solana.chain.finalize()), finalized: true };
+    expect((await recordCredits(api.db, { chainId, channel: INDEXED_CHANNEL, foundBy: "replay", credits: [again] })).inserted).toBe(1);
+    expect(await removedAt(credit.signature)).toBeNull();
+    expect((await status(deposit.id)).amountReceived).toBe("3");
   });
 });
 

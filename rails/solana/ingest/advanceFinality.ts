@@ -3,8 +3,12 @@ import type { Connection } from "@solana/web3.js";
 import { queryRows, type Db } from "../../../db/client.ts";
 import { lockChainIngest } from "./recordCredits.ts";
 
-/** Slots after which a transaction's blockhash has expired for sure: a dropped one can no longer land. */
-const BLOCKHASH_EXPIRY_SLOTS = 151n;
+/**
+ * Slots after which a transaction's blockhash has expired for sure: a dropped one can no
+ * longer land. A blockhash lives 150 *blocks*; slots a leader skips make that longer in
+ * slots, so twice as many slots leave room for a skip rate far above the cluster's.
+ */
+const BLOCKHASH_EXPIRY_SLOTS = 300n;
 const STATUSES_PER_CALL = 256;
 
 /**
@@ -12,7 +16,10 @@ const STATUSES_PER_CALL = 256;
  * every credit not yet seen at `finalized` up to the finalized slot
  * (`getSignatureStatuses`, with history), marks those the node reports `finalized`,
  * and removes those it does not know at all once their blockhash has expired (a fork
- * dropped them; the payment gets `reverted`). The watermark is then the finalized slot,
+ * dropped them; the payment gets `reverted`) — only on the word of a node that has itself
+ * reached the finalized slot read (the answer's context slot): behind a load balancer the
+ * statuses may come from a node lagging behind the one that gave the slot, which does not
+ * know the transaction *yet*. The watermark is then the finalized slot,
  * held below the oldest credit still unchecked, and never moves back. Announces a
  * change on `channel`. Returns the watermark.
  */
@@ -26,11 +33,12 @@ export async function advanceFinality(deps: { db: Db; connection: Connection; ch
   const dropped: string[] = [];
   for (let i = 0; i < open.length; i += STATUSES_PER_CALL) {
     const batch = open.slice(i, i + STATUSES_PER_CALL);
-    const { value } = await connection.getSignatureStatuses(batch.map((r) => r.signature), { searchTransactionHistory: true });
+    const { context, value } = await connection.getSignatureStatuses(batch.map((r) => r.signature), { searchTransactionHistory: true });
+    const caughtUp = BigInt(context.slot) >= finalized;
     batch.forEach((r, j) => {
       const status = value[j];
       if (status?.confirmationStatus === "finalized" && status.err === null) done.push(r.signature);
-      else if (!status && BigInt(r.slot) + BLOCKHASH_EXPIRY_SLOTS < finalized) dropped.push(r.signature);
+      else if (!status && caughtUp && BigInt(r.slot) + BLOCKHASH_EXPIRY_SLOTS < finalized) dropped.push(r.signature);
     });
   }
   return db.transaction(async (txRaw) => {

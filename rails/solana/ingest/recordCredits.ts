@@ -28,7 +28,8 @@ export type ScannedAddress = { address: string; signatures: ReadonlyArray<{ sign
 
 /**
  * Stores credits (unique on chain, signature and token account: a transaction seen
- * twice, by the websocket and the poller, is one credit) and moves the scanned
+ * twice, by the websocket and the poller, is one credit; one removed as dropped by a fork
+ * and found on chain again is restored, at the slot it was found in) and moves the scanned
  * address's cursor, in one transaction; announces the commit on `channel` when a credit
  * is new. A credit not yet seen at `finalized` whose slot is at or below the chain's
  * finalized watermark is refused, with everything after it: the watermark promises that
@@ -66,7 +67,10 @@ export async function recordCredits(
           ${sql.param(accepted.map((c) => c.slot.toString()))}::numeric[], ${sql.param(accepted.map((c) => c.blockTime.toISOString()))}::timestamptz[],
           ${sql.param(accepted.map((c) => c.accountIndex))}::int[], ${sql.param(accepted.map((c) => c.finalized))}::boolean[]
         ) as c
-        on conflict (chain_id, signature, account) do nothing
+        on conflict (chain_id, signature, account) do update set
+          removed_at = null, slot = excluded.slot, block_time = excluded.block_time, finalized = excluded.finalized,
+          found_by = excluded.found_by, seq = nextval(pg_get_serial_sequence('solana_credits', 'seq'))
+        where solana_credits.removed_at is not null
         returning signature`);
       inserted = rows.length;
     }

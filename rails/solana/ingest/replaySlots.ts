@@ -61,6 +61,6 @@ async function knownCredits(ctx: RailContext, chainId: string, credits: FoundCre
   if (credits.length === 0) return new Set();
   const rows = await queryRows<{ key: string }>(ctx.db, sql`
     select signature || ':' || account as key from solana_credits
-    where chain_id = ${chainId} and signature = any(${sql.param(credits.map((c) => c.signature))}::text[])`);
+    where chain_id = ${chainId} and signature = any(${sql.param(credits.map((c) => c.signature))}::text[]) and removed_at is null`);
   return new Set(rows.map((r) => r.key));
 }

@@ -48,8 +48,10 @@ export async function scanAddress(
   for (const info of oldestFirst) {
     if (info.err === null) {
       const transaction = transactions.get(info.signature);
-      if (!transaction) {
-        complete = false; // listed but not served yet: look again next pass
+      // Listed but not served yet, or served without its status metadata (no balances to
+      // read a credit from): look again next pass — the cursor stays before it.
+      if (!transaction?.meta) {
+        complete = false;
         break;
       }
       const credit = creditOf(watch, info.signature, transaction);

@@ -37,9 +37,14 @@ export async function buildTransferOut(input: {
   const program = tokenProgramOf(token);
   const mint = new PublicKey(token.address);
   const source = associatedTokenAccount(depositKey.publicKey, mint, program);
+  // Only the node's "no such token account" (invalid params, -32602) means empty: a 429 or a
+  // timeout read as 0 would close a refund or sweep as "holds less" that the account can pay.
   const sourceBalance = await connection.getTokenAccountBalance(source, "confirmed").then(
     (b) => BigInt(b.value.amount),
-    () => 0n,
+    (error: { code?: unknown }) => {
+      if (error.code === -32602) return 0n;
+      throw error;
+    },
   );
   if (sourceBalance < row.amount) return null;
 
