@@ -177,6 +177,27 @@ describe("Helius webhooks only prompt the same scan", () => {
   });
 });
 
+type RpcCall = { id: unknown; method: string; params?: unknown[] };
+type RpcAnswer = { id: unknown; result?: unknown };
+
+/** A loopback JSON-RPC proxy in front of `upstream` that passes each answer (single or batched) through `rewrite`. */
+function rewritingProxy(upstream: string, rewrite: (call: RpcCall, answer: RpcAnswer) => RpcAnswer) {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const body = await request.text();
+      const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const parsedCalls = JSON.parse(body) as RpcCall | RpcCall[];
+      const calls = new Map((Array.isArray(parsedCalls) ? parsedCalls : [parsedCalls]).map((c) => [c.id, c]));
+      const parsed = (await answer.json()) as RpcAnswer | RpcAnswer[];
+      const each = (r: RpcAnswer) => (calls.has(r.id) ? rewrite(calls.get(r.id)!, r) : r);
+      return Response.json(Array.isArray(parsed) ? parsed.map(each) : each(parsed), { status: answer.status });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
 describe("a poll that could not read everything listed does not vouch for the chain's evidence", () => {
   /**
    * A loopback JSON-RPC proxy in front of the chain that answers `getTransaction` for the
@@ -187,23 +208,13 @@ describe("a poll that could not read everything listed does not vouch for the ch
     const withheld = new Set<string>();
     /** Served, but without status metadata (`meta: null`), as a node may serve one. */
     const metaless = new Set<string>();
-    const server = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(request) {
-        const body = await request.text();
-        const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const calls = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] } | Array<{ id: unknown; method: string; params?: unknown[] }>;
-        const asked = (set: Set<string>) => new Set((Array.isArray(calls) ? calls : [calls]).filter((c) => c.method === "getTransaction" && set.has(String(c.params?.[0]))).map((c) => c.id));
-        const [held, bare] = [asked(withheld), asked(metaless)];
-        if (held.size === 0 && bare.size === 0) return new Response(await answer.text(), { status: answer.status, headers: { "content-type": "application/json" } });
-        const parsed = (await answer.json()) as { id: unknown; result?: unknown } | Array<{ id: unknown; result?: unknown }>;
-        const blank = (r: { id: unknown; result?: unknown }) =>
-          held.has(r.id) ? { ...r, result: null } : bare.has(r.id) && r.result ? { ...r, result: { ...(r.result as object), meta: null } } : r;
-        return Response.json(Array.isArray(parsed) ? parsed.map(blank) : blank(parsed));
-      },
+    const proxy = rewritingProxy(upstream, (call, answer) => {
+      const signature = call.method === "getTransaction" ? String(call.params?.[0]) : "";
+      if (withheld.has(signature)) return { ...answer, result: null };
+      if (metaless.has(signature) && answer.result) return { ...answer, result: { ...(answer.result as object), meta: null } };
+      return answer;
     });
-    return { url: `http://127.0.0.1:${server.port}`, withheld, metaless, stop: () => server.stop(true) };
+    return { ...proxy, withheld, metaless };
   }
   const horizon = async () => {
     const [row] = await queryRows<{ through: Date | null }>(api.db, sql`select evidence_through as through from solana_ingest_heads where chain_id = ${network().chainId}`);
@@ -266,19 +277,11 @@ describe("a poll that could not read everything listed does not vouch for the ch
 describe("a credit the node does not know (a fork dropped it)", () => {
   /** A loopback JSON-RPC proxy whose `getSignatureStatuses` answers come from a node stuck at `slot` (its context slot). */
   function laggingProxy(upstream: string, slot: number) {
-    const server = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(request) {
-        const body = await request.text();
-        const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const call = JSON.parse(body) as { method?: string };
-        if (Array.isArray(call) || call.method !== "getSignatureStatuses") return new Response(await answer.text(), { status: answer.status, headers: { "content-type": "application/json" } });
-        const parsed = (await answer.json()) as { result: { context: { slot: number } } };
-        return Response.json({ ...parsed, result: { ...parsed.result, context: { ...parsed.result.context, slot } } });
-      },
+    return rewritingProxy(upstream, (call, answer) => {
+      if (call.method !== "getSignatureStatuses" || !answer.result) return answer;
+      const result = answer.result as { context: { slot: number }; value: unknown };
+      return { ...answer, result: { ...result, context: { ...result.context, slot } } };
     });
-    return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
   }
   const removedAt = async (signature: string) => {
     const [row] = await queryRows<{ removed_at: Date | null }>(api.db, sql`select removed_at from solana_credits where signature = ${signature}`);
