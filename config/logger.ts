@@ -1,5 +1,6 @@
 import pino from "pino";
 import { currentLogContext } from "./logContext.ts";
+import { lineBatchedDestination } from "./logDestination.ts";
 
 /**
  * Structured JSON logs. Credential headers and secrets are redacted by path, so a
@@ -26,7 +27,7 @@ export function createLogger(options: { level?: string; name?: string; stderr?: 
   };
   // A command's output is on stdout: its logs go to stderr, beside it rather than into it.
   if (options.destination) return pino(settings, options.destination);
-  return options.stderr ? pino(settings, pino.destination(2)) : pino(settings);
+  return pino(settings, lineBatchedDestination(options.stderr ? 2 : 1));
 }
 
 export type Logger = ReturnType<typeof createLogger>;
