@@ -20,7 +20,7 @@ export async function refundWaits(ctx: RailContext, row: TransferOutRow): Promis
   const credits = (await rail.loadCredits(ctx, [payment], await rail.indexedHeads(ctx))).get(payment.id) ?? [];
   const newest = credits.filter((c) => !c.final).reduce<bigint | null>((max, c) => (max === null || c.blockNumber > max ? c.blockNumber : max), null);
   if (newest !== null) {
-    const finalized = await rail.finalizedHead(network, 20_000);
+    const finalized = await rail.finalEvidenceHead(ctx, network, 20_000);
     if (newest > finalized) return `block ${newest} is not final yet (final: ${finalized})`;
   }
   const owed = refundable(payment, (await movedOut(ctx.db, payment.id)).refund - row.amount);

@@ -53,7 +53,7 @@ export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]
   // Only money the chain can no longer take back is forwarded: a reorg deeper than the
   // confirmations seen could otherwise undo the customer's transfer after the sweep. The
   // recheck prompts the sweep again until the block is final.
-  const finalized = await rail.finalizedHead(network, 20_000);
+  const finalized = await rail.finalEvidenceHead(deps, network, 20_000);
   if (payment.completingBlock === null || payment.completingBlock > finalized) {
     return { swept: "0", waiting: `block ${payment.completingBlock} is not final yet (final: ${finalized})` };
   }

@@ -123,6 +123,13 @@ export interface Rail {
   chainHead(network: Network, timeoutMs: number): Promise<bigint>;
   /** The newest block (or slot) the chain can no longer reorganize (`finalized` tag / commitment, or a configured depth). */
   finalizedHead(network: Network, timeoutMs: number): Promise<bigint>;
+  /**
+   * The newest block (or slot) whose recorded evidence can no longer change: final on the
+   * chain and, where ingest checks its credits again at finality, checked (Solana: the
+   * subscriber's finalized watermark, which trails the node's finalized slot). Sweeps and
+   * refunds move only money credited at or below it.
+   */
+  finalEvidenceHead(ctx: RailContext, network: Network, timeoutMs: number): Promise<bigint>;
   /** What the payment's receive address holds of its token, read from the chain (not our records). */
   balanceOf(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
   /** The operator account that pays for sweeps and refunds here, and whether it can pay one now; null if none. */

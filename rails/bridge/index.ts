@@ -63,6 +63,7 @@ export const bridgeRail: Rail = {
   },
   chainHead: evmRail.chainHead,
   finalizedHead: evmRail.finalizedHead,
+  finalEvidenceHead: evmRail.finalEvidenceHead,
   balanceOf: async () => {
     throw new NotFoundError("A cross-chain payment has no deposit address on its own chain; the bridge's deposit address is in GET /payments/cross-chain/status/{paymentId}.");
   },

@@ -53,6 +53,9 @@ export const evmRail: Rail = {
   verifySubmission,
   chainHead,
   finalizedHead,
+  // The indexer drops a transfer a reorg took back as it follows the chain: a row at or
+  // below the finalized block is final.
+  finalEvidenceHead: (_ctx, network, timeoutMs) => finalizedHead(network, timeoutMs),
   balanceOf: (network, payment, timeoutMs) => depositBalance(evmClient(network, timeoutMs), payment),
   operatorStatus,
   executeTransferOut,

@@ -1,7 +1,7 @@
 import { findTransferOut } from "../../db/transfersOut.ts";
 import type { Rail } from "../types.ts";
 import { normalizeSolanaAddress } from "./normalizeAddress.ts";
-import { solanaEvidenceHorizons, solanaIndexedHeads } from "./readModel/ingestHeads.ts";
+import { ingestHeadOf, solanaEvidenceHorizons, solanaIndexedHeads } from "./readModel/ingestHeads.ts";
 import { loadSolanaCredits } from "./readModel/loadCredits.ts";
 import { newSolanaEvidence } from "./readModel/newEvidence.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
@@ -48,6 +48,10 @@ export const solanaRail: Rail = {
   verifySubmission: (ctx, payment, network, transaction) => lib().verifySubmission(ctx, payment, network, transaction),
   chainHead: (network, timeoutMs) => lib().chainHead(network, timeoutMs),
   finalizedHead: (network, timeoutMs) => lib().finalizedHead(network, timeoutMs),
+  // A credit is final once the subscriber has seen it at `finalized`, not when the node's
+  // finalized slot passes it: one a dropped fork carried is then still to be removed. Below
+  // the subscriber's watermark every credit is checked; before its first pass, none is.
+  finalEvidenceHead: async (ctx, network) => (await ingestHeadOf(ctx.db, network.chainId))?.finalizedSlot ?? -1n,
   balanceOf: (network, payment, timeoutMs) => lib().balanceOf(network, payment, timeoutMs),
   operatorStatus: (config, network, timeoutMs) => lib().operatorStatus(config, network, timeoutMs),
   executeTransferOut: (ctx, rowId) => lib().executeTransferOut(ctx, rowId),

@@ -9,6 +9,7 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, reserveTransferOut } from "../../db/transfersOut.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
+import { refund } from "../../jobs/refund.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { solanaRail } from "../../rails/solana/index.ts";
 import { depositKeypair, depositSeed } from "../../rails/solana/depositKeys.ts";
@@ -233,5 +234,53 @@ describe("exactly once, wherever the worker died", () => {
     expect((await connection().getSignatureStatuses([signed.txHash], { searchTransactionHistory: true })).value[0]).toBeNull();
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(6_000_000n);
     expect((await findTransferOut(api.db, row.id))!.status).toBe("confirmed");
+  });
+});
+
+describe("a refund and the subscriber's check at finalized", () => {
+  // No workers: the refund job runs by hand, when the test says.
+  beforeAll(async () => {
+    await workers?.close();
+    workers = undefined as unknown as typeof workers;
+  });
+  const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+
+  // BUG: a refund went out once the node's finalized slot passed the paying credit, before
+  // the subscriber had seen that credit at `finalized`: an excess a dropped fork carried
+  // would have been paid back from money that never arrived.
+  test("an excess credited at `confirmed` is refunded only once the subscriber has checked it, however far the node's finalized slot is", async () => {
+    const deposit = await createDeposit("1");
+    await solana.pay({ to: deposit.depositAddress, amount: 1_000_000n });
+    // No workers run here: reconciled by hand, as dispatch would.
+    await until("completed", async () => (await reconcilePayments(api.db, api.config, [deposit.id]), (await findPayment(api.db, deposit.id))!.status === "completed"));
+    // The subscriber stops: the second transfer is recorded at `confirmed` (as a lookup
+    // records it) and nobody checks it at `finalized`.
+    await subscriber.stop();
+    try {
+      await solana.pay({ to: deposit.depositAddress, amount: 2_000_000n });
+      await solanaRail.refreshEvidence(ctx(), (await findPayment(api.db, deposit.id))!, network());
+      const [credit] = await queryRows<{ slot: string; finalized: boolean }>(
+        api.db,
+        sql`select slot::text, finalized from solana_credits where payment_id = ${deposit.id} and amount = 2000000`,
+      );
+      expect(credit).toMatchObject({ finalized: false });
+      await until("the node's finalized slot past the excess", async () => BigInt(await connection().getSlot("finalized")) > BigInt(credit!.slot));
+      await reconcilePayments(api.db, api.config, [deposit.id]);
+      const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: solana.customer.publicKey.toBase58() } });
+      expect({ status: request.status, body: request.body }).toMatchObject({ status: 202 });
+      const transferId = request.body.refund.id as string;
+      expect(await refund(ctx())({ data: { transferId }, id: "test" } as never)).toMatchObject({ status: "requested", waiting: expect.stringMatching(/is not final yet/) });
+    } finally {
+      subscriber = startSolanaSubscriber({ config: api.config, db: api.db, logger, channel: INDEXED_CHANNEL });
+      await subscriber.ready;
+    }
+    // Checked at `finalized`: the refund goes out, once.
+    await until("the excess checked at finalized", async () => {
+      const [row] = await queryRows<{ finalized: boolean }>(api.db, sql`select finalized from solana_credits where payment_id = ${deposit.id} and amount = 2000000`);
+      return row?.finalized;
+    });
+    const [row] = await queryRows<{ id: string }>(api.db, sql`select id from transfers_out where payment_id = ${deposit.id} and kind = 'refund'`);
+    expect(await refund(ctx())({ data: { transferId: row!.id }, id: "test" } as never)).toMatchObject({ status: "confirmed" });
+    expect((await depositStatus(deposit.id)).refunded).toBe("2");
   });
 });

@@ -13,8 +13,9 @@ ${body}`;
   const read = (async () => {
     const decoder = new TextDecoder();
     let rest = "";
-    for await (const chunk of child.stdout) {
-      rest += decoder.decode(chunk, { stream: true });
+    const reader = child.stdout.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      rest += decoder.decode(chunk.value, { stream: true });
       const parts = rest.split("\n");
       rest = parts.pop()!;
       for (const p of parts) lines.push({ ...(JSON.parse(p) as { msg: string; n?: number }), at: performance.now() });
