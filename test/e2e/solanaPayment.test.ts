@@ -18,6 +18,7 @@ import { solanaOperator } from "../../rails/solana/operator.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
+import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
 /**
@@ -234,6 +235,32 @@ describe("exactly once, wherever the worker died", () => {
     expect((await connection().getSignatureStatuses([signed.txHash], { searchTransactionHistory: true })).value[0]).toBeNull();
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(6_000_000n);
     expect((await findTransferOut(api.db, row.id))!.status).toBe("confirmed");
+  });
+
+  // BUG: a node lagging behind the one that gave the finalized height (one load-balanced
+  // URL) did not know the landed transfer; its "unknown" read as "expired unlanded", the
+  // run signed again, found the deposit account empty and closed the landed sweep `failed`.
+  test("landed and expired, asked of a lagging node: no new signature; once a caught-up node answers, confirmed as it landed", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { row, signed } = await reservedSweep(7_000_000n);
+    await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
+    await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
+    let lagging = 3;
+    const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) => {
+      if (call.method !== "getSignatureStatuses" || lagging <= 0) return answer;
+      lagging--;
+      const result = answer.result as { context: { slot: number }; value: unknown[] };
+      return { ...answer, result: { context: { ...result.context, slot: 1 }, value: result.value.map(() => null) } };
+    });
+    try {
+      const behindProxy = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: proxy.url } : n)) } };
+      const done = await solanaRail.executeTransferOut(behindProxy, row.id);
+      expect(done).toMatchObject({ status: "confirmed", txHash: signed.txHash, replacedTxHashes: [], error: null });
+      expect(lagging).toBe(0); // every lagging answer was asked for, and none decided anything
+    } finally {
+      proxy.stop();
+    }
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(7_000_000n);
   });
 });
 

@@ -14,6 +14,7 @@ import { recordCredits } from "../../rails/solana/ingest/recordCredits.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { rewritingRpcProxy as rewritingProxy } from "../helpers/rewritingRpcProxy.ts";
 
 /**
  * The Solana rail's ingest against a real SVM through the loopback RPC and an
@@ -176,27 +177,6 @@ describe("Helius webhooks only prompt the same scan", () => {
     }
   });
 });
-
-type RpcCall = { id: unknown; method: string; params?: unknown[] };
-type RpcAnswer = { id: unknown; result?: unknown };
-
-/** A loopback JSON-RPC proxy in front of `upstream` that passes each answer (single or batched) through `rewrite`. */
-function rewritingProxy(upstream: string, rewrite: (call: RpcCall, answer: RpcAnswer) => RpcAnswer) {
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const body = await request.text();
-      const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
-      const parsedCalls = JSON.parse(body) as RpcCall | RpcCall[];
-      const calls = new Map((Array.isArray(parsedCalls) ? parsedCalls : [parsedCalls]).map((c) => [c.id, c]));
-      const parsed = (await answer.json()) as RpcAnswer | RpcAnswer[];
-      const each = (r: RpcAnswer) => (calls.has(r.id) ? rewrite(calls.get(r.id)!, r) : r);
-      return Response.json(Array.isArray(parsed) ? parsed.map(each) : each(parsed), { status: answer.status });
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
-}
 
 describe("a poll that could not read everything listed does not vouch for the chain's evidence", () => {
   /**

@@ -24,11 +24,12 @@ type Ctx = { ctx: RailContext; network: Network; connection: Connection; operato
  *   `broadcast` only if it is still `requested` (two runs: one records, one follows) —
  *   only then send it;
  * - `broadcast`: read the finalized block height, then the statuses of the row's
- *   signatures. Landed and finalized: `confirmed` (the `forwarded`/`refunded` event);
- *   landed and failed: `failed` (nothing moved). Not landed while the blockhash is still
- *   valid: send the very same bytes again (one signature can land once). Not landed and
- *   the finalized height past its last valid height: it can never land, so it is signed
- *   again with a fresh blockhash, recorded (the old signature kept) before it is sent.
+ *   signatures (a node behind that height knows nothing yet: its "unknown" is no answer).
+ *   Landed and finalized: `confirmed` (the `forwarded`/`refunded` event); landed and
+ *   failed: `failed` (nothing moved). Not landed while the blockhash is still valid: send
+ *   the very same bytes again (one signature can land once). Not landed and the finalized
+ *   height past its last valid height: it can never land, so it is signed again with a
+ *   fresh blockhash, recorded (the old signature kept) before it is sent.
  * Safe to call twice, concurrently, or after a crash at any point.
  */
 export async function executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow> {
@@ -84,10 +85,14 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
   for (;;) {
     const row = (await findTransferOut(ctx.db, rowId))!;
     if (isFinal(row) || row.status !== "broadcast") return row;
-    // The height first: a transaction not found after it is past its last valid height can never land.
-    const height = BigInt(await connection.getBlockHeight("finalized"));
+    // The finalized height first: a transaction not found after it is past its last valid
+    // height can never land — in the word of a node that has itself reached that point
+    // (behind a load balancer the statuses may come from a node lagging the one that gave
+    // the height, which does not know a landed transaction *yet*).
+    const final = await connection.getEpochInfo("finalized");
     const signatures = signaturesOf(row);
-    const { value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+    const { context, value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+    const caughtUp = context.slot >= final.absoluteSlot;
     // A success among the row's transactions is the transfer, whatever became of the others
     // (a copy signed again after a lookup missed the first fails for want of funds).
     const succeeded = value.findIndex((s) => s !== null && s.err === null);
@@ -102,7 +107,7 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
         await confirmTransferOut(ctx.db, row.id, { blockNumber: BigInt(status.slot), txHash: signatures[landedAt]! });
         return (await findTransferOut(ctx.db, row.id))!;
       }
-    } else if (row.lastValidBlockHeight !== null && height > row.lastValidBlockHeight) {
+    } else if (caughtUp && row.lastValidBlockHeight !== null && final.blockHeight !== undefined && BigInt(final.blockHeight) > row.lastValidBlockHeight) {
       await resign(c, row);
       continue;
     } else {

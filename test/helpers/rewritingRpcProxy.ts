@@ -1,0 +1,24 @@
+/** One JSON-RPC call and its answer, as the rewriting proxy hands them to `rewrite`. */
+export type RpcCall = { id: unknown; method: string; params?: unknown[] };
+export type RpcAnswer = { id: unknown; result?: unknown };
+
+/**
+ * A loopback JSON-RPC proxy in front of `upstream` that passes each answer (single or
+ * batched) through `rewrite`: a node that withholds, lags or misreports, answer by answer.
+ */
+export function rewritingRpcProxy(upstream: string, rewrite: (call: RpcCall, answer: RpcAnswer) => RpcAnswer) {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const body = await request.text();
+      const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const parsedCalls = JSON.parse(body) as RpcCall | RpcCall[];
+      const calls = new Map((Array.isArray(parsedCalls) ? parsedCalls : [parsedCalls]).map((c) => [c.id, c]));
+      const parsed = (await answer.json()) as RpcAnswer | RpcAnswer[];
+      const each = (r: RpcAnswer) => (calls.has(r.id) ? rewrite(calls.get(r.id)!, r) : r);
+      return Response.json(Array.isArray(parsed) ? parsed.map(each) : each(parsed), { status: answer.status });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
