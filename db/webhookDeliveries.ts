@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
 import { webhookAttempts, webhookDeliveries } from "./schema/index.ts";
+import { storableText } from "../domain/storableText.ts";
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -53,7 +54,9 @@ export async function recordAttempt(db: Db, delivery: WebhookDeliveryRow, attemp
     const tx = raw as unknown as Db;
     const number = delivery.attempts + (attempt ? 1 : 0);
     if (attempt) {
-      await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attempt: number, ...attempt }).onConflictDoNothing();
+      // The reply is the receiver's bytes: a NUL in them must not make the attempt unrecordable (and so sent again).
+      const stored = { ...attempt, responseExcerpt: storableText(attempt.responseExcerpt), error: storableText(attempt.error) };
+      await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attempt: number, ...stored }).onConflictDoNothing();
     }
     await tx
       .update(webhookDeliveries)
@@ -61,7 +64,7 @@ export async function recordAttempt(db: Db, delivery: WebhookDeliveryRow, attemp
         status: outcome.status,
         attempts: number,
         lockedUntil: null,
-        lastError: outcome.status === "delivered" ? null : (attempt?.error ?? (attempt?.statusCode ? `HTTP ${attempt.statusCode}` : null)),
+        lastError: outcome.status === "delivered" ? null : storableText(attempt?.error ?? (attempt?.statusCode ? `HTTP ${attempt.statusCode}` : null)),
         deliveredAt: outcome.status === "delivered" ? sql`now()` : null,
         nextAttemptAt: outcome.status === "pending" ? sql`now() + make_interval(secs => ${outcome.retryInMs / 1000}::double precision)` : undefined,
         updatedAt: sql`now()`,

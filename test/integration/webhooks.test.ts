@@ -271,6 +271,29 @@ describe("delivery", () => {
     await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
   });
 
+  // BUG: the reply's excerpt went to a text column as it was; a NUL in it (a UTF-16 "OK", a
+  // binary body) failed the attempt's record, so the webhook was sent again, 2xx or not, forever.
+  test("a reply carrying NUL bytes (UTF-16 \"OK\") is recorded like any other: delivered once, never sent again", async () => {
+    let requests = 0;
+    const utf16 = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (requests++, new Response(Buffer.from("OK", "utf16le"), { status: 200 })) });
+    try {
+      const endpoint = await addEndpoint(`http://127.0.0.1:${utf16.port}/utf16`, { events: ["payment.created"] });
+      await createPayment();
+      await withWorkers(async () => {
+        await waitUntil("delivery", async () => (await deliveriesTo(endpoint.url))[0]?.status === "delivered");
+        await Bun.sleep(2_500); // past the worker's 2 s retry of a job that threw
+      });
+      expect(requests).toBe(1);
+      const [delivery] = await deliveriesTo(endpoint.url);
+      expect(delivery).toMatchObject({ status: "delivered", attempts: 1 });
+      const attempts = await api.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id));
+      expect(attempts.map((a) => [a.statusCode, a.responseExcerpt])).toEqual([[200, "O\uFFFDK\uFFFD"]]);
+      await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+    } finally {
+      utf16.stop(true);
+    }
+  });
+
   test("a receiver that never succeeds gets every scheduled attempt, then the delivery fails", async () => {
     receiver.setRule((path) => (path === "/down" ? 500 : 200));
     const endpoint = await addEndpoint(receiver.url("/down"), { events: ["payment.created"] });

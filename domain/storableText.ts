@@ -1,0 +1,7 @@
+/**
+ * Text from outside (a webhook receiver's reply, a provider's message) as Postgres can
+ * store it: a `text` column refuses the NUL character, which a reply in UTF-16 or a binary
+ * body carries. Each NUL becomes U+FFFD (the replacement character), as a lone surrogate does.
+ */
+export const storableText = <T extends string | null>(text: T): T =>
+  (text === null ? text : text.replaceAll("\u0000", "\uFFFD").toWellFormed()) as T;
