@@ -58,13 +58,15 @@ export async function failTransferOut(
   id: string,
   from: "requested" | "broadcast" | "confirmed",
   values: { error: string; blockNumber?: bigint },
+  /** Only while the row's transaction is still this one: a run that judged an older one must not close a row another run replaced meanwhile. */
+  guard: { txHash?: string } = {},
 ): Promise<void> {
   await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
     const [row] = await tx
       .update(transfersOut)
       .set({ ...values, status: "failed", updatedAt: sql`now()` })
-      .where(and(eq(transfersOut.id, id), eq(transfersOut.status, from)))
+      .where(and(eq(transfersOut.id, id), eq(transfersOut.status, from), guard.txHash === undefined ? undefined : eq(transfersOut.txHash, guard.txHash)))
       .returning({ paymentId: transfersOut.paymentId, kind: transfersOut.kind });
     // A failed refund is owed again: the checkout page offers it anew.
     if (row?.kind === "refund") await announcePaymentChanges(tx, [row.paymentId]);
@@ -176,10 +178,20 @@ export async function reserveTransferOut(
 export async function confirmTransferOut(db: Db, id: string, mined: { blockNumber: bigint; txHash: string }): Promise<void> {
   await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
-    // The mined transaction is the one recorded (it may be one a replacement was meant to supersede).
+    // The mined transaction is the one recorded (it may be one a replacement was meant to
+    // supersede); the one it takes the place of joins the replaced ones, so a reorg that
+    // swaps which of them is mined still finds it on the row.
     const [row] = await tx
       .update(transfersOut)
-      .set({ status: "confirmed", blockNumber: mined.blockNumber, txHash: mined.txHash, error: null, updatedAt: sql`now()` })
+      .set({
+        status: "confirmed",
+        blockNumber: mined.blockNumber,
+        txHash: mined.txHash,
+        replacedTxHashes: sql`case when ${transfersOut.txHash} is null or ${transfersOut.txHash} = ${mined.txHash} then ${transfersOut.replacedTxHashes}
+          else array_append(array_remove(${transfersOut.replacedTxHashes}, ${mined.txHash}), ${transfersOut.txHash}) end`,
+        error: null,
+        updatedAt: sql`now()`,
+      })
       .where(and(eq(transfersOut.id, id), inArray(transfersOut.status, ["requested", "broadcast"])))
       .returning();
     if (!row) return;

@@ -3,5 +3,8 @@
  * store it: a `text` column refuses the NUL character, which a reply in UTF-16 or a binary
  * body carries. Each NUL becomes U+FFFD (the replacement character), as a lone surrogate does.
  */
-export const storableText = <T extends string | null>(text: T): T =>
-  (text === null ? text : text.replaceAll("\u0000", "\uFFFD").toWellFormed()) as T;
+export function storableText(text: string): string;
+export function storableText(text: string | null): string | null;
+export function storableText(text: string | null): string | null {
+  return text === null ? null : text.replaceAll("\u0000", "\uFFFD").toWellFormed();
+}

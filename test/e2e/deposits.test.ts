@@ -9,13 +9,14 @@ import { SWEEP_GAS, encodeDeployAndSweep } from "../../rails/evm/settlement/inde
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
-import { insertTransferOut, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { confirmTransferOut, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { refund } from "../../jobs/refund.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
+import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
 /**
@@ -409,6 +410,67 @@ describe("deposit-address payments", () => {
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
     expect(await balanceOf(deposit.depositAddress)).toBe(0n);
   }, 60_000);
+
+  // BUG: a run still holding the row as it read it before another run replaced the
+  // transaction looked only for its own hashes once the nonce was used, found none mined
+  // (the replacement was) and closed the row `failed`: the money had moved, the books said not.
+  test("a run that read the row before another run's replacement was mined confirms the row with the replacement, not failed", async () => {
+    const { deposit, row, nonce, hash, account } = await completedWithUnsentSweep("1", 1_000_000n);
+    const merchantBefore = await balanceOf(merchantWallet);
+    let reached!: () => void;
+    const atReceipt = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    // The run's first receipt lookup (of the hash it read) is answered only when the test says.
+    const proxy = rewritingRpcProxy(chain.anvil.rpcUrl, async (call, answer) => {
+      if (!held && call.method === "eth_getTransactionReceipt" && String(call.params?.[0]).toLowerCase() === hash.toLowerCase()) {
+        held = true;
+        reached();
+        await gate;
+      }
+      return answer;
+    });
+    try {
+      const config = { ...api.config, networks: api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, rpcUrl: proxy.url } : n)) };
+      const stale = evmRail.executeTransferOut({ ...transferDeps(), config }, row.id);
+      await atReceipt;
+      // Meanwhile another run replaces the transaction (same nonce, higher fees), records the
+      // replacement before sending it, and it is mined.
+      const [recorded] = await transfersOutOf(api.db, deposit.id);
+      const old = parseTransaction(recorded!.rawTx as Hex);
+      const raw = await account.signTransaction({
+        chainId: 31337,
+        type: "eip1559",
+        nonce,
+        to: old.to!,
+        data: old.data!,
+        gas: old.gas!,
+        maxFeePerGas: old.maxFeePerGas! * 2n,
+        maxPriorityFeePerGas: (old.maxPriorityFeePerGas ?? 1n) * 2n + 1n,
+      });
+      expect(await replaceTransferOutTx(api.db, row.id, hash, { rawTx: raw, txHash: keccak256(raw) })).toBeDefined();
+      await chain.publicClient.waitForTransactionReceipt({ hash: await chain.publicClient.sendRawTransaction({ serializedTransaction: raw }) });
+      release();
+      expect(await stale).toMatchObject({ status: "confirmed", txHash: keccak256(raw), replacedTxHashes: [hash], error: null });
+    } finally {
+      release();
+      proxy.stop();
+    }
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
+  }, 60_000);
+
+  // BUG: confirming with a replaced transaction (the older one was mined) dropped the newer
+  // hash from the row; a reorg that then mined the newer one instead left a row that knew
+  // none of the mined transactions.
+  test("confirmed with the transaction a replacement was meant to supersede: the replacement's hash stays on the row", async () => {
+    const { deposit, row, hash } = await completedWithUnsentSweep("1", 1_000_000n);
+    await replaceTransferOutTx(api.db, row.id, hash, { rawTx: "0x01", txHash: "0xnewer" });
+    await confirmTransferOut(api.db, row.id, { blockNumber: 1n, txHash: hash });
+    const [confirmed] = await transfersOutOf(api.db, deposit.id);
+    expect(confirmed).toMatchObject({ status: "confirmed", txHash: hash, replacedTxHashes: ["0xnewer"] });
+  });
 
   test("a mined sweep whose lookups fail (the provider answers 429) is not closed as failed; a later run confirms it, swept once", async () => {
     const { deposit, row, nonce, hash } = await completedWithUnsentSweep("1", 1_000_000n);

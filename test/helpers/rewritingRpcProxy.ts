@@ -4,9 +4,10 @@ export type RpcAnswer = { id: unknown; result?: unknown };
 
 /**
  * A loopback JSON-RPC proxy in front of `upstream` that passes each answer (single or
- * batched) through `rewrite`: a node that withholds, lags or misreports, answer by answer.
+ * batched) through `rewrite`: a node that withholds, lags or misreports, answer by answer;
+ * an async `rewrite` holds the answer back until it resolves (a slow node, at a chosen moment).
  */
-export function rewritingRpcProxy(upstream: string, rewrite: (call: RpcCall, answer: RpcAnswer) => RpcAnswer) {
+export function rewritingRpcProxy(upstream: string, rewrite: (call: RpcCall, answer: RpcAnswer) => RpcAnswer | Promise<RpcAnswer>) {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -16,8 +17,8 @@ export function rewritingRpcProxy(upstream: string, rewrite: (call: RpcCall, ans
       const parsedCalls = JSON.parse(body) as RpcCall | RpcCall[];
       const calls = new Map((Array.isArray(parsedCalls) ? parsedCalls : [parsedCalls]).map((c) => [c.id, c]));
       const parsed = (await answer.json()) as RpcAnswer | RpcAnswer[];
-      const each = (r: RpcAnswer) => (calls.has(r.id) ? rewrite(calls.get(r.id)!, r) : r);
-      return Response.json(Array.isArray(parsed) ? parsed.map(each) : each(parsed), { status: answer.status });
+      const each = async (r: RpcAnswer) => (calls.has(r.id) ? rewrite(calls.get(r.id)!, r) : r);
+      return Response.json(Array.isArray(parsed) ? await Promise.all(parsed.map(each)) : await each(parsed), { status: answer.status });
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };

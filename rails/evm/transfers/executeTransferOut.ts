@@ -122,11 +122,14 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
     if (refused) {
       const latest = await client.getTransactionCount({ address: operatorAccount(deps.config)!.address, blockTag: "latest" });
       if (current.nonce !== null && latest > current.nonce) {
-        // The nonce was used: by one of this row's transactions (mined since), or by another one.
-        const again = await minedReceipt(client, current);
-        if (again) return close(deps, current, again);
-        await failTransferOut(deps.db, current.id, "broadcast", { error: "nonce used by another transaction; not mined" });
-        return (await findTransferOut(deps.db, current.id))!;
+        // The nonce was used: by one of this row's transactions (mined since, perhaps one
+        // another run put on the row after it was read here), or by another one.
+        const fresh = (await findTransferOut(deps.db, current.id))!;
+        if (fresh.status !== "broadcast") return fresh;
+        const again = await minedReceipt(client, fresh);
+        if (again) return close(deps, fresh, again);
+        await failTransferOut(deps.db, fresh.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: fresh.txHash! });
+        return (await findTransferOut(deps.db, fresh.id))!;
       }
       // Nothing of it is in the pool to outbid. Once it has been out long enough, it is signed
       // again at today's fees (a fee the base fee has passed is the refusal that cures).
@@ -148,7 +151,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
   const ours = receipt && hashesOf(latest).includes(receipt.transactionHash.toLowerCase()) ? receipt : await minedReceipt(client, latest);
   if (ours) return close(deps, latest, ours);
   if (receipt) {
-    await failTransferOut(deps.db, latest.id, "broadcast", { error: "nonce used by another transaction; not mined" });
+    await failTransferOut(deps.db, latest.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: latest.txHash! });
     return (await findTransferOut(deps.db, latest.id))!;
   }
   // Not mined yet: the job's retry looks again, and replaces it if it has waited too long.
