@@ -2,12 +2,13 @@ import { findPayment } from "../db/payments.ts";
 import { failTransferOut, movedOut, type TransferOutRow } from "../db/transfersOut.ts";
 import { refundable } from "../domain/refundable.ts";
 import { railOfPayment, type RailContext } from "../rails/index.ts";
-import { reconcilePayments } from "../reconcile/index.ts";
+import { evidenceHorizons, reconcilePayments } from "../reconcile/index.ts";
 
 /**
  * Whether a requested refund must wait before it is signed, and why. It is sent only from
  * money the chain can no longer take back — every credit of the payment in a final block,
- * as a sweep waits for its completing block — and only while it is still owed: an excess a
+ * as a sweep waits for its completing block — only once what a closed payment received is
+ * known (ingest read past the close), and only while it is still owed: an excess a
  * reorg removed would otherwise be paid back out of the merchant's amount. A refund no
  * longer owed (its excess gone) is closed `failed`. Null: send it now.
  */
@@ -22,6 +23,15 @@ export async function refundWaits(ctx: RailContext, row: TransferOutRow): Promis
   if (newest !== null) {
     const finalized = await rail.finalEvidenceHead(ctx, network, 20_000);
     if (newest > finalized) return `block ${newest} is not final yet (final: ${finalized})`;
+  }
+  // A payment the merchant closed owes back what it received, as far as ingest has read:
+  // money stamped before the close but not read yet (ingest lagging) would complete it
+  // instead, and be the merchant's. Its refund waits until the chain is read past the close.
+  if (payment.closedStatus && payment.closedAt) {
+    const through = (await evidenceHorizons(ctx)).get(payment.chainId);
+    if (through && through < payment.closedAt) {
+      return `the chain is read through ${through.toISOString()}, not yet past the payment's close at ${payment.closedAt.toISOString()}`;
+    }
   }
   const owed = refundable(payment, (await movedOut(ctx.db, payment.id)).refund - row.amount);
   if (owed < row.amount) {

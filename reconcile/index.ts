@@ -4,6 +4,7 @@
  * `api/` call these; nothing else reaches into this folder.
  */
 export { INDEXED_CHANNEL, startDispatcher } from "./dispatch.ts";
+export { evidenceHorizons } from "./evidenceHorizons.ts";
 export { reconcilePayments, type Reconciled } from "./reconcilePayments.ts";
 export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";
 export { watchIngest } from "./watchIngest.ts";

@@ -11,6 +11,7 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
 import { confirmTransferOut, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { refund } from "../../jobs/refund.ts";
+import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
@@ -693,6 +694,52 @@ describe("deposit-address payments", () => {
   }, 60_000);
 
   // Last: it moves the chain's clock past every open deposit's expiry.
+  // BUG: a refund of a payment the merchant closed was signed from what ingest had read by
+  // then; money stamped before the close but not read yet (ingest behind) completes the
+  // payment once read, and the refund had paid the merchant's share back to the customer.
+  test("a closed payment's refund waits until the chain is read past the close: money stamped before it completes the payment, nothing is paid back", async () => {
+    const deposit = await createDeposit("1");
+    await send(deposit.depositAddress, 600_000n);
+    await chain.mine(2); // final
+    await waitFor(deposit.id, (p) => p.amountReceived === "0.6");
+    const deps = { ...transferDeps(), config: { ...api.config, transfers: { replaceAfterMs: 1_000 } } };
+    const before = await balanceOf(refundAddress);
+    await chain.rpc("evm_setAutomine", [false]);
+    let transferId: string;
+    try {
+      // The rest is sent (in the node's pool, in no block yet) when the merchant closes the payment.
+      await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [deposit.depositAddress, 400_000n], account: customer, chain: null });
+      await Bun.sleep(2_000); // room for a block stamped between the last one and the close
+      const closed = await api.request("/api/v1/payments/fail", { headers: headers(), body: { paymentId: deposit.id, status: "failed" } });
+      expect(closed.status).toBe(200);
+      const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
+      expect(request.status).toBe(202);
+      expect(request.body.refund).toMatchObject({ status: "requested", amount: "0.6" });
+      transferId = request.body.refund.id;
+      expect(await refund(deps)(job({ transferId }))).toMatchObject({ status: "requested", waiting: expect.stringMatching(/not yet past the payment's close/) });
+      // The block carrying the rest is stamped before the close (and read only now).
+      const closedAt = Math.floor((await findPayment(api.db, deposit.id))!.closedAt!.getTime() / 1000);
+      await chain.rpc("evm_setNextBlockTimestamp", [closedAt - 1]);
+      await chain.rpc("evm_mine");
+      // Then a block stamped after the close: the chain is read past it.
+      await Bun.sleep(Math.max(0, (closedAt + 2) * 1000 - Date.now()));
+      await chain.rpc("evm_setNextBlockTimestamp", [closedAt + 2]);
+      await chain.rpc("evm_mine");
+    } finally {
+      await chain.rpc("evm_setAutomine", [true]);
+    }
+    const done = await (async () => {
+      for (const until = Date.now() + 20_000; ; await Bun.sleep(100)) {
+        await watchIngest(transferDeps()); // the recheck's look at ingest (a lag seen while blocks were mined closes)
+        const result = (await refund(deps)(job({ transferId }))) as { status: string; waiting?: string };
+        if (result.status !== "requested" || Date.now() > until) return result;
+      }
+    })();
+    expect(done).toMatchObject({ status: "failed", waiting: expect.stringMatching(/no longer owed/) });
+    expect(await balanceOf(refundAddress)).toBe(before);
+    expect(await depositStatus(deposit.id)).toMatchObject({ status: "completed", amountReceived: "1", excessOwed: "0", refunded: "0" });
+  }, 60_000);
+
   test("money after expiry is late: expired, owed back in full, refunded once", async () => {
     const deposit = await createDeposit("10");
     await send(deposit.depositAddress, 4_000_000n);
