@@ -2,12 +2,30 @@ import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { PaymentRow } from "../../db/payments.ts";
-import { openTransferOut, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { openTransferOut, recentlyReverted, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { ConflictError, ValidationError } from "../../domain/errors.ts";
 import { refundable } from "../../domain/refundable.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { railForPayment } from "../../rails/index.ts";
+import type { Network } from "../../config/types.ts";
+import type { Rail } from "../../rails/types.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
+
+/** Refunds of one payment that may revert on chain within `REVERTED_WINDOW_HOURS` before requests are refused. */
+const MAX_REVERTED_REFUNDS = 3;
+const REVERTED_WINDOW_HOURS = 24;
+
+/** A chain's null address: tokens sent there are burnt. */
+const NULL_ADDRESS: Record<Network["type"], string> = {
+  evm: "0x0000000000000000000000000000000000000000",
+  solana: "11111111111111111111111111111111",
+};
+
+/** Addresses a refund must never go to: sent there, the tokens are gone for good (or the transfer reverts, costing gas on every try). */
+function unreceivable(rail: Rail, network: Network, payment: PaymentRow): Set<string> {
+  const candidates = [NULL_ADDRESS[network.type], payment.tokenAddress, payment.contractAddress, network.settlementContract, network.forwarderFactory];
+  return new Set(candidates.flatMap((a) => (a ? [rail.normalizeAddress(a)].filter((n): n is string => n !== null) : [])));
+}
 
 /**
  * A customer's refund address for what the payment owes them: an overpayment, money
@@ -34,6 +52,17 @@ export async function requestRefund(
   }
   if (address === payment.receiveAddress) {
     throw new ValidationError("address", "Invalid field 'address': cannot refund to the payment's own deposit address");
+  }
+  if (unreceivable(rail, network, payment).has(address)) {
+    throw new ValidationError("address", "Invalid field 'address': tokens sent there cannot come back (the zero address, the token's own contract or the service's contracts)");
+  }
+  // Anyone holding the payment id may ask (the checkout page): an address whose transfers
+  // revert (a blacklisted one) must not burn the operator's gas again and again.
+  if ((await recentlyReverted(deps.db, payment.id, "refund", REVERTED_WINDOW_HOURS)) >= MAX_REVERTED_REFUNDS) {
+    throw new ConflictError(
+      `Refunds of this payment reverted on chain ${MAX_REVERTED_REFUNDS} times in the last ${REVERTED_WINDOW_HOURS} hours; try another address later, or contact the merchant.`,
+      "refund_reverting",
+    );
   }
   // Up to date with the chain first: the refundable amount is computed from it.
   await reconcilePayments(deps.db, deps.config, [payment.id]);

@@ -221,6 +221,29 @@ describe("deposit-address payments", () => {
     ).toBe(404);
   });
 
+  // BUG: the zero address, the token's own contract or the service's contracts were taken as
+  // refund addresses (tokens burnt, or a revert), and a refund that reverted could be asked
+  // for again without end through the public checkout route, burning the operator's gas.
+  test("refunds never go where tokens cannot come back, and a payment whose refunds keep reverting refuses more", async () => {
+    const deposit = await createDeposit("1");
+    await send(deposit.depositAddress, 1_500_000n);
+    await waitFor(deposit.id, (p) => p.excessOwed === "0.5");
+    const network = api.config.networks.find((n) => n.shortName === "anvil")!;
+    for (const address of ["0x0000000000000000000000000000000000000000", usdc.toLowerCase(), network.forwarderFactory!, network.settlementContract!]) {
+      const refused = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address } });
+      expect([address, refused.status, refused.body.error]).toEqual([address, 400, "invalid_request"]);
+      expect(refused.body.message).toContain("'address'");
+    }
+    // Three refunds of it reverted on chain today (failed rows with a block).
+    for (let i = 0; i < 3; i++) {
+      const row = (await insertTransferOut(api.db, { paymentId: deposit.id, kind: "refund", chainId: "31337", tokenAddress: usdc, toAddress: refundAddress, amount: 500_000n }))!;
+      await updateTransferOut(api.db, row.id, { status: "failed", blockNumber: 1n, error: "transaction reverted" });
+    }
+    const reverting = await api.request(`/api/v1/payments/public/${deposit.id}/refund-request`, { body: { address: refundAddress } });
+    expect([reverting.status, reverting.body.error]).toEqual([409, "refund_reverting"]);
+    expect((await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } })).status).toBe(409);
+  });
+
   test("a sweep job run twice concurrently sends one transfer", async () => {
     const deposit = await completedDeposit("5", 5_000_000n);
     const merchantBefore = await balanceOf(merchantWallet);
