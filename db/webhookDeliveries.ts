@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
 import { webhookAttempts, webhookDeliveries } from "./schema/index.ts";
 import { storableText } from "../domain/storableText.ts";
@@ -9,7 +9,10 @@ export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
 /**
  * Takes a pending delivery for one attempt: holds it until `leaseMs` from now so a
  * duplicate job cannot send it at the same time. Undefined when it is no longer
- * pending or another attempt holds it.
+ * pending, another attempt holds it, or its next attempt is not due: a retry's job that
+ * comes back early (BullMQ recovering a stalled job before moving it to its delay) must
+ * not skip the schedule; the relay enqueues the delivery again once it is due. A second
+ * of slack covers the clocks of Redis and Postgres.
  */
 export async function claimDelivery(db: Db, id: string, leaseMs: number): Promise<WebhookDeliveryRow | undefined> {
   const [row] = await db
@@ -20,6 +23,7 @@ export async function claimDelivery(db: Db, id: string, leaseMs: number): Promis
         eq(webhookDeliveries.id, id),
         eq(webhookDeliveries.status, "pending"),
         or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, sql`now()`)),
+        lte(webhookDeliveries.nextAttemptAt, sql`now() + interval '1 second'`),
       ),
     )
     .returning();

@@ -65,7 +65,9 @@ export const webhookEndpointRoutes = ({ config, db, credentials }: ApiDeps) => {
       "/:id/rotate-secret",
       async ({ auth, params }) => {
         const endpoint = await ownEndpoint(auth, params.id);
-        const rotated = (await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs))!;
+        const rotated = await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs);
+        // Removed between the read and the rotation (a concurrent DELETE): gone, as a read after it would say.
+        if (!rotated) throw new NotFoundError(`No webhook endpoint with id ${endpoint.id}.`);
         return { success: true, endpoint: presentWebhookEndpoint(rotated, { withSecret: true }) };
       },
       {

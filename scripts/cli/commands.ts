@@ -162,7 +162,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const hours = config.webhooks.secretOverlapMs / 3_600_000;
     if (flags.id !== undefined) {
       const endpoint = await endpointOf({ db, config }, flags);
-      const rotated = (await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs))!;
+      const rotated = await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs);
+      if (!rotated) throw new UsageError(`no webhook endpoint with id ${endpoint.id}`);
       return `New signing secret for ${rotated.id}: ${rotated.secret}\nThe previous secret also signs for ${hours} hours.`;
     }
     // Without --id: the merchant's secret for payments' callbackUrl in that mode.

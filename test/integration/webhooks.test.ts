@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { FileNetworkInput } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
@@ -10,6 +10,7 @@ import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
 import { verifyWebhook } from "../../domain/webhookSignature.ts";
+import { deliverWebhook } from "../../jobs/deliverWebhook.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { registry } from "../../metrics/registry.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
@@ -132,6 +133,21 @@ describe("webhook endpoints (API key + secret)", () => {
     expect((await api.request(`/api/webhook-endpoints/${created.id}/rotate-secret`, { method: "POST", headers: secretAuth() })).status).toBe(404);
     const after = await api.request("/api/webhook-endpoints", { headers: secretAuth() });
     expect(after.body.endpoints.map((e: { id: string }) => e.id)).not.toContain(created.id);
+  });
+
+  // BUG: an endpoint removed between the rotation's read and its update answered 500.
+  test("rotating an endpoint removed meanwhile (a concurrent DELETE) is a 404, not a 500", async () => {
+    const endpoint = await addEndpoint(receiver.url("/rotating"));
+    const { rotating } = await api.db.transaction(async (tx) => {
+      // The row is held while the rotation reads it and then waits to update it; the removal lands first.
+      await tx.execute(sql`select 1 from webhook_endpoints where id = ${endpoint.id} for update`);
+      const rotating = api.request(`/api/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, { method: "POST", headers: secretAuth() });
+      await Bun.sleep(300);
+      await tx.execute(sql`update webhook_endpoints set deleted_at = now() where id = ${endpoint.id}`);
+      return { rotating };
+    });
+    const response = await rotating;
+    expect([response.status, response.body.error]).toEqual([404, "not_found"]);
   });
 
   test("credentials: an API key + secret only; a public key (browser-safe) is refused", async () => {
@@ -292,6 +308,23 @@ describe("delivery", () => {
     } finally {
       utf16.stop(true);
     }
+  });
+
+  // BUG: the claim looked only at the status and the lease: a retry's job that came back
+  // before its time (a stalled job recovered before BullMQ delayed it) was sent at once.
+  test("a delivery's job that runs before the next attempt is due sends nothing; once due, it is sent", async () => {
+    const endpoint = await addEndpoint(receiver.url("/early"), { events: ["payment.created"] });
+    await createPayment();
+    const [delivery] = await deliveriesTo(endpoint.url);
+    await api.db.update(webhookDeliveries).set({ nextAttemptAt: sql`now() + interval '5 minutes'` }).where(eq(webhookDeliveries.id, delivery!.id));
+    const run = () => deliverWebhook({ config: api.config, db: api.db, logger })({ data: { deliveryId: delivery!.id }, id: "test", attemptsMade: 0 } as never);
+    expect(await run()).toEqual({ skipped: true });
+    expect(receiver.at("/early")).toHaveLength(0);
+    await api.db.update(webhookDeliveries).set({ nextAttemptAt: sql`now()` }).where(eq(webhookDeliveries.id, delivery!.id));
+    await run();
+    expect(receiver.at("/early")).toHaveLength(1);
+    expect((await deliveriesTo(endpoint.url))[0]).toMatchObject({ status: "delivered", attempts: 1 });
+    await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
   });
 
   test("a receiver that never succeeds gets every scheduled attempt, then the delivery fails", async () => {
