@@ -9,7 +9,7 @@ import { SWEEP_GAS, encodeDeployAndSweep } from "../../rails/evm/settlement/inde
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
-import { confirmTransferOut, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { confirmTransferOut, failTransferOut, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { refund } from "../../jobs/refund.ts";
 import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
@@ -483,6 +483,38 @@ describe("deposit-address payments", () => {
     }
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
     expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
+  }, 60_000);
+
+  // BUG: the sign step recorded its transaction over whatever the row had become: a refund
+  // closed meanwhile (no longer owed, by another job's check) went back to `broadcast` and out.
+  test("a transfer closed while it was being signed stays closed: nothing recorded, nothing sent", async () => {
+    const deposit = await completedDeposit("1", 1_000_000n);
+    const merchantBefore = await balanceOf(merchantWallet);
+    const row = (await insertTransferOut(api.db, { paymentId: deposit.id, kind: "sweep", chainId: "31337", tokenAddress: usdc, toAddress: merchantWallet, amount: 1_000_000n }))!;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const atNonce = new Promise<void>((resolve) => (reached = resolve));
+    // The signer's nonce lookup is answered only once the row has been closed.
+    const proxy = rewritingRpcProxy(chain.anvil.rpcUrl, async (call, answer) => {
+      if (call.method === "eth_getTransactionCount") {
+        reached();
+        await gate;
+      }
+      return answer;
+    });
+    try {
+      const config = { ...api.config, networks: api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, rpcUrl: proxy.url } : n)) };
+      const signing = evmRail.executeTransferOut({ ...transferDeps(), config }, row.id);
+      await atNonce;
+      await failTransferOut(api.db, row.id, "requested", { error: "closed by another job" });
+      release();
+      expect(await signing).toMatchObject({ status: "failed", txHash: null, error: "closed by another job" });
+    } finally {
+      release();
+      proxy.stop();
+    }
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore);
   }, 60_000);
 
   // BUG: confirming with a replaced transaction (the older one was mined) dropped the newer

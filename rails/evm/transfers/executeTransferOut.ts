@@ -7,7 +7,7 @@ import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../settlement/index.ts";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
-import { confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
 import { withChainLock } from "./chainLock.ts";
@@ -91,8 +91,13 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
   });
   const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as Parameters<typeof wallet.signTransaction>[0]);
   const hash = keccak256(raw);
-  // Recorded before broadcast: a crash from here on finds the hash and the bytes.
-  await updateTransferOut(deps.db, row.id, { status: "broadcast", nonce, fromAddress: account.address, rawTx: raw, txHash: hash });
+  // Recorded before broadcast: a crash from here on finds the hash and the bytes. Only if
+  // the row is still `requested`: a refund closed meanwhile (no longer owed) stays closed.
+  const claimed = await claimTransferOutBroadcast(deps.db, row.id, { nonce, fromAddress: account.address, rawTx: raw, txHash: hash });
+  if (!claimed) {
+    const now = (await findTransferOut(deps.db, row.id))!;
+    return isFinal(now) ? now : null;
+  }
   await client.sendRawTransaction({ serializedTransaction: raw }).catch((error: Error) => {
     deps.logger.warn({ err: error, transfer: row.id }, "broadcast failed; checking the chain");
   });
