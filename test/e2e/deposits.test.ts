@@ -17,7 +17,7 @@ import { startWorkers } from "../../jobs/worker.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
-import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
+import { rewritingRpcProxy, type RpcCall } from "../helpers/rewritingRpcProxy.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
 /**
@@ -125,6 +125,29 @@ async function completedWithUnsentSweep(amount: string, units: bigint, fees?: { 
   const nonce = Number(request.nonce);
   await updateTransferOut(api.db, row.id, { status: "broadcast", nonce, fromAddress: account.address, rawTx: raw, txHash: keccak256(raw) });
   return { deposit, row, nonce, hash: keccak256(raw), wallet, account };
+}
+
+/**
+ * The chain behind a proxy that holds back the answer to the first call `holds` picks
+ * until `release()`: a run of the rail stopped at that exact point while the test acts.
+ * `deps` are the transfer deps with the anvil network read through the proxy.
+ */
+function heldRpc(holds: (call: RpcCall) => boolean) {
+  let reached!: () => void;
+  const atHold = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let held = false;
+  const proxy = rewritingRpcProxy(chain.anvil.rpcUrl, async (call, answer) => {
+    if (!held && holds(call)) {
+      held = true;
+      reached();
+      await gate;
+    }
+    return answer;
+  });
+  const config = { ...api.config, networks: api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, rpcUrl: proxy.url } : n)) };
+  return { atHold, release, deps: { ...transferDeps(), config }, stop: () => (release(), proxy.stop()) };
 }
 
 describe("deposit-address payments", () => {
@@ -441,24 +464,11 @@ describe("deposit-address payments", () => {
   test("a run that read the row before another run's replacement was mined confirms the row with the replacement, not failed", async () => {
     const { deposit, row, nonce, hash, account } = await completedWithUnsentSweep("1", 1_000_000n);
     const merchantBefore = await balanceOf(merchantWallet);
-    let reached!: () => void;
-    const atReceipt = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let held = false;
     // The run's first receipt lookup (of the hash it read) is answered only when the test says.
-    const proxy = rewritingRpcProxy(chain.anvil.rpcUrl, async (call, answer) => {
-      if (!held && call.method === "eth_getTransactionReceipt" && String(call.params?.[0]).toLowerCase() === hash.toLowerCase()) {
-        held = true;
-        reached();
-        await gate;
-      }
-      return answer;
-    });
+    const rpc = heldRpc((call) => call.method === "eth_getTransactionReceipt" && String(call.params?.[0]).toLowerCase() === hash.toLowerCase());
     try {
-      const config = { ...api.config, networks: api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, rpcUrl: proxy.url } : n)) };
-      const stale = evmRail.executeTransferOut({ ...transferDeps(), config }, row.id);
-      await atReceipt;
+      const stale = evmRail.executeTransferOut(rpc.deps, row.id);
+      await rpc.atHold;
       // Meanwhile another run replaces the transaction (same nonce, higher fees), records the
       // replacement before sending it, and it is mined.
       const [recorded] = await transfersOutOf(api.db, deposit.id);
@@ -475,11 +485,10 @@ describe("deposit-address payments", () => {
       });
       expect(await replaceTransferOutTx(api.db, row.id, hash, { rawTx: raw, txHash: keccak256(raw) })).toBeDefined();
       await chain.publicClient.waitForTransactionReceipt({ hash: await chain.publicClient.sendRawTransaction({ serializedTransaction: raw }) });
-      release();
+      rpc.release();
       expect(await stale).toMatchObject({ status: "confirmed", txHash: keccak256(raw), replacedTxHashes: [hash], error: null });
     } finally {
-      release();
-      proxy.stop();
+      rpc.stop();
     }
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
     expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
@@ -491,28 +500,16 @@ describe("deposit-address payments", () => {
     const deposit = await completedDeposit("1", 1_000_000n);
     const merchantBefore = await balanceOf(merchantWallet);
     const row = (await insertTransferOut(api.db, { paymentId: deposit.id, kind: "sweep", chainId: "31337", tokenAddress: usdc, toAddress: merchantWallet, amount: 1_000_000n }))!;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let reached!: () => void;
-    const atNonce = new Promise<void>((resolve) => (reached = resolve));
     // The signer's nonce lookup is answered only once the row has been closed.
-    const proxy = rewritingRpcProxy(chain.anvil.rpcUrl, async (call, answer) => {
-      if (call.method === "eth_getTransactionCount") {
-        reached();
-        await gate;
-      }
-      return answer;
-    });
+    const rpc = heldRpc((call) => call.method === "eth_getTransactionCount");
     try {
-      const config = { ...api.config, networks: api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, rpcUrl: proxy.url } : n)) };
-      const signing = evmRail.executeTransferOut({ ...transferDeps(), config }, row.id);
-      await atNonce;
+      const signing = evmRail.executeTransferOut(rpc.deps, row.id);
+      await rpc.atHold;
       await failTransferOut(api.db, row.id, "requested", { error: "closed by another job" });
-      release();
+      rpc.release();
       expect(await signing).toMatchObject({ status: "failed", txHash: null, error: "closed by another job" });
     } finally {
-      release();
-      proxy.stop();
+      rpc.stop();
     }
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore);
   }, 60_000);
