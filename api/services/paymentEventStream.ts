@@ -16,10 +16,12 @@ const encoder = new TextEncoder();
  */
 export async function openPaymentEventStream(
   hub: PaymentStreamHub,
-  paymentId: string,
+  id: string,
   request: Request,
   server: { timeout(request: Request, seconds: number): void } | null,
 ): Promise<Response> {
+  // The hub keys payments by the id as Postgres writes it: lowercase.
+  const paymentId = id.toLowerCase();
   let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
   let lastJson: string | null = null;
   let appliedSeq = 0;

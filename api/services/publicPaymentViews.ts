@@ -12,5 +12,7 @@ export async function loadPublicViews(deps: { config: Config; db: Db }, ids: rea
 
 /** One payment's checkout view, or undefined when no payment has that id. */
 export async function loadPublicView(deps: { config: Config; db: Db }, id: string): Promise<PublicPaymentView | undefined> {
-  return (await loadPublicViews(deps, [id])).get(id);
+  // Views are keyed by the id as Postgres writes it (lowercase); a caller may write it in capitals.
+  const key = id.toLowerCase();
+  return (await loadPublicViews(deps, [key])).get(key);
 }

@@ -40,7 +40,9 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
     }
   }
   if (paid.length === 0) return [];
-  const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+  const block = await client.getBlock({ blockNumber: receipt.blockNumber }).catch((error: Error) => {
+    throw new ServiceUnavailableError(`Could not read block ${receipt.blockNumber} from ${network.name}: ${error.message.split("\n")[0]}`);
+  });
   const blockTimestamp = new Date(Number(block.timestamp) * 1000);
   return paid.map((c) => ({ txHash: hash, logIndex: c.logIndex, blockNumber: receipt.blockNumber, blockTimestamp, amount: c.amount }));
 }

@@ -140,6 +140,36 @@ describe("GET /payments/public/{id}: the checkout view", () => {
     expect(malformed.body.message).toContain("paymentId");
   });
 
+  // BUG: an id in capitals was a 404 on the view, the page and the stream, though the payment
+  // exists (views are keyed by the lowercase id Postgres returns). The `urn:uuid:` form,
+  // which Postgres's uuid type refuses, must stay a 400 on every route that takes an id.
+  test("an id is the 8-4-4-4-12 form, in either case: `urn:uuid:` is a 400, capitals find the payment", async () => {
+    const payment = await createPayment();
+    const upper = String(payment.id).toUpperCase();
+    for (const [method, path, body] of [
+      ["GET", `/api/v1/payments/public/urn:uuid:${payment.id}`, undefined],
+      ["GET", `/api/v1/payments/public/urn:uuid:${payment.id}/events`, undefined],
+      ["POST", `/api/v1/payments/public/urn:uuid:${payment.id}/refund-request`, { address: "0x000000000000000000000000000000000000dEaD" }],
+      ["POST", "/api/v1/payments/fail", { paymentId: `urn:uuid:${payment.id}`, status: "failed" }],
+      ["POST", "/api/v1/payments/process", { paymentId: `urn:uuid:${payment.id}`, txHash: `0x${"ab".repeat(32)}` }],
+    ] as const) {
+      const response = await api.request(path, { method, headers: { "x-public-key": merchant.publicKey }, body });
+      expect([path, response.status, response.body.error]).toEqual([path, 400, "invalid_request"]);
+      expect(response.body.message).toContain("paymentId");
+    }
+    const view = await api.request(`/api/v1/payments/public/${upper}`);
+    expect([view.status, view.body.payment?.id]).toEqual([200, payment.id]);
+    const page = await api.app.handle(new Request(`http://localhost/pay/${upper}`));
+    expect(page.status).toBe(200);
+    await page.text();
+    const stream = await api.app.handle(new Request(`http://localhost/api/v1/payments/public/${upper}/events`));
+    expect(stream.status).toBe(200);
+    const reader = sseReader(stream);
+    const first = await reader.next(2_000);
+    expect(JSON.parse(first!.data).id).toBe(payment.id);
+    await reader.cancel();
+  });
+
   test("successUrl and cancelUrl are validated like callbackUrl: a 400 naming the field", async () => {
     for (const field of ["successUrl", "cancelUrl"]) {
       for (const value of ["javascript:alert(1)", "not a url", "ftp://shop.example/x"]) {

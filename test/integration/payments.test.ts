@@ -7,6 +7,11 @@ import { computeDepositAddress, paymentIdToBytes32, paymentIntentTypes, settleme
 import { payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { startRpcProxy } from "../helpers/rpcProxy.ts";
+import { createLogger } from "../../config/logger.ts";
+import { findPayment } from "../../db/payments.ts";
+import { ServiceUnavailableError } from "../../domain/errors.ts";
+import { evmRail } from "../../rails/evm/index.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 
 /**
@@ -613,6 +618,22 @@ describe("POST /payments/process (receipt-verified, no indexer)", () => {
     const approve = await send(fresh.transactions[0]!);
     expectFieldError(await submit(fresh.id, approve), "txHash");
     expect(await statusOf(fresh.id)).toMatchObject({ status: "pending", amountReceived: "0" });
+  });
+
+  // BUG: only the receipt read was guarded; the node failing on the block read after it was a 500.
+  test("the node failing after the receipt (a 429 on the block read) is a 503 to retry, not a 500", async () => {
+    const proxy = startRpcProxy(chain.anvil.rpcUrl);
+    try {
+      proxy.fail(["eth_getBlockByNumber"]);
+      const network = api.config.networks.find((n) => n.shortName === "anvil")!;
+      const ctx = { config: api.config, db: api.db, logger: createLogger({ level: "silent" }) };
+      const payment = (await findPayment(api.db, paid.id))!;
+      const failure = await evmRail.verifySubmission(ctx, payment, { ...network, rpcUrl: proxy.url }, hashes.pay).catch((error: Error) => error);
+      expect(failure).toBeInstanceOf(ServiceUnavailableError);
+      expect((failure as Error).message).toContain("Could not read block");
+    } finally {
+      await proxy.stop();
+    }
   });
 
   test("an unknown transaction hash: 400 naming txHash", async () => {
