@@ -44,6 +44,12 @@ export type SettleInput = {
    * `payment.expired`. Null or absent: no bound known, the clock alone decides.
    */
   evidenceThrough?: Date | null;
+  /**
+   * The payment was expired by the clock already (a run that had the evidence to say so):
+   * a horizon held back since then (a stall opened later) does not take it back to
+   * `pending` — the merchant was told `payment.expired`. New money can still complete it.
+   */
+  expiredBefore?: boolean;
 };
 
 export type Settlement = {
@@ -124,7 +130,7 @@ export function settle(input: SettleInput): Settlement {
   }
   // A block stamped after the expiry proves the chain has passed it, whatever our clock says;
   // the clock alone expires it only once ingest has read every block up to the expiry.
-  const evidenceComplete = !input.evidenceThrough || input.evidenceThrough >= input.expiresAt;
+  const evidenceComplete = input.expiredBefore || !input.evidenceThrough || input.evidenceThrough >= input.expiresAt;
   if ((input.now > input.expiresAt && evidenceComplete) || credits.some((c) => c.timestamp > input.expiresAt)) {
     return { ...base, status: "expired", amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
   }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Config } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
-import type { Db } from "../db/client.ts";
+import { queryRows, type Db } from "../db/client.ts";
 import { announcePaymentChanges } from "../db/paymentChanges.ts";
 import { writePaymentEvents, type NewPaymentEvent } from "../db/paymentEvents.ts";
 import { lockPayments, type PaymentRow } from "../db/payments.ts";
@@ -35,7 +35,7 @@ const NO_LOCK_WAIT_LIMIT = sql.raw("set local lock_timeout = default");
  * payments' row locks (taken in id order, so concurrent runs queue instead of
  * deadlocking or writing an older answer over a newer one). Safe to run any number of times.
  */
-export async function reconcilePayments(db: Db, config: Config, ids: readonly string[], now: Date = new Date()): Promise<Map<string, Reconciled>> {
+export async function reconcilePayments(db: Db, config: Config, ids: readonly string[], at?: Date): Promise<Map<string, Reconciled>> {
   const result = new Map<string, Reconciled>();
   if (ids.length === 0) return result;
   const networks = new Map(config.networks.map((n) => [n.chainId, n]));
@@ -45,12 +45,17 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     const ctx = { config, db: t, logger: quiet };
     // The ingested heads are read once, right behind the locks (pipelined, same order on the
     // server); from them on, a wait on the indexer's tables is bounded.
-    const [rows, , ...headMaps] = await Promise.all([
+    // The time is the database's, read once the locks are held (`at`: a test's clock): a run
+    // that waited for a lock, or runs on a machine whose clock is behind, must not judge the
+    // payments at an earlier moment than the run before it did (an expired payment back to pending).
+    const [rows, , clock, ...headMaps] = await Promise.all([
       lockPayments(t, ids),
       t.execute(INDEXER_LOCK_WAIT),
+      at ? null : queryRows<{ now: Date }>(t, sql`select clock_timestamp() as now`),
       ...allRails().map((rail) => rail.indexedHeads(ctx)),
     ]);
     if (rows.length === 0) return;
+    const now = at ?? new Date(clock![0]!.now);
     const heads = new Map(headMaps.flatMap((m) => [...m]));
     const rereading = new Set(headMaps.flatMap((m) => [...(m.rereading ?? [])]));
     const { credits, inTransit } = await loadEvidence(ctx, rows, heads);
@@ -79,6 +84,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         now,
         inTransitSince: inTransit.get(p.id) ?? null,
         evidenceThrough: horizons.get(p.chainId) ?? null,
+        expiredBefore: p.status === "expired" && !p.closedStatus,
       });
       // Ingest has not (re)read the block that completed it — the indexer is catching up after
       // a restart, or is mid-reorg: absent evidence there is not yet evidence of absence. Nor

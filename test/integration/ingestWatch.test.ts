@@ -126,6 +126,44 @@ describe("expiry waits for the evidence", () => {
     expect(await reconcileAt(p!.id!, 272)).toBe("expired");
   });
 
+  // BUG: a stall opening after a payment had expired held the horizon back before its
+  // deadline, and the next reconcile took it back to pending without an event (and expired
+  // it again later: a second payment.expired).
+  test("an expired payment stays expired when a stall opens afterwards: one payment.expired", async () => {
+    await handle.db.execute(sql`delete from ingest_watch`);
+    try {
+      const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: at(400), expiresAt: at(430) })]);
+      await setIndexedBlock(handle.db, VIEWS, chain, 1_050, at(431));
+      expect(await reconcileAt(p!.id!, 432)).toBe("expired");
+      await check(433, 50n, at(425)); // stalled since at(425), before the deadline
+      expect(await reconcileAt(p!.id!, 434)).toBe("expired");
+      await check(436, 0n); // caught up
+      expect(await reconcileAt(p!.id!, 437)).toBe("expired");
+      expect(await expiredEvents(p!.id!)).toBe(1);
+    } finally {
+      await handle.db.execute(sql`delete from ingest_watch`);
+    }
+  });
+
+  // BUG: a reconcile took its time before it had the payments' locks: one that waited on a
+  // lock while another run expired the payment judged it at an earlier moment — pending again.
+  test("a reconcile that waited for the lock while the deadline passed judges the payment at the time it got the lock", async () => {
+    await handle.db.execute(sql`delete from ingest_watch`);
+    const [dbNow] = await queryRows<{ now: Date }>(handle.db, sql`select now() as now`);
+    const deadline = new Date(new Date(dbNow!.now).getTime() + 1_000);
+    const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: new Date(deadline.getTime() - 60_000), expiresAt: deadline })]);
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_060, new Date(deadline.getTime() + 3_600_000)); // the chain read past the deadline
+    const waiting = await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1 from payments where id = ${p!.id!} for update`);
+      const waiting = reconcilePayments(handle.db, config, [p!.id!]); // called before the deadline; waits for the lock
+      await Bun.sleep(1_500);
+      // Meanwhile the deadline passed, and another run expired the payment.
+      await tx.execute(sql`update payments set status = 'expired', amount_remaining = 0 where id = ${p!.id!}`);
+      return { waiting };
+    });
+    expect((await waiting.waiting).get(p!.id!)!.after.status).toBe("expired");
+  });
+
   test("an open stall holds expiry even when the indexed block is past the deadline", async () => {
     const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { createdAt: at(300), expiresAt: at(330) })]);
     await check(322, 50n, at(320)); // stalled since at(320), before the deadline

@@ -334,7 +334,15 @@ describe("settle: expiry waits for the evidence to reach the deadline", () => {
     ["past expiry, no bound known: the clock decides", payment({ now: t(40), evidenceThrough: null }), expired(0n, null)],
     ["a partial, evidence behind the deadline: pending with the rest to pay", payment({ credits: [partial4], head: 120n, now: t(40), evidenceThrough: t(20) }), pending(4_000_000n, 6_000_000n, t(5))],
     ["a partial, evidence past the deadline: expired, the partial owed back", payment({ credits: [partial4], head: 120n, now: t(40), evidenceThrough: t(31) }), expired(4_000_000n, t(5))],
+    // Expired by an earlier run; a stall opened since holds the horizon back before the deadline.
+    ["expired before, the horizon held back since: stays expired", payment({ now: t(40), evidenceThrough: t(29), expiredBefore: true }), expired(0n, null)],
+    ["expired before, a partial, the horizon held back since: stays expired, the partial owed back", payment({ credits: [partial4], head: 120n, now: t(40), evidenceThrough: t(20), expiredBefore: true }), expired(4_000_000n, t(5))],
   ]);
+
+  test("expired before, then money paid in time is read: it completes all the same", () => {
+    const paidInTime = credit(TEN_USDC, 150n, 25);
+    expect(settle(payment({ credits: [paidInTime], head: 150n, now: t(50), evidenceThrough: t(20), expiredBefore: true })).status).toBe("completed");
+  });
 
   test("money the lagging ingest reads later, paid before the deadline, completes: never expired in between", () => {
     const paidInTime = credit(TEN_USDC, 150n, 25);
