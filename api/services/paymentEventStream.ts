@@ -68,7 +68,7 @@ export async function openPaymentEventStream(
   write(`retry: ${RECONNECT_MS}\n\n`);
 
   unwatch = hub.watch(paymentId, listener);
-  if (!unwatch) throw new ServiceUnavailableError("Too many live payment streams on this server; poll GET /payments/public/{paymentId} instead.");
+  if (!unwatch) throw new ServiceUnavailableError("Too many live streams of this payment or on this server; poll GET /payments/public/{paymentId} instead.");
   let initial: Awaited<ReturnType<PaymentStreamHub["read"]>>;
   try {
     initial = await hub.read(paymentId);

@@ -14,7 +14,10 @@ export type PaymentStreamListener = {
 };
 
 export type PaymentStreamHub = {
-  /** Follows a payment for a stream; null when this process already holds `maxStreams` streams. */
+  /**
+   * Follows a payment for a stream; null when this process already holds `maxStreams`
+   * streams, or `MAX_STREAMS_PER_PAYMENT` of this payment.
+   */
   watch(paymentId: string, listener: PaymentStreamListener): (() => void) | null;
   /** The payment's view now, numbered like deliveries; null when no payment has that id. */
   read(paymentId: string): Promise<{ json: string; seq: number } | null>;
@@ -25,6 +28,13 @@ export type PaymentStreamHub = {
   /** Ends every stream and stops listening. */
   stop(): Promise<void>;
 };
+
+/**
+ * Streams of one payment at most, per process: a checkout page opens one, a customer's tabs
+ * and devices a few. Without it, anyone holding one payment id (every checkout link has one)
+ * could take every stream slot of the server, and every other checkout page would poll.
+ */
+export const MAX_STREAMS_PER_PAYMENT = 20;
 
 /** Views re-read in one query at most (a periodic catch-up over many followed payments is chunked). */
 const READ_CHUNK = 500;
@@ -102,6 +112,7 @@ export function createPaymentStreamHub(options: {
     heartbeatMs: options.heartbeatMs ?? 15_000,
     watch(paymentId, listener) {
       if (stopped || count >= options.maxStreams) return null;
+      if ((followers.get(paymentId)?.size ?? 0) >= MAX_STREAMS_PER_PAYMENT) return null;
       listen();
       let set = followers.get(paymentId);
       if (!set) followers.set(paymentId, (set = new Set()));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createApp } from "../../api/app.ts";
-import { createPaymentStreamHub } from "../../api/services/paymentStreamHub.ts";
+import { createPaymentStreamHub, MAX_STREAMS_PER_PAYMENT } from "../../api/services/paymentStreamHub.ts";
 import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
 import { createLogger } from "../../config/logger.ts";
 import { PAYMENT_CHANGES_CHANNEL } from "../../db/paymentChanges.ts";
@@ -294,6 +294,39 @@ describe("GET /payments/public/{id}/events: the live stream", () => {
       while (!done) done = (await reader.read()).done;
       expect(hub.streams()).toBe(0);
     } finally {
+      await hub.stop();
+    }
+  });
+
+  // BUG: nothing bounded the streams of one payment: anyone holding one checkout link could
+  // take every stream slot of the server, and every other checkout page fell back to polling.
+  test("one payment holds at most MAX_STREAMS_PER_PAYMENT streams; other payments still get theirs", async () => {
+    const hub = createPaymentStreamHub({
+      databaseUrl: api.databaseUrl,
+      logger: createLogger({ level: "silent" }),
+      load: (ids) => loadPublicViews({ config: api.config, db: api.db }, ids),
+      maxStreams: 1_000,
+    });
+    const app = createApp({ ...api.deps, paymentStreams: hub });
+    const open: Response[] = [];
+    try {
+      const [target, other] = [await createPayment(), await createPayment()];
+      const stream = (id: string) => app.handle(new Request(`http://localhost/api/v1/payments/public/${id}/events`));
+      for (let i = 0; i < MAX_STREAMS_PER_PAYMENT; i++) {
+        const response = await stream(target.id);
+        expect(response.status).toBe(200);
+        open.push(response);
+      }
+      const refused = await stream(target.id);
+      open.push(refused);
+      expect(refused.status).toBe(503);
+      expect((await refused.json()).error).toBe("service_unavailable");
+      const another = await stream(other.id);
+      expect(another.status).toBe(200);
+      open.push(another);
+      expect(hub.streams()).toBe(MAX_STREAMS_PER_PAYMENT + 1);
+    } finally {
+      for (const response of open) await response.body?.cancel();
       await hub.stop();
     }
   });
