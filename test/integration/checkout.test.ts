@@ -318,7 +318,7 @@ describe("GET /payments/public/{id}/events: the live stream", () => {
         open.push(response);
       }
       const refused = await stream(target.id);
-      open.push(refused);
+      if (refused.status !== 503) open.push(refused); // a stream after all: closed at the end
       expect(refused.status).toBe(503);
       expect((await refused.json()).error).toBe("service_unavailable");
       const another = await stream(other.id);
