@@ -66,7 +66,7 @@ export interface Rail {
    * The chain's evidence for these payments (all on this rail) in the one credit shape
    * `settle` takes. `heads` are the indexed heads the caller read once for this run.
    */
-  loadCredits(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Map<string, SourcedCredit[]>>;
+  loadCredits(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<LoadedCredits>;
   /**
    * Money the customers of these payments (all on this rail) paid that has not reached the
    * payment's chain yet (a bridge fill under way), by payment: when it was paid. `settle`
@@ -162,6 +162,13 @@ export type RailContext = { config: Config; db: Db; logger: Logger; databaseUrl?
  * the head is absent for now, not gone, so answers computed from it stand until it is done.
  */
 export type IndexedHeads = Map<string, bigint> & { rereading?: ReadonlySet<string> };
+
+/**
+ * Credits by payment. `unreadable`: payments whose evidence could not be read now (a chain's
+ * node failing on a read the rail makes per payment): their stored answer stands, and the
+ * other payments of the batch are reconciled all the same.
+ */
+export type LoadedCredits = Map<string, SourcedCredit[]> & { unreadable?: ReadonlySet<string> };
 
 export type PaymentKind = PaymentRow["kind"];
 

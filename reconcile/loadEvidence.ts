@@ -8,6 +8,8 @@ export type Evidence = {
   credits: Map<string, SourcedCredit[]>;
   /** Money paid in time that is still on its way to the payment's chain, by payment: when it was paid. */
   inTransit: Map<string, Date>;
+  /** Payments whose evidence could not be read now (a rail's `unreadable`): their stored answer stands. */
+  unreadable: Set<string>;
 };
 
 /**
@@ -19,7 +21,8 @@ export type Evidence = {
 export async function loadEvidence(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Evidence> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
   const inTransit = new Map<string, Date>();
-  if (payments.length === 0) return { credits: result, inTransit };
+  const unreadable = new Set<string>();
+  if (payments.length === 0) return { credits: result, inTransit, unreadable };
   const ids = payments.map((p) => p.id);
   const rails = [...byRail(ctx.config, payments)];
   // Every read goes out at once (pipelined on the connection).
@@ -29,7 +32,10 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
     submissionsOf(ctx.db, ids),
     simulatedCreditsOf(ctx.db, ids),
   ]);
-  for (const credits of railCredits) for (const [id, list] of credits) result.get(id)?.push(...list);
+  for (const credits of railCredits) {
+    for (const [id, list] of credits) result.get(id)?.push(...list);
+    for (const id of credits.unreadable ?? []) unreadable.add(id);
+  }
   for (const transit of railTransit) for (const [id, since] of transit) inTransit.set(id, since);
 
   for (const r of submitted) {
@@ -58,7 +64,7 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
       final: true,
     });
   }
-  return { credits: result, inTransit };
+  return { credits: result, inTransit, unreadable };
 }
 
 /** Payments grouped by their rail (a payment whose network has no rail has only the service's own evidence). */

@@ -58,7 +58,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     const now = at ?? new Date(clock![0]!.now);
     const heads = new Map(headMaps.flatMap((m) => [...m]));
     const rereading = new Set(headMaps.flatMap((m) => [...(m.rereading ?? [])]));
-    const { credits, inTransit } = await loadEvidence(ctx, rows, heads);
+    const { credits, inTransit, unreadable } = await loadEvidence(ctx, rows, heads);
     // Expiry needs to know how far each chain's evidence is complete: read only when a payment is past its deadline.
     const pastDeadline = rows.some((p) => !p.closedStatus && now > p.expiresAt);
     const horizons = pastDeadline ? await evidenceHorizons(ctx) : new Map<string, Date>();
@@ -68,7 +68,8 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     for (const p of rows) {
       // The indexer restarted and is reading again blocks it had read: every answer on its
       // chains stands (a credit missing now may be back in a moment) until it is done.
-      if (rereading.has(p.chainId)) {
+      // So does a payment whose evidence could not be read now (its chain's node failing).
+      if (rereading.has(p.chainId) || unreadable.has(p.id)) {
         result.set(p.id, { before: p, after: standing(p), changed: false });
         continue;
       }

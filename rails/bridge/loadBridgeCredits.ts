@@ -2,7 +2,7 @@ import { isAddressEqual, type Address } from "viem";
 import { bridgeFillsOf, bridgeRequestsOf } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import { evmClient } from "../evm/client.ts";
-import type { RailContext, SourcedCredit } from "../types.ts";
+import type { LoadedCredits, RailContext, SourcedCredit } from "../types.ts";
 import { blockTime } from "./observeBridge.ts";
 import { receiptTransfers } from "./receiptTransfers.ts";
 
@@ -17,31 +17,39 @@ import { receiptTransfers } from "./receiptTransfers.ts";
  * time (the expiry is judged by it: the bridge's own fill comes later), or the fill's own
  * block time when the deposit could not be verified.
  */
-export async function loadBridgeCredits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<Map<string, SourcedCredit[]>> {
+export async function loadBridgeCredits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<LoadedCredits> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
+  // A destination node failing on one fill's receipt leaves that payment as it stands, not the whole batch.
+  const unreadable = new Set<string>();
   const ids = payments.map((p) => p.id);
   const [requests, fills] = await Promise.all([bridgeRequestsOf(ctx.db, ids), bridgeFillsOf(ctx.db, ids)]);
-  if (fills.length === 0) return result;
+  if (fills.length === 0) return Object.assign(result, { unreadable });
   const paymentsById = new Map(payments.map((p) => [p.id, p]));
   const paidAt = new Map(requests.map((r) => [r.paymentId, r.depositedAt]));
   for (const fill of fills) {
     const payment = paymentsById.get(fill.paymentId)!;
     const network = ctx.config.networks.find((n) => n.chainId === fill.chainId && n.enabled && n.rpcUrl);
-    if (!network || fill.chainId !== payment.chainId) continue;
+    if (!network || fill.chainId !== payment.chainId || unreadable.has(payment.id)) continue;
     const client = evmClient(network, ctx.config.rpcTimeoutMs * 5);
-    const moved = await receiptTransfers(client, fill.txHash, payment.tokenAddress);
-    const log = moved?.transfers.find((t) => t.logIndex === fill.logIndex && t.value === fill.amount && isAddressEqual(t.to, payment.merchantWallet as Address));
-    if (!moved || !log) continue;
-    result.get(payment.id)!.push({
-      amount: log.value,
-      blockNumber: moved.blockNumber,
-      logIndex: log.logIndex,
-      timestamp: paidAt.get(payment.id) ?? (await blockTime(client, moved.blockNumber)),
-      txHash: fill.txHash,
-      source: "bridge",
-    });
+    try {
+      const moved = await receiptTransfers(client, fill.txHash, payment.tokenAddress);
+      const log = moved?.transfers.find((t) => t.logIndex === fill.logIndex && t.value === fill.amount && isAddressEqual(t.to, payment.merchantWallet as Address));
+      if (!moved || !log) continue;
+      result.get(payment.id)!.push({
+        amount: log.value,
+        blockNumber: moved.blockNumber,
+        logIndex: log.logIndex,
+        timestamp: paidAt.get(payment.id) ?? (await blockTime(client, moved.blockNumber)),
+        txHash: fill.txHash,
+        source: "bridge",
+      });
+    } catch (error) {
+      ctx.logger.warn({ err: error, payment: payment.id, fill: fill.txHash }, "could not read a bridge fill's receipt; the payment stands as it is until the next reconcile");
+      unreadable.add(payment.id);
+      result.set(payment.id, []);
+    }
   }
-  return result;
+  return Object.assign(result, { unreadable });
 }
 
 /**

@@ -15,6 +15,7 @@ import { relayIntentStatus, startFakeRelay, type FakeRelay } from "../helpers/fa
 import { createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
 import { merchantWallet, operatorKey, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { startRpcProxy } from "../helpers/rpcProxy.ts";
 
 /**
  * The bridge job with Relay behind it (a loopback server) and both legs on real chains: a
@@ -121,6 +122,24 @@ describe("Relay's progress, verified on both chains", () => {
     const states = (await events(p.id)).filter((e) => e.type === "bridge.updated").map((e) => e.data.bridge.status);
     expect(states).toEqual(["deposit_detected", "bridging", "completed"]);
     filled = { id: p.id, fill };
+  });
+
+  // BUG: the fills' receipts are read inside the reconcile: one failing read rolled back the
+  // whole batch, so every payment in it (other chains' too) stopped moving while the node failed.
+  test("the destination node failing on a fill's receipt: that payment stands as it is, the rest of the batch is reconciled", async () => {
+    const other = await createPayment("3");
+    const proxy = startRpcProxy(chains.destination.anvil.rpcUrl);
+    try {
+      proxy.fail(["eth_getTransactionReceipt"]);
+      const config = { ...api.config, networks: api.config.networks.map((n) => (n.chainId === String(chains.destination.network.chainId) ? { ...n, rpcUrl: proxy.url } : n)) };
+      const results = await reconcilePayments(api.db, config, [filled.id, other.id]);
+      expect(results.get(filled.id)).toMatchObject({ changed: false, after: { status: "completed", amountReceived: 12_000_000n } });
+      expect(results.get(other.id)!.after.status).toBe("pending");
+    } finally {
+      await proxy.stop();
+    }
+    expect((await findPayment(api.db, filled.id))!.status).toBe("completed");
+    expect((await reconcile(filled.id)).after.status).toBe("completed"); // the node back: read as before
   });
 
   test("a fill claimed by one payment is never counted for another", async () => {
