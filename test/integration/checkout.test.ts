@@ -241,16 +241,19 @@ describe("GET /pay/{id}: the page", () => {
 });
 
 describe("GET /payments/public/{id}/events: the live stream", () => {
-  test("sends the view at once, pushes a change within a second, never resends an unchanged view, and keeps alive", async () => {
-    // A second app on the same database with a short heartbeat, to see it.
+  /** A second app on the same database, with a stream hub of its own (limits and heartbeat to see). */
+  const appWithHub = (limits: { maxStreams: number; heartbeatMs?: number }) => {
     const hub = createPaymentStreamHub({
       databaseUrl: api.databaseUrl,
       logger: createLogger({ level: "silent" }),
       load: (ids) => loadPublicViews({ config: api.config, db: api.db }, ids),
-      maxStreams: 1,
-      heartbeatMs: 300,
+      ...limits,
     });
-    const app = createApp({ ...api.deps, paymentStreams: hub });
+    return { hub, app: createApp({ ...api.deps, paymentStreams: hub }) };
+  };
+
+  test("sends the view at once, pushes a change within a second, never resends an unchanged view, and keeps alive", async () => {
+    const { hub, app } = appWithHub({ maxStreams: 1, heartbeatMs: 300 });
     try {
       const payment = await createPayment();
       const response = await app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`));
@@ -301,13 +304,7 @@ describe("GET /payments/public/{id}/events: the live stream", () => {
   // BUG: nothing bounded the streams of one payment: anyone holding one checkout link could
   // take every stream slot of the server, and every other checkout page fell back to polling.
   test("one payment holds at most MAX_STREAMS_PER_PAYMENT streams; other payments still get theirs", async () => {
-    const hub = createPaymentStreamHub({
-      databaseUrl: api.databaseUrl,
-      logger: createLogger({ level: "silent" }),
-      load: (ids) => loadPublicViews({ config: api.config, db: api.db }, ids),
-      maxStreams: 1_000,
-    });
-    const app = createApp({ ...api.deps, paymentStreams: hub });
+    const { hub, app } = appWithHub({ maxStreams: 1_000 });
     const open: Response[] = [];
     try {
       const [target, other] = [await createPayment(), await createPayment()];
