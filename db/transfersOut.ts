@@ -119,6 +119,13 @@ export async function lastRecordedNonce(db: Db, chainId: string, fromAddress: st
   return row?.nonce ?? null;
 }
 
+/**
+ * A payment whose sweeps (or refunds) reverted on chain this many times within these hours
+ * gets no more of them for now: each try costs the operator gas, and a transfer that
+ * reverted (a blacklisted address, a token paused) will most likely revert again.
+ */
+export const REVERT_LIMIT = { times: 3, withinHours: 24 } as const;
+
 /** How many of a payment's sweeps or refunds were mined and reverted within the last `withinHours`. */
 export async function recentlyReverted(db: Db, paymentId: string, kind: TransferOutKind, withinHours: number): Promise<number> {
   // A failed row with a block number is one the chain mined and reverted (other failures never reached a block).

@@ -1,13 +1,10 @@
 import type { Job } from "bullmq";
 import { findPayment, type PaymentRow } from "../db/payments.ts";
-import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut } from "../db/transfersOut.ts";
+import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT } from "../db/transfersOut.ts";
 import { railOfPayment, type RailContext } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
 import { refundWaits } from "./refundWaits.ts";
 
-/** Sweeps of one payment that may revert on chain within `REVERTED_WINDOW_HOURS` before it waits. */
-const MAX_REVERTED_SWEEPS = 3;
-const REVERTED_WINDOW_HOURS = 24;
 
 /**
  * What the merchant is owed from a payment's deposit address: the amount, once the
@@ -44,10 +41,10 @@ export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]
   if (owed === 0n) return { swept: "0" };
   // A sweep the chain reverted will most likely revert again, and every try costs gas: after
   // a few, the payment is tried again only once a day (the operator is told in the log).
-  const reverted = await recentlyReverted(deps.db, paymentId, "sweep", REVERTED_WINDOW_HOURS);
-  if (reverted >= MAX_REVERTED_SWEEPS) {
+  const reverted = await recentlyReverted(deps.db, paymentId, "sweep", REVERT_LIMIT.withinHours);
+  if (reverted >= REVERT_LIMIT.times) {
     deps.logger.error({ payment: paymentId, reverted }, "sweeps of this payment keep reverting on chain; retrying after a day");
-    return { swept: "0", waiting: `${reverted} sweeps reverted on chain in the last ${REVERTED_WINDOW_HOURS} hours` };
+    return { swept: "0", waiting: `${reverted} sweeps reverted on chain in the last ${REVERT_LIMIT.withinHours} hours` };
   }
   const { network, rail } = railOfPayment(deps.config, payment);
   // Only money the chain can no longer take back is forwarded: a reorg deeper than the

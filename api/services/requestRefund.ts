@@ -2,7 +2,7 @@ import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { PaymentRow } from "../../db/payments.ts";
-import { openTransferOut, recentlyReverted, reserveTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT, type TransferOutRow } from "../../db/transfersOut.ts";
 import { ConflictError, ValidationError } from "../../domain/errors.ts";
 import { refundable } from "../../domain/refundable.ts";
 import type { Prompts } from "../../domain/prompts.ts";
@@ -10,10 +10,6 @@ import { railForPayment } from "../../rails/index.ts";
 import type { Network } from "../../config/types.ts";
 import type { Rail } from "../../rails/types.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
-
-/** Refunds of one payment that may revert on chain within `REVERTED_WINDOW_HOURS` before requests are refused. */
-const MAX_REVERTED_REFUNDS = 3;
-const REVERTED_WINDOW_HOURS = 24;
 
 /** A chain's null address: tokens sent there are burnt. */
 const NULL_ADDRESS: Record<Network["type"], string> = {
@@ -58,9 +54,9 @@ export async function requestRefund(
   }
   // Anyone holding the payment id may ask (the checkout page): an address whose transfers
   // revert (a blacklisted one) must not burn the operator's gas again and again.
-  if ((await recentlyReverted(deps.db, payment.id, "refund", REVERTED_WINDOW_HOURS)) >= MAX_REVERTED_REFUNDS) {
+  if ((await recentlyReverted(deps.db, payment.id, "refund", REVERT_LIMIT.withinHours)) >= REVERT_LIMIT.times) {
     throw new ConflictError(
-      `Refunds of this payment reverted on chain ${MAX_REVERTED_REFUNDS} times in the last ${REVERTED_WINDOW_HOURS} hours; try another address later, or contact the merchant.`,
+      `Refunds of this payment reverted on chain ${REVERT_LIMIT.times} times in the last ${REVERT_LIMIT.withinHours} hours; try another address later, or contact the merchant.`,
       "refund_reverting",
     );
   }
