@@ -17,7 +17,8 @@ export type BridgeConfig = {
   /** BRIDGE_REFUND_ADDRESS; when unset the operator's address is used. */
   defaultRefundAddress: string | null;
   pollIntervalMs: number;
-  relay: { mainnetUrl: string; testnetUrl: string; apiKey: string | null; timeoutMs: number };
+  /** `depositLagMs`: how long after a deposit's block Relay is taken to report it (expiry waits for a read that late). */
+  relay: { mainnetUrl: string; testnetUrl: string; apiKey: string | null; timeoutMs: number; depositLagMs: number };
   /** The sandbox's own bridge; null unless its relayer key is configured. */
   local: { relayerPrivateKey: `0x${string}`; feeBps: number; confirmations: number; pollMs: number } | null;
 };
@@ -74,7 +75,7 @@ export function buildBridgeConfig(e: Env, env: Record<string, string | undefined
     refundAddresses,
     defaultRefundAddress: e.BRIDGE_REFUND_ADDRESS ?? null,
     pollIntervalMs: e.BRIDGE_POLL_INTERVAL_MS,
-    relay: { mainnetUrl: e.RELAY_API_URL, testnetUrl: e.RELAY_TESTNET_API_URL, apiKey: e.RELAY_API_KEY ?? null, timeoutMs: e.RELAY_TIMEOUT_MS },
+    relay: { mainnetUrl: e.RELAY_API_URL, testnetUrl: e.RELAY_TESTNET_API_URL, apiKey: e.RELAY_API_KEY ?? null, timeoutMs: e.RELAY_TIMEOUT_MS, depositLagMs: e.RELAY_DEPOSIT_LAG_MS },
     local: e.BRIDGE_LOCAL_RELAYER_KEY
       ? {
           relayerPrivateKey: e.BRIDGE_LOCAL_RELAYER_KEY as `0x${string}`,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RELAY_DEPOSIT_LAG_MS } from "../rails/bridge/relay/types.ts";
 import { normalizeEvmAddress } from "../rails/evm/normalizeAddress.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -150,6 +151,8 @@ export const envSchema = z.object({
   /** Relay's API key: sent on every call, needed for /requests/v3, and the webhook signing secret. */
   RELAY_API_KEY: z.string().min(1).optional(),
   RELAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** How long after a deposit's block Relay is taken to report it: a cross-chain payment expires only after a read this late. */
+  RELAY_DEPOSIT_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(RELAY_DEPOSIT_LAG_MS),
   /** The local bridge's relayer (sandbox): its key holds liquidity on every chain it serves. */
   BRIDGE_LOCAL_RELAYER_KEY: z
     .string()

@@ -29,6 +29,10 @@ export type BridgeProgressUpdate = {
   bridgeUpdatedAt: Date | null;
   /** The service asked the bridge for a refund during this observation. */
   refundRequested: boolean;
+  /** When the read began: a read older than the one recorded is not recorded over it. */
+  readAt: Date;
+  /** Every deposit stamped at or before this time is in `originTxHashes` (the adapter's `seenThrough`). */
+  seenThrough: Date | null;
 };
 
 export type RecordedBridgeProgress = {
@@ -43,6 +47,8 @@ export type RecordedBridgeProgress = {
   settled: boolean;
   /** The bridge refunded or failed, so the payment was ended `failed` now. */
   closed: boolean;
+  /** A read that began later was recorded already: this one was not, and its job leaves the watch to that read's. */
+  stale: boolean;
 };
 
 /** A request that was never paid is watched this long past its expiry (a late deposit is the bridge's to return). */
@@ -69,7 +75,9 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     const tx = raw as unknown as Db;
     const payment = await lockPayment(tx, paymentId);
     const request = await lockBridgeRequest(tx, paymentId);
-    if (!payment || !request) return { changed: false, finished: true, settled: true, closed: false };
+    if (!payment || !request) return { changed: false, finished: true, settled: true, closed: false, stale: false };
+    // Two reads of one request can overlap (a webhook's prompt beside the poll): the older one's answer must not replace the newer.
+    if (request.checkedAt && request.checkedAt > seen.readAt) return { changed: false, finished: request.finishedAt !== null, settled: false, closed: false, stale: true };
 
     const claimed = await bridgeFillsOf(tx, [paymentId]);
     const keyOf = (f: { chainId: string; txHash: string; logIndex: number }) => `${f.chainId}:${f.txHash}:${f.logIndex}`;
@@ -115,7 +123,8 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     await updateBridgeRequest(tx, paymentId, {
       ...next,
       bridgeUpdatedAt: seen.bridgeUpdatedAt ?? request.bridgeUpdatedAt,
-      checkedAt: now,
+      checkedAt: seen.readAt,
+      seenThrough: later(request.seenThrough, seen.seenThrough),
       changedAt,
       finishedAt: finished ? (request.finishedAt ?? now) : null,
     });
@@ -145,6 +154,9 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     // The checkout page shows the bridge's progress: wake its stream.
     if (changed || ends) await announcePaymentChanges(tx, [paymentId]);
     const settled = (seen.progress === "success" && filled >= payment.amount) || seen.progress === "failure";
-    return { changed, finished, settled, closed: ends };
+    return { changed, finished, settled, closed: ends, stale: false };
   });
 }
+
+/** The later of two times, either of which may be unknown (a horizon never moves back). */
+const later = (a: Date | null, b: Date | null): Date | null => (a && b ? (a > b ? a : b) : (a ?? b));

@@ -33,6 +33,6 @@ export const bridge = (deps: { config: Config; db: Db; logger: Logger; prompts: 
   // filled or failed, only a refund can still show: either way, read it less often.
   const idle = (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime()) || recorded.settled;
   const delayMs = idle ? Math.max(config.bridge.pollIntervalMs, IDLE_POLL_MS) : config.bridge.pollIntervalMs;
-  if (!recorded.finished) await prompts.bridge([paymentId], { delayMs });
+  if (!recorded.finished && !recorded.stale) await prompts.bridge([paymentId], { delayMs });
   return { progress: seen.progress, bridgeStatus: seen.bridgeStatus, changed: recorded.changed, finished: recorded.finished, nextReadMs: recorded.finished ? null : delayMs };
 };

@@ -166,9 +166,11 @@ export type IndexedHeads = Map<string, bigint> & { rereading?: ReadonlySet<strin
 /**
  * Credits by payment. `unreadable`: payments whose evidence could not be read now (a chain's
  * node failing on a read the rail makes per payment): their stored answer stands, and the
- * other payments of the batch are reconciled all the same.
+ * other payments of the batch are reconciled all the same. `evidenceThrough`: per payment,
+ * a time through which evidence the rail reads from outside the payment's chain is complete
+ * (a bridge: deposits it has reported); expiry waits for it as for the chain's horizon.
  */
-export type LoadedCredits = Map<string, SourcedCredit[]> & { unreadable?: ReadonlySet<string> };
+export type LoadedCredits = Map<string, SourcedCredit[]> & { unreadable?: ReadonlySet<string>; evidenceThrough?: ReadonlyMap<string, Date> };
 
 export type PaymentKind = PaymentRow["kind"];
 

@@ -10,6 +10,8 @@ export type Evidence = {
   inTransit: Map<string, Date>;
   /** Payments whose evidence could not be read now (a rail's `unreadable`): their stored answer stands. */
   unreadable: Set<string>;
+  /** Per payment, how far evidence read from outside its chain is complete (a rail's `evidenceThrough`). */
+  evidenceThrough: Map<string, Date>;
 };
 
 /**
@@ -22,7 +24,8 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
   const inTransit = new Map<string, Date>();
   const unreadable = new Set<string>();
-  if (payments.length === 0) return { credits: result, inTransit, unreadable };
+  const evidenceThrough = new Map<string, Date>();
+  if (payments.length === 0) return { credits: result, inTransit, unreadable, evidenceThrough };
   const ids = payments.map((p) => p.id);
   const rails = [...byRail(ctx.config, payments)];
   // Every read goes out at once (pipelined on the connection).
@@ -35,6 +38,7 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
   for (const credits of railCredits) {
     for (const [id, list] of credits) result.get(id)?.push(...list);
     for (const id of credits.unreadable ?? []) unreadable.add(id);
+    for (const [id, through] of credits.evidenceThrough ?? []) evidenceThrough.set(id, through);
   }
   for (const transit of railTransit) for (const [id, since] of transit) inTransit.set(id, since);
 
@@ -64,7 +68,7 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
       final: true,
     });
   }
-  return { credits: result, inTransit, unreadable };
+  return { credits: result, inTransit, unreadable, evidenceThrough };
 }
 
 /** Payments grouped by their rail (a payment whose network has no rail has only the service's own evidence). */

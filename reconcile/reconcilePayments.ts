@@ -58,7 +58,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     const now = at ?? new Date(clock![0]!.now);
     const heads = new Map(headMaps.flatMap((m) => [...m]));
     const rereading = new Set(headMaps.flatMap((m) => [...(m.rereading ?? [])]));
-    const { credits, inTransit, unreadable } = await loadEvidence(ctx, rows, heads);
+    const { credits, inTransit, unreadable, evidenceThrough } = await loadEvidence(ctx, rows, heads);
     // Expiry needs to know how far each chain's evidence is complete: read only when a payment is past its deadline.
     const pastDeadline = rows.some((p) => !p.closedStatus && now > p.expiresAt);
     const horizons = pastDeadline ? await evidenceHorizons(ctx) : new Map<string, Date>();
@@ -84,7 +84,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         requiredConfirmations: networks.get(p.chainId)?.requiredConfirmations ?? 1,
         now,
         inTransitSince: inTransit.get(p.id) ?? null,
-        evidenceThrough: horizons.get(p.chainId) ?? null,
+        evidenceThrough: earliest(horizons.get(p.chainId), evidenceThrough.get(p.id)),
         expiredBefore: p.status === "expired" && !p.closedStatus,
       });
       // Ingest has not (re)read the block that completed it — the indexer is catching up after
@@ -133,6 +133,9 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
   observeReceiptToStatus(result.values(), (chainId) => networks.get(chainId)?.shortName ?? chainId);
   return result;
 }
+
+/** The earlier of the chain's and the payment's own evidence bounds; null when neither is known. */
+const earliest = (chain: Date | undefined, own: Date | undefined): Date | null => (chain && own ? (chain < own ? chain : own) : (chain ?? own ?? null));
 
 /** A payment's stored answer, as a settlement (its completing credit is not at hand). */
 const standing = (p: PaymentRow): Settlement => ({

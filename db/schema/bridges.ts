@@ -51,8 +51,15 @@ export const bridgeRequests = pgTable(
     failReason: text("fail_reason"),
     /** The bridge's own time of its last change, when it gives one. */
     bridgeUpdatedAt: timestamp("bridge_updated_at", { withTimezone: true }),
-    /** When the service last read the bridge. */
+    /** When the service last read the bridge (the moment the read began: an older read finishing later is not recorded). */
     checkedAt: timestamp("checked_at", { withTimezone: true }),
+    /**
+     * Every deposit in an origin block stamped at or before this time is in what the bridge
+     * last reported (null: not read yet). A payment paid through the bridge expires only once it
+     * passes the deadline: a deposit made in time that the bridge has not reported yet must not
+     * meet a `payment.expired`.
+     */
+    seenThrough: timestamp("seen_through", { withTimezone: true }),
     /** When a read last found something a merchant sees changed (the quiet period that ends the watch counts from it). */
     changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
     /** Set when nothing more can happen: filled and verified, refunded, or never paid long after expiry. */

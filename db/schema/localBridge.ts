@@ -45,6 +45,8 @@ export const localBridgeRequests = pgTable(
     refundRequested: boolean("refund_requested").notNull().default(false),
     /** Origin blocks up to here have been scanned for deposits. */
     scannedBlock: amount("scanned_block").notNull(),
+    /** Every deposit stamped at or before this time is recorded (the scanned block's time, or the scan's less the arrival margin at the head). */
+    scannedThrough: timestamp("scanned_through", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -55,6 +55,11 @@ export type BridgeStatus = {
   failReason?: string;
   /** Why a refund failed (Relay's `refundFailReason`), when it says. */
   refundFailReason?: string;
+  /**
+   * Every deposit in an origin block stamped at or before this time is in this answer
+   * (`originTxHashes`); null when the bridge cannot say yet. Expiry waits for it.
+   */
+  seenThrough: Date | null;
 };
 
 export interface BridgeAdapter {

@@ -12,10 +12,10 @@ const relayAdapters = new Map<string, BridgeAdapter>();
  */
 export function bridgeAdapter(ctx: RailContext, name: BridgeAdapterName, testnet: boolean): BridgeAdapter {
   if (name === "local") return createLocalAdapter(ctx);
-  const { mainnetUrl, testnetUrl, apiKey, timeoutMs } = ctx.config.bridge.relay;
+  const { mainnetUrl, testnetUrl, apiKey, timeoutMs, depositLagMs } = ctx.config.bridge.relay;
   const baseUrl = testnet ? testnetUrl : mainnetUrl;
-  const key = `${baseUrl}|${apiKey ?? ""}|${timeoutMs}`;
+  const key = `${baseUrl}|${apiKey ?? ""}|${timeoutMs}|${depositLagMs}`;
   let adapter = relayAdapters.get(key);
-  if (!adapter) relayAdapters.set(key, (adapter = createRelayAdapter({ baseUrl, apiKey: apiKey ?? undefined, timeoutMs })));
+  if (!adapter) relayAdapters.set(key, (adapter = createRelayAdapter({ baseUrl, apiKey: apiKey ?? undefined, timeoutMs, depositLagMs })));
   return adapter;
 }

@@ -1,9 +1,9 @@
 import { isAddressEqual, type Address } from "viem";
 import { bridgeFillsOf, bridgeRequestsOf } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
+import { blockTime } from "../evm/blockTime.ts";
 import { evmClient } from "../evm/client.ts";
 import type { LoadedCredits, RailContext, SourcedCredit } from "../types.ts";
-import { blockTime } from "./observeBridge.ts";
 import { receiptTransfers } from "./receiptTransfers.ts";
 
 /**
@@ -15,7 +15,8 @@ import { receiptTransfers } from "./receiptTransfers.ts";
  *
  * A bridged credit's `timestamp` is when the customer paid: the origin deposit's block
  * time (the expiry is judged by it: the bridge's own fill comes later), or the fill's own
- * block time when the deposit could not be verified.
+ * block time when the deposit could not be verified. Each payment's `evidenceThrough` is
+ * how far its bridge's deposit reports are complete: its expiry waits for it.
  */
 export async function loadBridgeCredits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<LoadedCredits> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
@@ -23,7 +24,9 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
   const unreadable = new Set<string>();
   const ids = payments.map((p) => p.id);
   const [requests, fills] = await Promise.all([bridgeRequestsOf(ctx.db, ids), bridgeFillsOf(ctx.db, ids)]);
-  if (fills.length === 0) return Object.assign(result, { unreadable });
+  // No deposit can predate its request: one never read yet is known complete up to its creation.
+  const evidenceThrough = new Map(requests.map((r) => [r.paymentId, r.seenThrough ?? r.createdAt]));
+  if (fills.length === 0) return Object.assign(result, { unreadable, evidenceThrough });
   const paymentsById = new Map(payments.map((p) => [p.id, p]));
   const paidAt = new Map(requests.map((r) => [r.paymentId, r.depositedAt]));
   for (const fill of fills) {
@@ -49,7 +52,7 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
       result.set(payment.id, []);
     }
   }
-  return Object.assign(result, { unreadable });
+  return Object.assign(result, { unreadable, evidenceThrough });
 }
 
 /**

@@ -1,9 +1,10 @@
-import { getAddress, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
+import { getAddress, isAddressEqual, zeroAddress, type Address } from "viem";
 import type { Config, Network } from "../../config/index.ts";
 import type { BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
 import type { BridgeRequestRow } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import { publicBridgeStatus, type BridgeProgress, type BridgeStatusValue } from "../../domain/bridgeStatus.ts";
+import { blockTime } from "../evm/blockTime.ts";
 import { evmClient } from "../evm/client.ts";
 import type { RailContext } from "../types.ts";
 import { bridgeAdapter } from "./adapters.ts";
@@ -34,6 +35,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   const destination = networkOf(ctx.config, payment.chainId);
   const adapter = bridgeAdapter(ctx, request.adapter, (origin ?? destination)?.isTestnet ?? true);
   const ref = { requestId: request.requestId, depositAddress: request.depositAddress };
+  const readAt = new Date();
   let status = await adapter.status(ref);
   let refundRequested = false;
   if (adapter.refundsOnRequest && payment.closedStatus && !request.refundRequestedAt && status.originTxHashes.length > 0 && UNFILLED.includes(status.progress)) {
@@ -90,11 +92,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     details: status.details ?? null,
     bridgeUpdatedAt: status.updatedAt,
     refundRequested,
+    readAt,
+    seenThrough: status.seenThrough,
   };
-}
-
-/** A block's timestamp. */
-export async function blockTime(client: PublicClient, blockNumber: bigint): Promise<Date> {
-  const block = await client.getBlock({ blockNumber });
-  return new Date(Number(block.timestamp) * 1000);
 }

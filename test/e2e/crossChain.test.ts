@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseUnits, type Address } from "viem";
 import { createLogger } from "../../config/logger.ts";
+import { findBridgeRequest } from "../../db/bridgeRequests.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { readBooks, startLocalRelayer } from "../../rails/bridge/local/index.ts";
@@ -246,6 +247,23 @@ describe("NO_ROUTE", () => {
 describe("expiry, honoured to the second", () => {
   /** Makes the origin chain's next block carry this timestamp (anvil), so a deposit lands exactly then. */
   const nextBlockAt = (at: Date) => chains.origin.rpc("evm_setNextBlockTimestamp", [`0x${(at.getTime() / 1000).toString(16)}`]);
+
+  test("the bridge job records how far the relayer has scanned the origin (expiry waits for it): up to a block stamped past the deadline", async () => {
+    const payment = await create({ amount: "2", expiresIn: 60 });
+    const deadline = new Date(payment.expiresAt);
+    const seen = async () => (await findBridgeRequest(api.db, payment.id))?.seenThrough ?? null;
+    // Scanned up to blocks stamped now: short of the deadline a minute away.
+    await waitUntil("a scan recorded", async () => ((await seen()) ? true : undefined));
+    expect((await seen())!.getTime()).toBeLessThan(deadline.getTime());
+    await nextBlockAt(new Date(deadline.getTime() + 1_000));
+    await chains.origin.mine(1);
+    const through = await waitUntil("the block past the deadline scanned and recorded", async () => {
+      const at = await seen();
+      return at && at > deadline ? at : undefined;
+    });
+    // The origin's newest block is stamped in the future now: its time, not the scan's, is the bound.
+    expect(through).toEqual(new Date(deadline.getTime() + 1_000));
+  }, 90_000);
 
   test("a deposit in the block stamped at the expiry is credited", async () => {
     const payment = await create({ amount: "2", expiresIn: 60 });

@@ -286,7 +286,8 @@ describe("status", () => {
     const updatedAt = 1_769_988_962_883;
     fake.queue("GET /intents/status/v3", { json: relayIntentStatus(relayStatus, { inTxHashes: ["0xin1"], txHashes: relayStatus === "success" || relayStatus === "refund" ? ["0xout1"] : [], updatedAt }) });
 
-    const status = await adapter().status({ requestId });
+    const readAt = new Date("2026-11-25T10:00:00Z");
+    const status = await adapter({ now: () => readAt }).status({ requestId });
 
     expect(status).toEqual({
       requestId,
@@ -295,6 +296,8 @@ describe("status", () => {
       destinationTxHashes: relayStatus === "success" ? ["0xout1"] : [],
       refundTxHashes: relayStatus === "refund" ? ["0xout1"] : [],
       updatedAt: new Date(updatedAt),
+      // Deposits Relay could have missed yet: those of the last minute before the read.
+      seenThrough: new Date("2026-11-25T09:59:00Z"),
     });
     expect(bridgeStatusOf(status.progress)).toBe(bridgeStatus);
     const [sent] = fake.at("GET /intents/status/v3");
@@ -367,7 +370,8 @@ describe("status", () => {
       },
     );
 
-    const status = await adapter().status({ requestId, depositAddress });
+    const readAt = new Date("2026-11-25T10:00:00Z");
+    const status = await adapter({ now: () => readAt, depositLagMs: 5_000 }).status({ requestId, depositAddress });
 
     expect(status).toEqual({
       requestId,
@@ -377,6 +381,7 @@ describe("status", () => {
       refundTxHashes: ["0xrefund1", "0xrefund2"],
       updatedAt: new Date("2026-04-05T01:20:00.000Z"),
       failReason: "DOUBLE_SPEND",
+      seenThrough: new Date("2026-11-25T09:59:55Z"),
     });
     const pages = fake.at("GET /requests/v3");
     expect(pages.map((p) => p.query)).toEqual([

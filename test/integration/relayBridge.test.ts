@@ -201,12 +201,8 @@ describe("Relay's progress, verified on both chains", () => {
     relayState.set(p.requestId, { status: "pending", inTxHashes: [deposit] });
     await job(p.id);
     const later = new Date(Date.now() + 3_600_000);
-    expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("pending");
-    // Without the deposit in transit the same clock expires it (once the destination chain is indexed past the expiry).
-    relayState.set(p.requestId, { status: "waiting" });
-    await job(p.id);
     await indexedAt(chains.destination, await chains.destination.publicClient.getBlockNumber({ cacheTime: 0 }), later);
-    expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("expired");
+    expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("pending");
   });
 
   test("a fill reorged away stops counting: the payment goes back and says so", async () => {
@@ -222,6 +218,84 @@ describe("Relay's progress, verified on both chains", () => {
     await reconcile(p.id);
     expect(await view(p.id)).toMatchObject({ status: "pending", amountReceived: "0" });
     expect((await events(p.id)).map((e) => e.type)).toContain("payment.reverted");
+  });
+});
+
+describe("expiry waits for the bridge's word", () => {
+  /** Moves a payment's deadline (the payment's and its bridge request's) to `at`. */
+  const deadlineAt = async (id: string, at: Date) => {
+    await api.db.execute(sql`update payments set expires_at = ${at} where id = ${id}`);
+    await api.db.execute(sql`update bridge_requests set expires_at = ${at} where payment_id = ${id}`);
+  };
+  const destinationIndexedNow = async () => indexedAt(chains.destination, await chains.destination.publicClient.getBlockNumber({ cacheTime: 0 }), new Date());
+
+  test("a deposit made in time that Relay has not reported yet: past the deadline the payment stays pending, then waits for the fill", async () => {
+    const p = await createPayment("3");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    // Paid in the deadline's last second; Relay has not seen it yet: its read after the deposit's block says waiting.
+    const receipt = await chains.origin.publicClient.getTransactionReceipt({ hash: deposit });
+    const paidAt = new Date(Number((await chains.origin.publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp) * 1000);
+    await deadlineAt(p.id, paidAt);
+    await job(p.id);
+    const read = (await findBridgeRequest(api.db, p.id))!;
+    // Relay's answer covers blocks stamped up to its lag before the read.
+    const lagged = read.checkedAt!.getTime() - api.config.bridge.relay.depositLagMs;
+    expect(read.seenThrough!.getTime()).toBeGreaterThanOrEqual(lagged);
+    expect(read.seenThrough!.getTime()).toBeLessThan(lagged + 1_000);
+    await destinationIndexedNow();
+    // The destination chain and the clock are past the deadline; Relay's word is not: no `payment.expired`.
+    expect((await reconcile(p.id)).after.status).toBe("pending");
+    relayState.set(p.requestId, { status: "pending", inTxHashes: [deposit] });
+    await job(p.id);
+    expect((await findBridgeRequest(api.db, p.id))!.depositedAt).toEqual(paidAt);
+    expect((await reconcile(p.id)).after.status).toBe("pending");
+    const fill = await solverPays(chains.destination, merchantWallet, 3_000_000n);
+    relayState.set(p.requestId, { status: "success", inTxHashes: [deposit], txHashes: [fill.hash] });
+    await job(p.id);
+    await indexedAt(chains.destination, fill.block + 5n, new Date());
+    expect((await reconcile(p.id)).after).toMatchObject({ status: "completed", amountReceived: 3_000_000n, lateAmount: 0n });
+    expect((await events(p.id)).map((e) => e.type)).not.toContain("payment.expired");
+  });
+
+  test("never paid: expired once a read of the bridge later than the deadline (less Relay's reporting lag) still shows no deposit", async () => {
+    const p = await createPayment("3");
+    // Made ten minutes ago, its deadline passed a little over Relay's lag ago.
+    await api.db.execute(sql`update bridge_requests set created_at = now() - interval '10 minutes' where payment_id = ${p.id}`);
+    await deadlineAt(p.id, new Date(Date.now() - api.config.bridge.relay.depositLagMs - 5_000));
+    await destinationIndexedNow();
+    // Never read: nothing is known of deposits after the request was made.
+    expect((await reconcile(p.id)).after.status).toBe("pending");
+    await job(p.id);
+    expect((await reconcile(p.id)).after.status).toBe("expired");
+    expect((await events(p.id)).map((e) => e.type)).toContain("payment.expired");
+  });
+
+  test("a read that began before the one recorded is not recorded over it", async () => {
+    const p = await createPayment("3");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "pending", inTxHashes: [deposit] });
+    await job(p.id);
+    const recorded = (await findBridgeRequest(api.db, p.id))!;
+    expect(recorded).toMatchObject({ progress: "pending", originTxHashes: [deposit] });
+    const older = {
+      progress: "waiting" as const,
+      bridgeStatus: "awaiting_deposit" as const,
+      originTxHashes: [],
+      destinationTxHashes: [],
+      refundTxHashes: [],
+      depositAmount: 0n,
+      depositedAt: null,
+      refundedAmount: 0n,
+      fills: [],
+      failReason: null,
+      details: null,
+      bridgeUpdatedAt: null,
+      refundRequested: false,
+      readAt: new Date(recorded.checkedAt!.getTime() - 1_000),
+      seenThrough: new Date(recorded.checkedAt!.getTime() - 61_000),
+    };
+    expect(await recordBridgeProgress(api.db, p.id, older, new Date())).toMatchObject({ changed: false, stale: true });
+    expect(await findBridgeRequest(api.db, p.id)).toMatchObject({ progress: "pending", originTxHashes: [deposit], depositedAt: recorded.depositedAt, seenThrough: recorded.seenThrough });
   });
 });
 
@@ -267,6 +341,8 @@ describe("when the watch of a request ends", () => {
     details: null,
     bridgeUpdatedAt: null,
     refundRequested: false,
+    readAt: new Date(),
+    seenThrough: null,
     ...over,
   });
 

@@ -23,7 +23,7 @@ describe("bridge configuration", () => {
   test("defaults: no bridge, Relay's own base URLs, no refund address but the operator's", () => {
     const config = build({});
     expect(config.bridge).toMatchObject({ defaultAdapter: null, routes: [], refundAddresses: {}, defaultRefundAddress: null, pollIntervalMs: 5_000, local: null });
-    expect(config.bridge.relay).toEqual({ mainnetUrl: RELAY_MAINNET_URL, testnetUrl: RELAY_TESTNET_URL, apiKey: null, timeoutMs: 10_000 });
+    expect(config.bridge.relay).toEqual({ mainnetUrl: RELAY_MAINNET_URL, testnetUrl: RELAY_TESTNET_URL, apiKey: null, timeoutMs: 10_000, depositLagMs: 60_000 });
     expect(route(config, "anvil-2", "anvil")).toBeNull();
   });
 

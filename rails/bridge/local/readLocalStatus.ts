@@ -21,6 +21,7 @@ export async function readLocalStatus(db: Db, requestId: string): Promise<Bridge
       destinationTxHashes: [],
       refundTxHashes: [],
       updatedAt: null,
+      seenThrough: null,
       failReason: "the local bridge has no record of this request (its chains were recreated)",
     };
   }
@@ -37,6 +38,8 @@ export async function readLocalStatus(db: Db, requestId: string): Promise<Bridge
     destinationTxHashes: hashes("fill"),
     refundTxHashes: hashes("refund"),
     updatedAt: request.updatedAt,
+    // The relayer records every deposit of the blocks it scanned, confirmed or not.
+    seenThrough: request.scannedThrough,
     ...(refundReasons.length > 0 ? { details: `refunded: ${refundReasons[0]}` } : {}),
     ...(request.state === "failed" || (request.state === "refunded" && failedFill) ? { failReason: `the fill failed: ${failedFill?.error ?? "unknown"}` } : {}),
   };

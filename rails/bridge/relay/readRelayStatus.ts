@@ -4,7 +4,7 @@ import type { BridgeStatus } from "../adapter.ts";
 import { listRelayRequests } from "./listRelayRequests.ts";
 import { isRecord, stringField, stringsField } from "./readJson.ts";
 import { requestRelay } from "./requestRelay.ts";
-import type { RelayAdapterOptions } from "./types.ts";
+import { RELAY_DEPOSIT_LAG_MS, type RelayAdapterOptions } from "./types.ts";
 
 const isProgress = (value: unknown): value is BridgeProgress => (BRIDGE_PROGRESS as readonly unknown[]).includes(value);
 
@@ -27,6 +27,9 @@ const noReason = (value: unknown) => {
  * that was overpaid has both: the fill, and the excess going back.
  */
 export async function readRelayStatus(options: RelayAdapterOptions, request: { requestId: string; depositAddress?: string }): Promise<BridgeStatus> {
+  // Relay learns of a deposit some time after its block: the answer covers blocks stamped that long before the read.
+  const readAt = (options.now ?? (() => new Date()))();
+  const seenThrough = new Date(readAt.getTime() - (options.depositLagMs ?? RELAY_DEPOSIT_LAG_MS));
   const answer = await requestRelay(options, { method: "GET", path: "/intents/status/v3", query: { requestId: request.requestId } });
   const body = isRecord(answer.body) ? answer.body : undefined;
   if (answer.status < 200 || answer.status >= 300 || !body) {
@@ -79,6 +82,7 @@ export async function readRelayStatus(options: RelayAdapterOptions, request: { r
     destinationTxHashes: destination.values.filter((hash) => !refunds.has(hash)),
     refundTxHashes: refunds.values,
     updatedAt,
+    seenThrough,
     ...(details ? { details } : {}),
     ...(failReason ? { failReason } : {}),
     ...(refundFailReason ? { refundFailReason } : {}),

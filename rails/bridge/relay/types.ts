@@ -3,6 +3,9 @@ export const RELAY_MAINNET_URL = "https://api.relay.link";
 /** Relay's testnet API: a separate base URL, same paths (docs.relay.link, "Testnet Support"). */
 export const RELAY_TESTNET_URL = "https://api.testnets.relay.link";
 
+/** How long after a deposit's block Relay is taken to report it, unless configured (`RELAY_DEPOSIT_LAG_MS`). */
+export const RELAY_DEPOSIT_LAG_MS = 60_000;
+
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export type RelayAdapterOptions = {
@@ -21,5 +24,10 @@ export type RelayAdapterOptions = {
   /** The longest Retry-After we wait for (default 2000 ms); a longer one fails at once. */
   maxRetryDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * How long after a deposit's block Relay is taken to have reported it (default
+   * RELAY_DEPOSIT_LAG_MS): a status read covers deposits stamped this long before it.
+   */
+  depositLagMs?: number;
   now?: () => Date;
 };

@@ -44,9 +44,10 @@ export async function relayerTick(deps: RelayerDeps): Promise<void> {
     if (!origin) continue;
     const client = evmClient(origin, 20_000);
     try {
+      const headReadAt = new Date();
       const head = await client.getBlockNumber();
       confirmedTo.set(request.originChainId, head - BigInt(confirmations - 1));
-      await scanDeposits(deps.db, client, request, head);
+      await scanDeposits(deps.db, client, request, head, headReadAt);
     } catch (error) {
       deps.logger.warn({ err: error, request: request.id }, "local relayer: could not scan deposits");
     }

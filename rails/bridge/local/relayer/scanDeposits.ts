@@ -1,5 +1,7 @@
 import { getAddress, parseAbiItem, type PublicClient } from "viem";
 import type { Db } from "../../../../db/client.ts";
+import { BLOCK_ARRIVAL_MARGIN_MS } from "../../../evm/readModel/evidenceHorizons.ts";
+import { blockTime } from "../../../evm/blockTime.ts";
 import { recordDeposit, updateRequest, type LocalBridgeRequestRow } from "../books.ts";
 
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
@@ -10,10 +12,13 @@ const MAX_RANGE = 5_000n;
 /**
  * Records every transfer of the request's origin token into its deposit address, from the
  * block after the last one scanned up to `head`, with each block's timestamp (the expiry
- * is judged by it). Safe to repeat: a deposit's log is its key. Returns how many deposits
- * were new. (The relayer acts on a deposit only once it has its confirmations.)
+ * is judged by it), and how far that is complete in time: the last scanned block's time, or
+ * at the head (read at `headReadAt`) that moment less the blocks' arrival margin, when
+ * later (a quiet chain's newest block may be old). Safe to repeat: a deposit's log is its
+ * key. Returns how many deposits were new. (The relayer acts on a deposit only once it has
+ * its confirmations.)
  */
-export async function scanDeposits(db: Db, client: PublicClient, request: LocalBridgeRequestRow, head: bigint): Promise<number> {
+export async function scanDeposits(db: Db, client: PublicClient, request: LocalBridgeRequestRow, head: bigint, headReadAt: Date): Promise<number> {
   const to = head;
   let from = request.scannedBlock + 1n;
   let found = 0;
@@ -29,7 +34,7 @@ export async function scanDeposits(db: Db, client: PublicClient, request: LocalB
     });
     const times = new Map<bigint, Date>();
     for (const log of logs) {
-      if (!times.has(log.blockNumber)) times.set(log.blockNumber, new Date(Number((await client.getBlock({ blockNumber: log.blockNumber })).timestamp) * 1000));
+      if (!times.has(log.blockNumber)) times.set(log.blockNumber, await blockTime(client, log.blockNumber));
       const isNew = await recordDeposit(db, {
         requestId: request.id,
         chainId: request.originChainId,
@@ -42,7 +47,9 @@ export async function scanDeposits(db: Db, client: PublicClient, request: LocalB
       });
       if (isNew) found++;
     }
-    await updateRequest(db, request.id, { scannedBlock: end });
+    const endTime = times.get(end) ?? (await blockTime(client, end));
+    const atHead = new Date(headReadAt.getTime() - BLOCK_ARRIVAL_MARGIN_MS);
+    await updateRequest(db, request.id, { scannedBlock: end, scannedThrough: end === head && atHead > endTime ? atHead : endTime });
     from = end + 1n;
   }
   return found;
