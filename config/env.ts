@@ -63,6 +63,11 @@ export const envSchema = z.object({
   /** A network is payable only while the indexer is at most this many blocks behind the head. */
   INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(5),
   /**
+   * A chain's node whose newest block is older than this (not a local chain) is taken to be
+   * stuck: ingest standing at its head proves nothing of the blocks since, so it is a stall.
+   */
+  NODE_STALE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  /**
    * How long after a payment's expiry its receive address is still watched (late money is
    * recorded and owed back); after that a transfer to it is not ingested (replay finds it).
    */

@@ -23,7 +23,8 @@ export type Config = {
   databasePoolSize: number;
   dataDir: string;
   redis: { url: string; prefix: string; timeoutMs: number };
-  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; port: number; watchAfterExpiryHours: number; replayBlockRange: number };
+  /** `nodeStaleAfterMs`: a (non-local) node whose newest block is older than this is taken to be stuck. */
+  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; nodeStaleAfterMs: number; port: number; watchAfterExpiryHours: number; replayBlockRange: number };
   rpcTimeoutMs: number;
   logLevel: Env["LOG_LEVEL"];
   networks: Network[];
@@ -149,6 +150,7 @@ export function buildConfig(
       schema: e.INDEXER_SCHEMA,
       viewsSchema: e.INDEXER_VIEWS_SCHEMA,
       maxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
+      nodeStaleAfterMs: e.NODE_STALE_AFTER_SECONDS * 1000,
       port: e.INDEXER_PORT,
       watchAfterExpiryHours: e.INDEXER_WATCH_AFTER_EXPIRY_HOURS,
       replayBlockRange: e.REPLAY_BLOCK_RANGE,

@@ -121,6 +121,12 @@ export interface Rail {
   // ── The chain itself ───────────────────────────────────────────────────────────
   /** The chain's current head (block or slot) from its RPC. */
   chainHead(network: Network, timeoutMs: number): Promise<bigint>;
+  /**
+   * The time of block `head` (as `chainHead` answered it), to tell a node stuck at an old
+   * block from one at the chain's head. Rails whose evidence horizon is a block's own time
+   * already (Solana) leave it out.
+   */
+  headTime?(network: Network, head: bigint, timeoutMs: number): Promise<Date>;
   /** The newest block (or slot) the chain can no longer reorganize (`finalized` tag / commitment, or a configured depth). */
   finalizedHead(network: Network, timeoutMs: number): Promise<bigint>;
   /**

@@ -3,8 +3,11 @@ import { allRails, railFor, type RailContext } from "../rails/index.ts";
 
 /**
  * The worker's periodic look at each chain's ingest against the chain's own head (run
- * by `recheck`). More than INDEXER_MAX_LAG_BLOCKS behind, or a node that cannot be read,
- * is a stall, dated from the rail's evidence horizon (when ingest was last current):
+ * by `recheck`). More than INDEXER_MAX_LAG_BLOCKS behind, a node that cannot be read, or
+ * one stuck at an old block (its newest older than NODE_STALE_AFTER_SECONDS, on a chain
+ * that is not local: ingest at such a head proves nothing of the blocks since) is a
+ * stall, dated from the rail's evidence horizon (when ingest was last current, and no
+ * later than the stuck block):
  * open payments there do not expire while it lasts, and their expiry is extended by its
  * length when it ends. Standing at the head records that every block until now has been
  * read (expiry on a quiet chain). A chain its ingest has never reached is left alone.
@@ -24,10 +27,17 @@ export async function watchIngest(ctx: RailContext, now: Date = new Date()): Pro
       const ingested = indexed.get(network.chainId);
       if (!rail || ingested === undefined) return;
       const head = await rail.chainHead(network, config.rpcTimeoutMs).catch(() => null);
-      const lag = head === null ? null : head > ingested ? head - ingested : 0n;
-      const result = await recordIngestCheck(db, { chainId: network.chainId, at: now, lag, maxLag, currentUntil: horizons.get(network.chainId) ?? null });
+      const headAt = head !== null && !network.isLocal && rail.headTime ? await rail.headTime(network, head, config.rpcTimeoutMs).catch(() => null) : null;
+      const stuck = headAt !== null && now.getTime() - headAt.getTime() > config.indexer.nodeStaleAfterMs;
+      const lag = head === null || stuck ? null : head > ingested ? head - ingested : 0n;
+      const horizon = horizons.get(network.chainId) ?? null;
+      const currentUntil = stuck && (!horizon || headAt < horizon) ? headAt : horizon;
+      const result = await recordIngestCheck(db, { chainId: network.chainId, at: now, lag, maxLag, currentUntil });
       const fields = { network: network.shortName, lag: lag?.toString() ?? null, ingested: ingested.toString() };
-      if (result.opened) logger.warn(fields, "ingest fell behind the chain: expiry of its open payments is held until it catches up");
+      if (result.opened && stuck) {
+        const seconds = Math.round((now.getTime() - headAt.getTime()) / 1000);
+        logger.warn({ ...fields, head: head!.toString(), headAgeSeconds: seconds }, "the chain's node is stuck at an old block: expiry of its open payments is held until it moves");
+      } else if (result.opened) logger.warn(fields, "ingest fell behind the chain: expiry of its open payments is held until it catches up");
       if (result.closed) {
         const seconds = Math.round((now.getTime() - result.closed.since.getTime()) / 1000);
         logger.info({ ...fields, stalledSeconds: seconds, extended: result.closed.extended.length }, "ingest caught up: open payments' expiry extended by the time it was behind");

@@ -62,6 +62,7 @@ export const bridgeRail: Rail = {
     throw new ValidationError("txHash", "Invalid field 'txHash': a cross-chain payment is verified from its bridge (GET /payments/cross-chain/status/{paymentId}); there is nothing to submit");
   },
   chainHead: evmRail.chainHead,
+  headTime: evmRail.headTime,
   finalizedHead: evmRail.finalizedHead,
   finalEvidenceHead: evmRail.finalEvidenceHead,
   balanceOf: async () => {

@@ -1,10 +1,16 @@
 import type { Network } from "../../config/types.ts";
 import { withTimeout } from "../withTimeout.ts";
+import { blockTime } from "./blockTime.ts";
 import { evmClient } from "./client.ts";
 
 /** The chain's latest block number, from its RPC. */
 export function chainHead(network: Network, timeoutMs: number): Promise<bigint> {
   return withTimeout(evmClient(network, timeoutMs).getBlockNumber({ cacheTime: 0 }), timeoutMs, `${network.shortName} head`);
+}
+
+/** The time of block `head`. */
+export function headTime(network: Network, head: bigint, timeoutMs: number): Promise<Date> {
+  return withTimeout(blockTime(evmClient(network, timeoutMs), head), timeoutMs, `${network.shortName} block ${head}`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Rail } from "../types.ts";
-import { chainHead, finalizedHead } from "./chainHead.ts";
+import { chainHead, finalizedHead, headTime } from "./chainHead.ts";
 import { checkoutWallet } from "./checkoutWallet.ts";
 import { evmClient } from "./client.ts";
 import { contractDescription } from "./contractDescription.ts";
@@ -52,6 +52,7 @@ export const evmRail: Rail = {
   announceIngest: announceIndexerCommits,
   verifySubmission,
   chainHead,
+  headTime,
   finalizedHead,
   // The indexer drops a transfer a reorg took back as it follows the chain: a row at or
   // below the finalized block is final.

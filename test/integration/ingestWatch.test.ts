@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { createPublicClient, http } from "viem";
 import { buildConfig, type Config } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { recordIngestCheck } from "../../db/ingestWatch.ts";
 import { createMerchant } from "../../db/merchants.ts";
-import { reconcilePayments } from "../../reconcile/index.ts";
+import { startAnvil } from "../../devchain/evm/anvil.ts";
+import { reconcilePayments, watchIngest } from "../../reconcile/index.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
@@ -179,5 +182,46 @@ describe("expiry waits for the evidence", () => {
   test("a chain with no bound at all (no indexer checkpoint, no watch) expires by the clock", async () => {
     const [p] = await insertPaymentRows(handle.db, [row()(merchantId, { network: "anvil-2", createdAt: at(400), expiresAt: at(430) })]);
     expect(await reconcileAt(p!.id!, 431)).toBe("expired");
+  });
+});
+
+describe("a node stuck at an old block", () => {
+  // BUG: the watch judged "caught up" against the service's own node only. A node stuck at
+  // an old block (answering, never moving) with ingest at that block read as "at the head",
+  // so the horizon ran on with the clock and a payment paid in a block the node never saw expired.
+  test("is a stall from its block's time, not proof every block until now is read; a block from a node that moves again ends it", async () => {
+    const anvil = await startAnvil({ chainId: 31_339 });
+    try {
+      const stuckConfig = buildConfig(
+        { APP_ENV: "test", DATABASE_URL: database.url, INDEXER_VIEWS_SCHEMA: VIEWS, NODE_STALE_AFTER_SECONDS: "60" },
+        { extraNetworks: [anvilNetwork(anvil.rpcUrl, { shortName: "remote", name: "Remote", chainId: "31339", isLocal: false, requiredConfirmations: 1 })] },
+      );
+      const ctx = { config: stuckConfig, db: handle.db, logger: createLogger({ level: "silent" }) };
+      const client = createPublicClient({ transport: http(anvil.rpcUrl) });
+      const genesis = await client.getBlock({ blockNumber: 0n });
+      const headAt = new Date(Number(genesis.timestamp) * 1000);
+      const after = (seconds: number) => new Date(headAt.getTime() + seconds * 1000);
+      const remote = { name: "remote", chainId: 31_339 };
+      const watched = async () => (await queryRows<{ stalled_since: Date | null }>(handle.db, sql`select stalled_since from ingest_watch where chain_id = '31339'`))[0];
+      const [p] = await insertPaymentRows(handle.db, [paymentRowFactory(stuckConfig)(merchantId, { network: "remote", createdAt: after(-60), expiresAt: after(60) })]);
+      await setIndexedBlock(handle.db, VIEWS, remote, 0, headAt);
+
+      await watchIngest(ctx, after(10)); // a fresh head: at it, ingest is current
+      expect(await watched()).toEqual({ stalled_since: null });
+      // Two minutes on the node still answers block 0: no proof of anything after it.
+      await watchIngest(ctx, after(120));
+      expect(new Date((await watched())!.stalled_since!)).toEqual(headAt);
+      expect((await reconcilePayments(handle.db, stuckConfig, [p!.id!], after(121))).get(p!.id!)!.after.status).toBe("pending");
+
+      // The node moves again (a block stamped now), ingest reads it: the stall ends, the payment gets the time back.
+      await client.request({ method: "evm_setNextBlockTimestamp" as never, params: [Number(genesis.timestamp) + 118] as never });
+      await client.request({ method: "evm_mine" as never, params: [] as never });
+      await setIndexedBlock(handle.db, VIEWS, remote, 1, after(118));
+      await watchIngest(ctx, after(120));
+      expect(await watched()).toEqual({ stalled_since: null });
+      expect((await expiresOf(p!.id!)).expiresAt).toEqual(after(180));
+    } finally {
+      await anvil.stop();
+    }
   });
 });
