@@ -29,29 +29,38 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
   if (fills.length === 0) return Object.assign(result, { unreadable, evidenceThrough });
   const paymentsById = new Map(payments.map((p) => [p.id, p]));
   const paidAt = new Map(requests.map((r) => [r.paymentId, r.depositedAt]));
-  for (const fill of fills) {
-    const payment = paymentsById.get(fill.paymentId)!;
+  // Read inside the reconcile's transaction, under its locks: every receipt at once, so the
+  // locks wait for the slowest read, not for the sum of them.
+  const read = async (fill: (typeof fills)[number], payment: PaymentRow): Promise<SourcedCredit | null> => {
     const network = ctx.config.networks.find((n) => n.chainId === fill.chainId && n.enabled && n.rpcUrl);
-    if (!network || fill.chainId !== payment.chainId || unreadable.has(payment.id)) continue;
+    if (!network || fill.chainId !== payment.chainId) return null;
     const client = evmClient(network, ctx.config.rpcTimeoutMs * 5);
-    try {
-      const moved = await receiptTransfers(client, fill.txHash, payment.tokenAddress);
-      const log = moved?.transfers.find((t) => t.logIndex === fill.logIndex && t.value === fill.amount && isAddressEqual(t.to, payment.merchantWallet as Address));
-      if (!moved || !log) continue;
-      result.get(payment.id)!.push({
-        amount: log.value,
-        blockNumber: moved.blockNumber,
-        logIndex: log.logIndex,
-        timestamp: paidAt.get(payment.id) ?? (await blockTime(client, moved.blockNumber)),
-        txHash: fill.txHash,
-        source: "bridge",
-      });
-    } catch (error) {
-      ctx.logger.warn({ err: error, payment: payment.id, fill: fill.txHash }, "could not read a bridge fill's receipt; the payment stands as it is until the next reconcile");
-      unreadable.add(payment.id);
-      result.set(payment.id, []);
-    }
-  }
+    const moved = await receiptTransfers(client, fill.txHash, payment.tokenAddress);
+    const log = moved?.transfers.find((t) => t.logIndex === fill.logIndex && t.value === fill.amount && isAddressEqual(t.to, payment.merchantWallet as Address));
+    if (!moved || !log) return null;
+    return {
+      amount: log.value,
+      blockNumber: moved.blockNumber,
+      logIndex: log.logIndex,
+      timestamp: paidAt.get(payment.id) ?? (await blockTime(client, moved.blockNumber)),
+      txHash: fill.txHash,
+      source: "bridge",
+    };
+  };
+  const outcomes = await Promise.all(
+    fills.map(async (fill) => {
+      const payment = paymentsById.get(fill.paymentId)!;
+      try {
+        return { payment, credit: await read(fill, payment) };
+      } catch (error) {
+        ctx.logger.warn({ err: error, payment: payment.id, fill: fill.txHash }, "could not read a bridge fill's receipt; the payment stands as it is until the next reconcile");
+        unreadable.add(payment.id);
+        return { payment, credit: null };
+      }
+    }),
+  );
+  for (const { payment, credit } of outcomes) if (credit && !unreadable.has(payment.id)) result.get(payment.id)!.push(credit);
+  for (const id of unreadable) result.set(id, []);
   return Object.assign(result, { unreadable, evidenceThrough });
 }
 

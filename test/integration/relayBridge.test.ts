@@ -15,6 +15,7 @@ import { relayIntentStatus, startFakeRelay, type FakeRelay } from "../helpers/fa
 import { createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
 import { merchantWallet, operatorKey, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
 
 /**
@@ -140,6 +141,33 @@ describe("Relay's progress, verified on both chains", () => {
     }
     expect((await findPayment(api.db, filled.id))!.status).toBe("completed");
     expect((await reconcile(filled.id)).after.status).toBe("completed"); // the node back: read as before
+  });
+
+  test("a batch's fill receipts are read at once, so its locks wait for the slowest read, not for the sum of them", async () => {
+    const batch = [await createPayment("1"), await createPayment("1"), await createPayment("1")];
+    for (const p of batch) {
+      const fill = await solverPays(chains.destination, merchantWallet, 1_000_000n);
+      relayState.set(p.requestId, { status: "success", txHashes: [fill.hash] });
+      await job(p.id);
+    }
+    let inFlight = 0;
+    let most = 0;
+    // A slow node: each receipt answers after 300 ms.
+    const proxy = rewritingRpcProxy(chains.destination.anvil.rpcUrl, async (call, answer) => {
+      if (call.method !== "eth_getTransactionReceipt") return answer;
+      most = Math.max(most, ++inFlight);
+      await Bun.sleep(300);
+      inFlight--;
+      return answer;
+    });
+    try {
+      const config = { ...api.config, networks: api.config.networks.map((n) => (n.chainId === String(chains.destination.network.chainId) ? { ...n, rpcUrl: proxy.url } : n)) };
+      const results = await reconcilePayments(api.db, config, batch.map((p) => p.id));
+      for (const p of batch) expect(results.get(p.id)!.after.amountReceived).toBe(1_000_000n);
+      expect(most).toBe(3);
+    } finally {
+      proxy.stop();
+    }
   });
 
   test("a fill claimed by one payment is never counted for another", async () => {
