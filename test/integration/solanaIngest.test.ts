@@ -230,6 +230,49 @@ describe("a poll that could not read everything listed does not vouch for the ch
     }
   });
 
+  // BUG: the scan listed an address's signatures from whichever node answered, though the
+  // horizon it vouched for was the slot read before: a node behind it (one of several behind
+  // the provider's URL) listed fewer, and a payment in the slots between could expire.
+  test("a node lagging behind the slot the poll read is not believed: the scan asks for that slot at least, and the horizon holds", async () => {
+    let laggingAt: number | null = null;
+    let refused = 0;
+    // A node at slot `laggingAt`: it knows nothing newer, and refuses a read that needs more.
+    const proxy = rewritingProxy(solana.chain.rpcUrl, (call, answer) => {
+      if (call.method !== "getSignaturesForAddress" || laggingAt === null) return answer;
+      const minContextSlot = (call.params?.[1] as { minContextSlot?: number } | undefined)?.minContextSlot;
+      if (typeof minContextSlot === "number" && minContextSlot > laggingAt) {
+        refused++;
+        return { id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: laggingAt } } } as never;
+      }
+      return { ...answer, result: (answer.result as Array<{ slot: number }>).filter((s) => s.slot <= laggingAt!) };
+    });
+    const quiet = startChainSubscriber({ config: api.config, db: api.db, logger, network: { ...network(), rpcUrl: proxy.url }, channel: INDEXED_CHANNEL, websocket: false });
+    try {
+      await quiet.ready;
+      const deposit = await create("/api/v1/deposits/create", "5");
+      await quiet.poll(); // watched from here on
+      laggingAt = await new Connection(solana.chain.rpcUrl).getSlot("confirmed");
+      await solana.pay({ to: deposit.receiveAddress, amount: 5_000_000n });
+      solana.chain.advanceSlots(2);
+      await Bun.sleep(1100); // block times are whole seconds: the next poll's slot is stamped later
+      const before = await horizon();
+      await quiet.poll();
+      expect(await creditsOf(deposit.id)).toEqual([]);
+      expect(await horizon()).toBe(before);
+      expect(refused).toBeGreaterThan(0);
+
+      laggingAt = null; // caught up
+      solana.chain.advanceSlots(2);
+      await Bun.sleep(1100);
+      await quiet.poll();
+      expect((await creditsOf(deposit.id)).map((c) => c.amount)).toEqual(["5000000"]);
+      expect(await horizon()).toBeGreaterThan(before ?? 0);
+    } finally {
+      await quiet.stop();
+      proxy.stop();
+    }
+  });
+
   // BUG: a transaction served without its metadata read as "no credit", and the cursor moved past it for good.
   test("a transaction served without its metadata is looked at again, not passed over", async () => {
     const proxy = withholdingProxy(solana.chain.rpcUrl);

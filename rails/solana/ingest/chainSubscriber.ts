@@ -97,7 +97,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         again.delete(target);
         try {
           const kind = by;
-          const { inserted, complete } = await limited(() => scanAddress(deps, watch, kind));
+          const { inserted, complete } = await limited(() => scanAddress(deps, watch, kind, polledSlot));
           found[kind] += inserted;
           countSolanaCredits(network.shortName, kind, inserted);
           // A transaction listed but not served yet, or refused below the watermark, waits for the
@@ -141,6 +141,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     options.onWatched?.([...next.keys(), ...nextAliases.keys()]);
   }
 
+  /** The newest slot a poll read: every scan lists signatures from a node at least there (the poll vouches for it). */
+  let polledSlot: number | undefined;
   let polling: Promise<void> | null = null;
   /**
    * Refreshes the watch list and scans every watched address (the backstop). When every
@@ -152,6 +154,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     polling ??= (async () => {
       try {
         const slot = await connection.getSlot("confirmed");
+        polledSlot = Math.max(polledSlot ?? 0, slot);
         const blockTime = await connection.getBlockTime(slot).catch(() => null);
         await refreshWatches();
         const scanned = await Promise.all([...watches.keys()].map((address) => scan(address, "poll")));

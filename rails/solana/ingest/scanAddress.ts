@@ -17,17 +17,20 @@ const TRANSACTIONS_PER_BATCH = 100;
  * Returns how many credits were new, and whether the pass read everything listed
  * (`complete`: nothing stopped it, nothing was refused): only then does it vouch for the
  * address up to the slot the caller read first (the evidence horizon expiry waits for).
+ * That slot is the list's `minContextSlot`: a node behind it (another one behind the same
+ * URL) refuses instead of listing fewer signatures, and the pass fails.
  */
 export async function scanAddress(
   deps: { db: Db; connection: Connection; chainId: string; channel: string },
   watch: PaymentWatch,
   foundBy: FoundBy,
+  minContextSlot?: number,
 ): Promise<{ inserted: number; complete: boolean }> {
   const { connection } = deps;
   const until = (await addressCursor(deps.db, deps.chainId, watch.scan)) ?? undefined;
   const listed: ConfirmedSignatureInfo[] = [];
   for (let before: string | undefined; ; ) {
-    const page = await connection.getSignaturesForAddress(new PublicKey(watch.scan), { until, before, limit: PAGE }, "confirmed");
+    const page = await connection.getSignaturesForAddress(new PublicKey(watch.scan), { until, before, limit: PAGE, minContextSlot }, "confirmed");
     listed.push(...page);
     if (page.length < PAGE) break;
     before = page.at(-1)!.signature;
