@@ -126,6 +126,12 @@ export const envSchema = z.object({
   SECRETS_KEY: z.string().min(1).optional(),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(30 * 24).default(24),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(16),
+  /**
+   * Where test-mode webhooks may go: `public` addresses only (as live ones), or `any` (a
+   * receiver on the merchant's own machine or network). Default: `public` when
+   * APP_ENV=production, `any` otherwise.
+   */
+  WEBHOOK_TEST_TARGETS: z.enum(["any", "public"]).optional(),
   /** Live checkout streams (Server-Sent Events) one API process holds at most; past it, pages poll. */
   CHECKOUT_MAX_STREAMS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Where fiat exchange rates come from: a configured table, or an HTTP source. */

@@ -13,6 +13,7 @@ import { webhookAttempts } from "../metrics/webhookMetrics.ts";
 import { checkWebhookUrl } from "../webhooks/checkWebhookUrl.ts";
 import { postWebhook } from "../webhooks/postWebhook.ts";
 import type { JobPayloads } from "./queues.ts";
+import { publicTargetsOnly } from "../webhooks/publicTargetsOnly.ts";
 
 /** Thrown to have BullMQ retry the job after `retryInMs` (read by the webhook worker's backoff strategy). */
 export class RetryDeliveryError extends Error {
@@ -30,8 +31,8 @@ export class RetryDeliveryError extends Error {
  * `webhook-id` is the event id on every attempt) and POSTs it with a timeout, no
  * redirects followed. Any 2xx is delivered; 410 disables the endpoint; anything else
  * (and a timeout) is retried on the configured schedule until the attempts run out.
- * In live mode the target is checked again first: an address that is not public is
- * refused without sending anything. Every attempt is logged with the row update.
+ * In live mode (and test mode where `WEBHOOK_TEST_TARGETS=public`) the target is checked
+ * again first: an address that is not public is refused without sending anything. Every attempt is logged with the row update.
  */
 export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger }) => async (job: Job<JobPayloads["deliver"]>): Promise<unknown> => {
   const { config, db, logger } = deps;
@@ -72,9 +73,9 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
 
-    // Live mode: the addresses approved here are the only ones the request may connect to.
+    // Public targets only (live mode; test mode on production): the addresses approved here are the only ones the request may connect to.
     let pinned: string[] | undefined;
-    if (delivery.mode === "live") {
+    if (publicTargetsOnly(config.webhooks, delivery.mode)) {
       const check = await checkWebhookUrl(delivery.url);
       if (!check.ok) {
         const unsafe = check.problem === "unsafe" || check.problem === "invalid";

@@ -13,7 +13,8 @@ export type WebhookUrlCheck =
 const DNS_TIMEOUT_MS = 5_000;
 
 /**
- * Whether a live-mode webhook may be sent to `url`: http(s), and every address its
+ * Whether a webhook that must go to public addresses (live mode; test mode on production,
+ * `publicTargetsOnly.ts`) may be sent to `url`: http(s), and every address its
  * host resolves to (or the address it is) is on the public internet — not loopback,
  * private, link-local, CGNAT, multicast, unspecified or reserved, in IPv4 or IPv6.
  * Checked when the URL is registered and again before each attempt, because DNS
@@ -53,7 +54,7 @@ export async function checkWebhookUrl(url: string): Promise<WebhookUrlCheck> {
     const scope = addressScope(address);
     if (scope !== "public") {
       const what = address === host ? `${host} is a ${scope} address` : `${host} resolves to ${address}, a ${scope} address`;
-      return { ok: false, reason: `${what}; live-mode webhooks go only to public addresses`, problem: "unsafe" };
+      return { ok: false, reason: `${what}; webhooks go only to public addresses`, problem: "unsafe" };
     }
   }
   return { ok: true, addresses };

@@ -27,7 +27,7 @@ export const webhookEndpointRoutes = ({ config, db, credentials }: ApiDeps) => {
     .post(
       "",
       async ({ auth, body, set }) => {
-        const endpoint = await registerWebhookEndpoint(db, config.secrets, auth, body);
+        const endpoint = await registerWebhookEndpoint(db, { box: config.secrets, testTargets: config.webhooks.testTargets }, auth, body);
         set.status = 201;
         return { success: true, endpoint: presentWebhookEndpoint(endpoint, { withSecret: true }) };
       },

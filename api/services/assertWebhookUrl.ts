@@ -1,14 +1,13 @@
-import type { Mode } from "../../config/index.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import { checkWebhookUrl } from "../../webhooks/checkWebhookUrl.ts";
 
 /**
- * Refuses a webhook target before it is stored: it must be an http(s) URL and, in
- * live mode, resolve only to public addresses (SSRF). Test mode accepts loopback and
- * private addresses so a merchant can develop against a local receiver.
+ * Refuses a webhook target before it is stored: it must be an http(s) URL and, when
+ * `publicOnly` (live mode; test mode too unless the deployment allows local receivers,
+ * `webhooks/publicTargetsOnly.ts`), resolve only to public addresses (SSRF).
  * 400 names the field; a DNS failure that may pass later is a 503.
  */
-export async function assertWebhookUrl(field: string, url: string, mode: Mode): Promise<void> {
+export async function assertWebhookUrl(field: string, url: string, publicOnly: boolean): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -18,7 +17,7 @@ export async function assertWebhookUrl(field: string, url: string, mode: Mode): 
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
     throw new ValidationError(field, `Invalid field '${field}': must be an http or https URL`);
   }
-  if (mode !== "live") return;
+  if (!publicOnly) return;
   const check = await checkWebhookUrl(url);
   if (check.ok) return;
   if (check.problem === "dns_error") throw new ServiceUnavailableError(`Could not check '${field}': ${check.reason}; retry shortly.`);

@@ -15,6 +15,7 @@ import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolveCrossChainRoute } from "./resolveCrossChainRoute.ts";
 import { settlementRate } from "./settlementRate.ts";
+import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 
 /** The spec's default lifetime of a cross-chain payment, seconds. */
 export const CROSS_CHAIN_EXPIRES_IN = 1800;
@@ -67,7 +68,7 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const wallets = merchant?.wallets ?? new Map<string, string>();
   const route = resolveCrossChainRoute(config, auth.mode, wallets, body);
   const amount = parseAmount("amount", body.amount, route.destinationToken.decimals);
-  if (body.callbackUrl !== undefined && auth.mode === "live") await assertWebhookUrl("callbackUrl", body.callbackUrl, auth.mode);
+  if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
   const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", null);
 
   const result = await withIdempotency(db, idempotency, async (tx) => {

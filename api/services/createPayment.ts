@@ -17,6 +17,7 @@ import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import type { PaymentCreations } from "./batchedCreations.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
+import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 
 export type CreatePaymentBody = {
   amount: string | number;
@@ -79,8 +80,8 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   // Where the hosted checkout page sends the customer: the browser opens them, the service never fetches them.
   if (body.successUrl !== undefined) parseHttpUrl("successUrl", body.successUrl);
   if (body.cancelUrl !== undefined) parseHttpUrl("cancelUrl", body.cancelUrl);
-  // Live mode: the callback must resolve to public addresses only (SSRF); checked again at each delivery.
-  if (body.callbackUrl !== undefined && auth.mode === "live") await assertWebhookUrl("callbackUrl", body.callbackUrl, auth.mode);
+  // Public addresses only (SSRF: live mode, and test mode on production), checked again at each delivery.
+  if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
   const expiresIn = ctx.fixedExpiresIn ?? body.expiresIn ?? config.payments.defaultExpiresIn;
   if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
     throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);

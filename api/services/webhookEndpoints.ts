@@ -1,10 +1,11 @@
-import type { Mode } from "../../config/index.ts";
+import type { Mode, WebhooksConfig } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { insertWebhookEndpoint, type WebhookEndpointRow } from "../../db/webhookEndpoints.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import type { SecretBox } from "../../domain/secretBox.ts";
 import { isPaymentEventType, paymentEventTypes } from "../../domain/paymentEvents.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
+import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 
 /** An endpoint's event filter: absent means all (`["*"]`); otherwise known types, deduplicated. */
 export function parseEventFilter(field: string, value: unknown): string[] {
@@ -29,18 +30,18 @@ export function parseEventFilter(field: string, value: unknown): string[] {
  */
 export async function registerWebhookEndpoint(
   db: Db,
-  box: SecretBox,
+  webhooks: { box: SecretBox; testTargets: WebhooksConfig["testTargets"] },
   auth: { merchantId: string; mode: Mode },
   input: { url: unknown; events?: unknown; description?: unknown },
 ): Promise<WebhookEndpointRow> {
   const url = typeof input.url === "string" ? input.url.trim() : "";
   if (url === "" || url.length > 2048) throw new ValidationError("url", "Invalid field 'url': expected an http(s) URL of at most 2048 characters");
-  await assertWebhookUrl("url", url, auth.mode);
+  await assertWebhookUrl("url", url, publicTargetsOnly(webhooks, auth.mode));
   const events = parseEventFilter("events", input.events);
   if (input.description !== undefined && input.description !== null && (typeof input.description !== "string" || input.description.length > 500)) {
     throw new ValidationError("description", "Invalid field 'description': a string of at most 500 characters");
   }
-  return insertWebhookEndpoint(db, box, {
+  return insertWebhookEndpoint(db, webhooks.box, {
     merchantId: auth.merchantId,
     mode: auth.mode,
     url,

@@ -136,7 +136,7 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const mode = oneOf(flags, "mode", ["test", "live"]);
     const events = typeof flags.events === "string" ? flags.events.split(",").map((e) => e.trim()).filter(Boolean) : undefined;
     try {
-      const endpoint = await registerWebhookEndpoint(db, config.secrets, { merchantId: merchant.id, mode }, { url: required(flags, "url"), events });
+      const endpoint = await registerWebhookEndpoint(db, { box: config.secrets, testTargets: config.webhooks.testTargets }, { merchantId: merchant.id, mode }, { url: required(flags, "url"), events });
       return [`Webhook endpoint ${showEndpoint(endpoint)}`, `Signing secret: ${endpoint.secret}`].join("\n");
     } catch (error) {
       // The same checks as the API (URL, live-mode address, event names), worded for flags.

@@ -11,6 +11,7 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
 import { verifyWebhook } from "../../domain/webhookSignature.ts";
 import { deliverWebhook } from "../../jobs/deliverWebhook.ts";
+import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { registry } from "../../metrics/registry.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
@@ -235,13 +236,56 @@ describe("SSRF: live mode sends only to public addresses", () => {
         return rows.length === 1 && rows[0]!.status !== "pending" ? rows : null;
       });
       expect(delivery).toMatchObject({ status: "failed", attempts: 1 });
-      expect(delivery!.lastError).toBe("not sent: 127.0.0.1 is a loopback address; live-mode webhooks go only to public addresses");
+      expect(delivery!.lastError).toBe("not sent: 127.0.0.1 is a loopback address; webhooks go only to public addresses");
       const attempts = await api.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id));
       expect(attempts).toHaveLength(1);
       expect(attempts[0]).toMatchObject({ attempt: 1, statusCode: null });
     });
     expect(receiver.at("/rebound")).toEqual([]);
     expect((await eventsOf(payment.id)).map((e) => e.type)).toEqual(["payment.created"]);
+  });
+});
+
+describe("test-mode webhooks on a production deployment (WEBHOOK_TEST_TARGETS=public)", () => {
+  // BUG: test-mode webhooks skipped the SSRF check everywhere, and the attempt log shows the
+  // reply's first KB: on a production server anyone holding a test key could make it POST
+  // into the operator's network (a metadata service, an admin port) and read the answer.
+  const strict = () => ({ ...api.config, webhooks: { ...api.config.webhooks, testTargets: "public" as const } });
+
+  test("registering a test-mode endpoint or callback at a private address is refused (400 naming the field)", async () => {
+    const production = await createTestApi({ networks: [chain.network], env: { OPERATOR_PRIVATE_KEY: operatorKey, WEBHOOK_TEST_TARGETS: "public" } });
+    try {
+      const m = await production.seedMerchant("Strict");
+      await setSettlementWallet(production.db, m.id, production.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+      const auth = { "x-api-key": m.testApiKey, "x-api-secret": m.testApiSecret };
+      const endpoint = await production.request("/api/v1/webhook-endpoints", { headers: auth, body: { url: "http://169.254.169.254/latest" } });
+      expect(endpoint.status).toBe(400);
+      expect(endpoint.body.message).toBe("Invalid field 'url': 169.254.169.254 is a link-local address; webhooks go only to public addresses");
+      const payment = await production.request("/api/v1/payments/create", {
+        headers: { "x-public-key": m.publicKey },
+        body: { amount: "1", currency: "USDC", network: "anvil", callbackUrl: receiver.url("/internal-callback") },
+      });
+      expect(payment.status).toBe(400);
+      expect(payment.body.message).toBe("Invalid field 'callbackUrl': 127.0.0.1 is a loopback address; webhooks go only to public addresses");
+      expect((await production.request("/api/v1/webhook-endpoints", { headers: auth, body: { url: "https://8.8.8.8/hook" } })).status).toBe(201);
+    } finally {
+      await production.close();
+    }
+    expect(publicTargetsOnly({ testTargets: "public" }, "test")).toBe(true);
+    expect(publicTargetsOnly({ testTargets: "any" }, "test")).toBe(false);
+    expect(publicTargetsOnly({ testTargets: "any" }, "live")).toBe(true);
+  });
+
+  test("a test-mode delivery to a loopback receiver is not sent, and no reply can be read back", async () => {
+    const endpoint = await addEndpoint(receiver.url("/internal"), { events: ["payment.created"] }, other);
+    await createPayment({}, other.publicKey);
+    const [delivery] = await deliveriesTo(endpoint.url);
+    const outcome = await deliverWebhook({ config: strict(), db: api.db, logger })({ data: { deliveryId: delivery!.id }, id: "test", attemptsMade: 0 } as never);
+    expect(outcome).toEqual({ status: "failed" });
+    expect(receiver.at("/internal")).toEqual([]);
+    const attempts = await api.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id));
+    expect(attempts.map((a) => [a.statusCode, a.responseExcerpt, a.error])).toEqual([[null, null, "not sent: 127.0.0.1 is a loopback address; webhooks go only to public addresses"]]);
+    await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth(other) });
   });
 });
 

@@ -177,6 +177,15 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     expect(development.secrets.keyId).not.toBe(production.secrets.keyId);
     expect(buildConfig({ APP_ENV: "test" }).secrets.keyId).toBe(development.secrets.keyId);
   });
+
+  test("test-mode webhooks go only to public addresses in production unless WEBHOOK_TEST_TARGETS=any; elsewhere anywhere unless =public", () => {
+    const production = { APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY };
+    expect(buildConfig(production).webhooks.testTargets).toBe("public");
+    expect(buildConfig({ ...production, WEBHOOK_TEST_TARGETS: "any" }).webhooks.testTargets).toBe("any");
+    expect(buildConfig({}).webhooks.testTargets).toBe("any");
+    expect(buildConfig({ WEBHOOK_TEST_TARGETS: "public" }).webhooks.testTargets).toBe("public");
+    expect(configError({ WEBHOOK_TEST_TARGETS: "private" }).message).toContain("WEBHOOK_TEST_TARGETS");
+  });
 });
 
 describe("network enablement", () => {
