@@ -82,6 +82,26 @@ async function createPayment(amount: string) {
   return { ...payment, requestId: request.requestId };
 }
 
+/** A read of the bridge as `observeBridge` returns it: a success with nothing on chain, unless `over` says otherwise. */
+const observation = (over: Partial<BridgeProgressUpdate>): BridgeProgressUpdate => ({
+  progress: "success",
+  bridgeStatus: "completed",
+  originTxHashes: [],
+  destinationTxHashes: [],
+  refundTxHashes: [],
+  depositAmount: 0n,
+  depositedAt: null,
+  refundedAmount: 0n,
+  fills: [],
+  failReason: null,
+  details: null,
+  bridgeUpdatedAt: null,
+  refundRequested: false,
+  readAt: new Date(),
+  seenThrough: null,
+  ...over,
+});
+
 let filled: { id: string; fill: { hash: Hex; block: bigint } };
 
 describe("Relay's progress, verified on both chains", () => {
@@ -305,23 +325,12 @@ describe("expiry waits for the bridge's word", () => {
     await job(p.id);
     const recorded = (await findBridgeRequest(api.db, p.id))!;
     expect(recorded).toMatchObject({ progress: "pending", originTxHashes: [deposit] });
-    const older = {
-      progress: "waiting" as const,
-      bridgeStatus: "awaiting_deposit" as const,
-      originTxHashes: [],
-      destinationTxHashes: [],
-      refundTxHashes: [],
-      depositAmount: 0n,
-      depositedAt: null,
-      refundedAmount: 0n,
-      fills: [],
-      failReason: null,
-      details: null,
-      bridgeUpdatedAt: null,
-      refundRequested: false,
+    const older = observation({
+      progress: "waiting",
+      bridgeStatus: "awaiting_deposit",
       readAt: new Date(recorded.checkedAt!.getTime() - 1_000),
       seenThrough: new Date(recorded.checkedAt!.getTime() - 61_000),
-    };
+    });
     expect(await recordBridgeProgress(api.db, p.id, older, new Date())).toMatchObject({ changed: false, stale: true });
     expect(await findBridgeRequest(api.db, p.id)).toMatchObject({ progress: "pending", originTxHashes: [deposit], depositedAt: recorded.depositedAt, seenThrough: recorded.seenThrough });
   });
@@ -355,24 +364,6 @@ describe("a fill the destination chain lost", () => {
 });
 
 describe("when the watch of a request ends", () => {
-  const observation = (over: Partial<BridgeProgressUpdate>): BridgeProgressUpdate => ({
-    progress: "success",
-    bridgeStatus: "completed",
-    originTxHashes: [],
-    destinationTxHashes: [],
-    refundTxHashes: [],
-    depositAmount: 0n,
-    depositedAt: null,
-    refundedAmount: 0n,
-    fills: [],
-    failReason: null,
-    details: null,
-    bridgeUpdatedAt: null,
-    refundRequested: false,
-    readAt: new Date(),
-    seenThrough: null,
-    ...over,
-  });
 
   test("overpaid and filled: finished once a refund of the excess is verified, though Relay kept the refund's gas out of it", async () => {
     const p = await createPayment("6");

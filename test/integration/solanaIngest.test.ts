@@ -201,6 +201,13 @@ describe("a poll that could not read everything listed does not vouch for the ch
     return row?.through ? new Date(row.through).getTime() : null;
   };
 
+  /** The chain moves on two slots, stamped at least a second later (block times are whole seconds), and `subscriber` polls. */
+  const pollLater = async (subscriber: ChainSubscriber) => {
+    solana.chain.advanceSlots(2);
+    await Bun.sleep(1100);
+    await subscriber.poll();
+  };
+
   test("a transaction listed but not served yet holds the evidence horizon where it was; read, it moves on", async () => {
     const proxy = withholdingProxy(solana.chain.rpcUrl);
     const quiet = startChainSubscriber({ config: api.config, db: api.db, logger, network: { ...network(), rpcUrl: proxy.url }, channel: INDEXED_CHANNEL, websocket: false });
@@ -210,18 +217,14 @@ describe("a poll that could not read everything listed does not vouch for the ch
       await quiet.poll(); // watched from here on
       const signature = await solana.pay({ to: deposit.receiveAddress, amount: 6_000_000n });
       proxy.withheld.add(signature);
-      solana.chain.advanceSlots(2);
-      await Bun.sleep(1100); // block times are whole seconds: the next poll's slot is stamped later
       const before = await horizon();
-      await quiet.poll();
+      await pollLater(quiet);
       expect(await creditsOf(deposit.id)).toEqual([]);
       // Everything else at the address was read, but not this transaction: expiry must not be judged past it.
       expect(await horizon()).toBe(before);
 
       proxy.withheld.clear();
-      solana.chain.advanceSlots(2);
-      await Bun.sleep(1100);
-      await quiet.poll();
+      await pollLater(quiet);
       expect((await creditsOf(deposit.id)).map(({ finalized: _, ...c }) => c)).toEqual([{ signature, amount: "6000000", found_by: "poll" }]);
       expect(await horizon()).toBeGreaterThan(before ?? 0);
     } finally {
@@ -253,18 +256,14 @@ describe("a poll that could not read everything listed does not vouch for the ch
       await quiet.poll(); // watched from here on
       laggingAt = await new Connection(solana.chain.rpcUrl).getSlot("confirmed");
       await solana.pay({ to: deposit.receiveAddress, amount: 5_000_000n });
-      solana.chain.advanceSlots(2);
-      await Bun.sleep(1100); // block times are whole seconds: the next poll's slot is stamped later
       const before = await horizon();
-      await quiet.poll();
+      await pollLater(quiet);
       expect(await creditsOf(deposit.id)).toEqual([]);
       expect(await horizon()).toBe(before);
       expect(refused).toBeGreaterThan(0);
 
       laggingAt = null; // caught up
-      solana.chain.advanceSlots(2);
-      await Bun.sleep(1100);
-      await quiet.poll();
+      await pollLater(quiet);
       expect((await creditsOf(deposit.id)).map((c) => c.amount)).toEqual(["5000000"]);
       expect(await horizon()).toBeGreaterThan(before ?? 0);
     } finally {
