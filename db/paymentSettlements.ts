@@ -5,7 +5,8 @@ import type { Db } from "./client.ts";
 const ts = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** A payment's new computed state, with the transaction and source of the credit that completed it. */
-export type SettlementUpdate = { id: string; after: Settlement; completingTx: string | null; completedVia: string | null };
+/** `evidenceBlock`: the newest block holding one of the payment's credits (final ones, the sandbox's, left out). */
+export type SettlementUpdate = { id: string; after: Settlement; completingTx: string | null; completedVia: string | null; evidenceBlock: bigint | null };
 
 /**
  * Persists reconciled payments in one UPDATE for the whole batch (a row-by-row loop caps
@@ -19,16 +20,16 @@ export async function writeSettlements(db: Db, updates: SettlementUpdate[], now:
     update payments p set
       status = v.status, completed_via = v.completed_via, amount_received = v.amount_received, amount_remaining = v.amount_remaining, excess_owed = v.excess_owed,
       late_amount = v.late_amount, confirmations = v.confirmations, completing_tx_hash = v.completing_tx_hash,
-      completing_block = v.completing_block, detected_at = v.detected_at, confirmed_at = v.confirmed_at,
+      completing_block = v.completing_block, evidence_block = v.evidence_block, detected_at = v.detected_at, confirmed_at = v.confirmed_at,
       reconciled_at = ${now.toISOString()}::timestamptz, updated_at = now()
     from unnest(
       ${column((u) => u.id)}::uuid[], ${column((u) => u.after.status)}::text[], ${column((u) => u.completedVia)}::text[],
       ${column((u) => u.after.amountReceived.toString())}::numeric[], ${column((u) => u.after.amountRemaining.toString())}::numeric[],
       ${column((u) => u.after.excessOwed.toString())}::numeric[], ${column((u) => u.after.lateAmount.toString())}::numeric[],
       ${column((u) => u.after.confirmations)}::int[], ${column((u) => u.completingTx)}::text[],
-      ${column((u) => u.after.completingCredit?.blockNumber.toString() ?? null)}::numeric[],
+      ${column((u) => u.after.completingCredit?.blockNumber.toString() ?? null)}::numeric[], ${column((u) => u.evidenceBlock?.toString() ?? null)}::numeric[],
       ${column((u) => ts(u.after.detectedAt))}::timestamptz[], ${column((u) => ts(u.after.confirmedAt))}::timestamptz[]
     ) as v(id, status, completed_via, amount_received, amount_remaining, excess_owed, late_amount, confirmations,
-      completing_tx_hash, completing_block, detected_at, confirmed_at)
+      completing_tx_hash, completing_block, evidence_block, detected_at, confirmed_at)
     where p.id = v.id`);
 }

@@ -13,6 +13,8 @@ export async function confirmingPayments(db: Db, chainId: string): Promise<strin
  * reorg deeper than the confirmations seen can still undo those. Where a chain's final
  * block is unknown (its node unreachable now), completed payments are rechecked while
  * their confirmations are under twice the required ones. A sandbox simulation is final.
+ * Also ended payments (completed, expired, closed) with money in a block not final yet
+ * (late money, an excess): a reorg that removes it takes it off what they owe back.
  */
 export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: string; finalized: bigint | null; blocks: number }>): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, sql`
@@ -23,13 +25,23 @@ export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: strin
                 ${sql.param(finality.map((f) => f.blocks))}::int[]) as f(chain_id, finalized, blocks)
       on f.chain_id = p.chain_id
     where p.status = 'completed' and p.completed_via is distinct from 'simulation'
-      and (case when f.finalized is null then p.confirmations < f.blocks * 2 else p.completing_block > f.finalized end)`);
+      and (case when f.finalized is null then p.confirmations < f.blocks * 2 else p.completing_block > f.finalized end)
+    union
+    select p.id from payments p
+    join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized?.toString() ?? null))}::numeric[]) as f(chain_id, finalized)
+      on f.chain_id = p.chain_id
+    where p.evidence_block > f.finalized and p.status not in ('pending', 'confirming')`);
   return rows.map((r) => r.id);
 }
 
-/** Payments whose completing credit sits above `block` on a chain: what a reorg rewriting those blocks may have undone. */
-export async function paymentsCompletedAbove(db: Db, chainId: string, block: bigint): Promise<string[]> {
+/**
+ * Payments with a credit above `block` on a chain — the one that completed them, or any
+ * other (late money, an excess, a part): what a reorg rewriting those blocks may have undone.
+ */
+export async function paymentsWithEvidenceAbove(db: Db, chainId: string, block: bigint): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, sql`
-    select id from payments where chain_id = ${chainId} and status in ('confirming', 'completed') and completing_block > ${block.toString()}::numeric`);
+    select id from payments where chain_id = ${chainId} and status in ('confirming', 'completed') and completing_block > ${block.toString()}::numeric
+    union
+    select id from payments where chain_id = ${chainId} and evidence_block > ${block.toString()}::numeric`);
   return rows.map((r) => r.id);
 }

@@ -99,6 +99,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         result.set(p.id, { before: p, after: standing(p), changed: false });
         continue;
       }
+      const evidenceBlock = list.reduce<bigint | null>((max, c) => (c.final || (max !== null && max >= c.blockNumber) ? max : c.blockNumber), null);
       const completing = after.completingCredit ? list.find((c) => c === after.completingCredit) : undefined;
       const completingTx = completing?.txHash ?? null;
       const completedVia = completing?.source ?? null;
@@ -112,10 +113,11 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         p.completingTxHash !== completingTx ||
         p.completedVia !== completedVia ||
         p.completingBlock !== (after.completingCredit?.blockNumber ?? null) ||
+        p.evidenceBlock !== evidenceBlock ||
         p.detectedAt?.getTime() !== after.detectedAt?.getTime() ||
         p.confirmedAt?.getTime() !== after.confirmedAt?.getTime();
       if (changed) {
-        updates.push({ id: p.id, after, completingTx, completedVia });
+        updates.push({ id: p.id, after, completingTx, completedVia, evidenceBlock });
         events.push(...settlementEvents(p, { after, completingTx, completedVia, now }));
       }
       result.set(p.id, { before: p, after, changed });

@@ -68,6 +68,12 @@ export const payments = pgTable(
     /** Transaction of the credit that completed the amount. */
     completingTxHash: text("completing_tx_hash"),
     completingBlock: amount("completing_block"),
+    /**
+     * The newest block holding a credit of the payment (on time or late; null: none on a chain).
+     * A reorg that rewrites blocks above it, or a recheck until it is final, looks at the
+     * payment again: money it removes is taken off whatever the payment's status.
+     */
+    evidenceBlock: amount("evidence_block"),
     /** How the completing credit arrived: the contract paid the merchant, the deposit address holds it, or a bridge filled the merchant's wallet. */
     completedVia: text("completed_via", { enum: ["settlement", "transfer", "submission", "simulation", "bridge"] }),
     /** Cross-chain payments: the bridge's public progress (a copy of `bridge_requests.bridge_status`, so status reads need no join). */
@@ -92,6 +98,7 @@ export const payments = pgTable(
     index("payments_expiry_idx").on(t.expiresAt).where(sql`status = 'pending'`),
     // Dispatch looks up the payments completed by recent blocks on every block.
     index("payments_completing_block_idx").on(t.chainId, t.completingBlock).where(sql`status in ('confirming', 'completed')`),
+    index("payments_evidence_block_idx").on(t.chainId, t.evidenceBlock).where(sql`evidence_block is not null`),
     index("payments_agent_created_idx").on(t.merchantId, t.mode, t.agentId, t.createdAt).where(sql`agent_id is not null`),
   ],
 );

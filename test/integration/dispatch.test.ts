@@ -5,6 +5,7 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
+import { paymentsToRecheck } from "../../db/paymentsToRevisit.ts";
 import { startDispatcher } from "../../reconcile/index.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
@@ -130,6 +131,28 @@ test("payments already confirming are re-prompted on each new block", async () =
   } finally {
     await d.stop();
   }
+});
+
+// BUG: only payments a reorged block had completed were looked at again: late money (or an
+// excess) it removed from an ended payment stayed in what the payment said it was owed.
+test("a reorg that removes late money from an expired payment prompts it again, as the recheck does until its block is final", async () => {
+  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: depositAddress, status: "expired", lateAmount: 1_000_000n, evidenceBlock: 20n })]);
+  await indexTransfer(20, depositAddress);
+  await setIndexedBlock(handle.db, schema, chain, 40);
+  const d = dispatcher();
+  try {
+    await d.wake();
+    await queue.obliterate({ force: true });
+    await handle.db.execute(sql.raw(`delete from ${schema}.token_transfer`));
+    await setIndexedBlock(handle.db, schema, chain, 41);
+    await d.wake();
+    expect(await promptedIds()).toEqual(new Set([row!.id!]));
+  } finally {
+    await d.stop();
+  }
+  const recheck = (finalized: bigint | null) => paymentsToRecheck(handle.db, [{ chainId: "31337", finalized, blocks: 3 }]);
+  expect(await recheck(19n)).toEqual([row!.id!]);
+  expect(await recheck(20n)).toEqual([]);
 });
 
 test("a reorg that rewrites indexed blocks below the cursor prompts the payments there again", async () => {

@@ -149,6 +149,18 @@ test("a ready indexer whose rows are gone is believed: a reorg's removal still r
   expect((await eventsOf(paid.id)).at(-1)).toBe("payment.reverted");
 });
 
+test("late money keeps the block it came in as the payment's newest evidence; a reorg's removal takes it off what is owed back", async () => {
+  const paid = await deposit(1_000_000n, 300_000n); // the amount, then an excess
+  const [first, extra] = paid.transfers;
+  await indexer({ safe: first!.block - 50, latest: extra!.block + 5, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", excessOwed: 300_000n, completingBlock: BigInt(first!.block), evidenceBlock: BigInt(extra!.block) });
+  await dropTransfer(extra!.txHash);
+  await indexer({ safe: first!.block - 50, latest: extra!.block + 6, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", amountReceived: 1_000_000n, excessOwed: 0n, evidenceBlock: BigInt(first!.block) });
+});
+
 test("a reconcile meeting the indexer's start-up migration gives way: the indexer is never the deadlock's victim", async () => {
   const paid = await deposit(1_000_000n);
   await indexer({ safe: paid.transfers[0]!.block - 50, latest: paid.transfers[0]!.block + 5, ready: true });

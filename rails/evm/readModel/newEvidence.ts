@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Network } from "../../../config/index.ts";
 import { queryRows, type Db } from "../../../db/client.ts";
-import { paymentsCompletedAbove } from "../../../db/paymentsToRevisit.ts";
+import { paymentsWithEvidenceAbove } from "../../../db/paymentsToRevisit.ts";
 import type { EvidenceCursor, NewEvidence, RailContext } from "../../types.ts";
 import { evidenceQuery } from "./evidence.ts";
 import { INDEXED_TABLES, indexedTables, type IndexedTables } from "./tables.ts";
@@ -27,11 +27,11 @@ export async function newIndexedEvidence(ctx: RailContext, network: Network, cur
   }
   const unconfirmedFloor = head - BigInt(Math.max(1, network.requiredConfirmations));
   if (unconfirmedFloor < from) from = unconfirmedFloor;
-  // Rows a reorg removed can only be missed by looking at what is there: the payments
-  // completed (or made confirming) by blocks above `from` are looked at again too — also
-  // once ingest re-reads those blocks after rolling back (a restart, a reorg), when a
-  // vanished transfer first shows as vanished (reconcile holds the answer until then).
-  const undone = await paymentsCompletedAbove(db, network.chainId, from);
+  // Rows a reorg removed can only be missed by looking at what is there: the payments with
+  // a credit above `from` (completing, late, extra) are looked at again too — also once
+  // ingest re-reads those blocks after rolling back (a restart, a reorg), when a vanished
+  // transfer first shows as vanished (reconcile holds the answer until then).
+  const undone = await paymentsWithEvidenceAbove(db, network.chainId, from);
 
   const query = evidenceQuery(schema, tables, { chainId: network.chainId, aboveBlock: from });
   const rows = await queryRows<{ payment_id: string }>(db, sql`select distinct payment_id from (${query}) evidence`);

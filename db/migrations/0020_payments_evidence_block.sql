@@ -1,0 +1,2 @@
+ALTER TABLE "payments" ADD COLUMN "evidence_block" numeric(78, 0);--> statement-breakpoint
+CREATE INDEX "payments_evidence_block_idx" ON "payments" USING btree ("chain_id","evidence_block") WHERE evidence_block is not null;
