@@ -87,7 +87,11 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     const onChain = new Set(seen.fills.map(keyOf));
     let filled = claimed.filter((f) => onChain.has(keyOf(f))).reduce((sum, f) => sum + f.amount, 0n);
     let newFills = 0;
-    for (const fill of seen.fills) {
+    // A bridge filling several payments in one transaction sends each its own log: the one
+    // of exactly what is still owed is this payment's (the bridge fills exact amounts).
+    const owed = payment.amount - filled;
+    const candidates = [...seen.fills].sort((a, b) => Number(b.amount === owed) - Number(a.amount === owed));
+    for (const fill of candidates) {
       if (filled >= payment.amount) break;
       if (known.has(keyOf(fill))) continue;
       if (await claimBridgeFill(tx, { ...fill, paymentId })) {

@@ -4,7 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
 import { sql } from "drizzle-orm";
 import { recordBridgeProgress, type BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
-import { findBridgeRequest, unfinishedBridgeRequests } from "../../db/bridgeRequests.ts";
+import { bridgeFillsOf, findBridgeRequest, unfinishedBridgeRequests } from "../../db/bridgeRequests.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { localChain } from "../../devchain/evm/localChain.ts";
@@ -197,6 +197,20 @@ describe("Relay's progress, verified on both chains", () => {
     await reconcile(p.id);
     expect(await view(p.id)).toMatchObject({ amountReceived: "0", status: "pending", bridge: { destination: { fillTxHashes: [filled.fill.hash], amountFilled: "0" } } });
     expect((await findPayment(api.db, filled.id))!.amountReceived).toBe(12_000_000n);
+  });
+
+  // BUG: the logs of a fill transaction were claimed in order until the amount was reached:
+  // a transaction filling two payments of one merchant gave the first payment the other's log.
+  test("a fill transaction carrying two payments' logs: each payment claims the log of its own amount", async () => {
+    const p = await createPayment("3");
+    const chainId = String(chains.destination.network.chainId);
+    const txHash = `0x${"ab".repeat(32)}`;
+    const fills = [
+      { chainId, txHash, logIndex: 0, amount: 5_000_000n }, // another payment's fill, first in the transaction
+      { chainId, txHash, logIndex: 1, amount: 3_000_000n },
+    ];
+    await recordBridgeProgress(api.db, p.id, observation({ progress: "pending", bridgeStatus: "bridging", fills }), new Date());
+    expect((await bridgeFillsOf(api.db, [p.id])).map((f) => [f.logIndex, f.amount])).toEqual([[1, 3_000_000n]]);
   });
 
   test("a transfer that is not to the merchant's wallet in the payment's token is no fill", async () => {
