@@ -88,3 +88,17 @@ export async function claimedBy(db: Db, chainId: string, txHash: string, logInde
     .where(and(eq(bridgeFills.chainId, chainId), eq(bridgeFills.txHash, txHash), eq(bridgeFills.logIndex, logIndex)));
   return row?.paymentId;
 }
+
+/**
+ * The bridge requests still watched, and those not read successfully for `staleSeconds`
+ * (never read: since they were made), with the oldest such wait: a bridge that cannot be
+ * read holds its unpaid payments `pending` past their deadline.
+ */
+export async function bridgeReadHealth(db: Db, staleSeconds: number): Promise<{ open: number; unread: number; oldestUnreadSeconds: number | null }> {
+  const [row] = await queryRows<{ open: number; unread: number; oldest: number | null }>(db, sql`
+    select count(*)::int as open,
+      count(*) filter (where coalesce(checked_at, created_at) < now() - make_interval(secs => ${staleSeconds}))::int as unread,
+      floor(extract(epoch from now() - min(coalesce(checked_at, created_at)) filter (where coalesce(checked_at, created_at) < now() - make_interval(secs => ${staleSeconds}))))::int as oldest
+    from bridge_requests where finished_at is null`);
+  return { open: row?.open ?? 0, unread: row?.unread ?? 0, oldestUnreadSeconds: row?.oldest ?? null };
+}

@@ -1,4 +1,5 @@
 import type { Config } from "../../config/index.ts";
+import { bridgeReadHealth } from "../../db/bridgeRequests.ts";
 import type { Db } from "../../db/client.ts";
 import { revertsAfterCompletion } from "../../db/paymentEvents.ts";
 import { transfersInFlight } from "../../db/transfersOut.ts";
@@ -8,19 +9,23 @@ import type { ChainStatusService } from "../../rails/chainStatus.ts";
 const REVERTS_WINDOW_HOURS = 7 * 24;
 /** …and how long such a revert keeps the service `degraded`. */
 const REVERTS_DEGRADE_HOURS = 24;
+/** A watched bridge request not read for this long (polls come every few seconds, a minute when idle) needs a look. */
+const BRIDGE_UNREAD_SECONDS = 300;
 
 /**
  * `GET /payments/health`: per chain, what the operator must act on — reachability and
  * indexer lag (payable or not), the operator's gas money, sweeps/refunds in flight or
  * stuck, and payments a reorg deeper than the required confirmations reverted after they
- * had completed. `degraded` when any of those needs a look.
+ * had completed; and bridge requests that could not be read for minutes (their unpaid
+ * payments stay `pending` past the deadline meanwhile). `degraded` when any of those needs a look.
  */
 export async function serviceHealth(deps: { config: Config; db: Db; chainStatus: ChainStatusService }) {
   const { config, db } = deps;
-  const [chains, inFlight, reverts] = await Promise.all([
+  const [chains, inFlight, reverts, bridges] = await Promise.all([
     deps.chainStatus.statuses(config.networks.filter((n) => n.enabled)),
     transfersInFlight(db),
     revertsAfterCompletion(db, REVERTS_WINDOW_HOURS),
+    bridgeReadHealth(db, BRIDGE_UNREAD_SECONDS),
   ]);
   // A sweep or refund still not final after a few replacement rounds needs a look.
   const stuckAfterSeconds = (3 * config.transfers.replaceAfterMs) / 1000;
@@ -32,9 +37,9 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
     const r = reverts.get(chainId);
     return { count: r?.count ?? 0, lastAt: r?.lastAt.toISOString() ?? null, recent: r !== undefined && Date.now() - r.lastAt.getTime() < REVERTS_DEGRADE_HOURS * 3_600_000 };
   };
-  const healthy = chains.every(
-    (c) => c.payable && (c.operator === null || c.operator.sufficient) && !transfersOf(c.network.chainId).stuck && !revertsOf(c.network.chainId).recent,
-  );
+  const healthy =
+    bridges.unread === 0 &&
+    chains.every((c) => c.payable && (c.operator === null || c.operator.sufficient) && !transfersOf(c.network.chainId).stuck && !revertsOf(c.network.chainId).recent);
   return {
     success: true,
     status: healthy ? "ok" : "degraded",
@@ -58,5 +63,7 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
       payable: c.payable,
       error: c.error,
     })),
+    // Cross-chain requests still watched; `unread`: not read successfully for 5 minutes.
+    bridges,
   };
 }

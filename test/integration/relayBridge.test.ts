@@ -332,6 +332,19 @@ describe("expiry waits for the bridge's word", () => {
     expect((await events(p.id)).map((e) => e.type)).toContain("payment.expired");
   });
 
+  test("a request Relay could not be read for minutes shows on /payments/health (its payment is held pending meanwhile)", async () => {
+    const health = async () => (await api.request("/api/v1/payments/health")).body as { status: string; bridges: { open: number; unread: number; oldestUnreadSeconds: number | null } };
+    const before = (await health()).bridges;
+    const p = await createPayment("3");
+    await api.db.execute(sql`update bridge_requests set checked_at = now() - interval '10 minutes' where payment_id = ${p.id}`);
+    const held = await health();
+    expect(held.status).toBe("degraded");
+    expect(held.bridges).toMatchObject({ open: before.open + 1, unread: before.unread + 1 });
+    expect(held.bridges.oldestUnreadSeconds).toBeGreaterThanOrEqual(600);
+    await job(p.id); // read again
+    expect((await health()).bridges).toMatchObject({ open: before.open + 1, unread: before.unread });
+  });
+
   test("a read that began before the one recorded is not recorded over it", async () => {
     const p = await createPayment("3");
     const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
