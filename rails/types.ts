@@ -49,6 +49,12 @@ export interface Rail {
    * reference counts, and what is owed back is the merchant's to return).
    */
   holdsFunds(payment: PaymentRow): boolean;
+  /**
+   * The addresses that receive a payment the service holds the funds of (its deposit
+   * address; on Solana also that key's token account): a refund sent to one of them moves
+   * nothing, yet would count as paid back. Empty when it holds none.
+   */
+  ownAddresses(payment: PaymentRow): string[];
   /** What `/payments/contract/{chainId}` describes for a network; null when the rail has no settlement contract there. */
   contract(network: Network): Record<string, unknown> | null;
 

@@ -81,7 +81,10 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
     }
     // Honoured to the second: a deposit in a block stamped at `expiresAt` counts, one a second later does not.
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + expiresIn * 1000);
-    const { adapter, quote, refundTo } = await quoteCrossChain({ config, db, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
+    // On the transaction's connection: a bridge that writes its own books (the local one) must
+    // not wait for a second connection of the pool while this one holds the key's lock — with
+    // a pool's worth of concurrent creates none would ever come. Its books commit with the payment.
+    const { adapter, quote, refundTo } = await quoteCrossChain({ config, db: tx, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
     const row = await insertPayment(tx, {
       id,
       merchantId: auth.merchantId,

@@ -46,7 +46,7 @@ export async function requestRefund(
       "refund_not_held",
     );
   }
-  if (address === payment.receiveAddress) {
+  if (rail.ownAddresses(payment).includes(address)) {
     throw new ValidationError("address", "Invalid field 'address': cannot refund to the payment's own deposit address");
   }
   if (unreceivable(rail, network, payment).has(address)) {

@@ -41,6 +41,7 @@ export const bridgeRail: Rail = {
   // The customer pays on the origin chain, to the bridge's deposit address (the creation response and
   // /payments/cross-chain/status show it); the payment row is the destination leg, with nothing to send to.
   holdsFunds: () => false,
+  ownAddresses: () => [],
   checkoutWallet: () => null,
   contract: () => null,
   indexedHeads: async () => new Map(),

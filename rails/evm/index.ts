@@ -35,6 +35,7 @@ export const evmRail: Rail = {
   paymentUri,
   walletInstructions,
   holdsFunds: (payment) => payment.receiveAddress !== null,
+  ownAddresses: (payment) => (payment.receiveAddress ? [payment.receiveAddress] : []),
   checkoutWallet,
   contract: contractDescription,
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),

@@ -29,6 +29,7 @@ export const solanaRail: Rail = {
   // No browser-wallet button on Solana yet: the checkout page shows the Solana Pay QR code.
   // A deposit's account is derived from the service's seed; Solana Pay pays the merchant's wallet.
   holdsFunds: (payment) => payment.kind === "deposit",
+  ownAddresses: (payment) => (payment.kind === "deposit" ? lib().depositAccounts(payment) : []),
   checkoutWallet: () => null,
   contract: (network) => lib().contractDescription(network),
   indexedHeads: (ctx) => solanaIndexedHeads(ctx.db, ctx.config),

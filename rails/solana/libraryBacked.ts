@@ -12,4 +12,4 @@ export { preparePayment } from "./preparePayment.ts";
 export { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 export { executeTransferOut } from "./transfers/executeTransferOut.ts";
 export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";
-export { paymentUri, walletInstructions } from "./walletInstructions.ts";
+export { depositAccounts, paymentUri, walletInstructions } from "./walletInstructions.ts";

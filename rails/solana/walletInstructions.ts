@@ -22,6 +22,13 @@ export function paymentUri(p: PaymentRow): string | null {
   });
 }
 
+/** A deposit's key and its token accounts of the payment's mint (money arrives in the one of the mint's program; both are the key's). */
+export function depositAccounts(p: PaymentRow): string[] {
+  if (!p.receiveAddress) return [];
+  const programs = [tokenProgramOf({ tokenProgram: "spl-token" }), tokenProgramOf({ tokenProgram: "token-2022" })];
+  return [p.receiveAddress, ...programs.map((program) => associatedTokenAccount(p.receiveAddress!, p.tokenAddress, program).toBase58())];
+}
+
 /** What a wallet needs to build the transfer by hand: recipient, its token account, mint, program, reference. */
 export function walletInstructions(p: PaymentRow, network: Network) {
   if (!p.receiveAddress) return null;

@@ -244,6 +244,19 @@ describe("NO_ROUTE", () => {
   });
 });
 
+// BUG: the local bridge's quote wrote its books through the pool while the create's
+// transaction held a connection and the key's lock: a pool's worth of concurrent creates
+// (duplicates of one key waiting on that lock) left the quote no connection, for good.
+test("more concurrent duplicates of one create than the API's database pool holds: every one answered, one payment", async () => {
+  const key = crypto.randomUUID();
+  const body = { amount: "1", originChainId: 31338, originCurrency: "USDC" };
+  const send = () => api.request("/api/v1/payments/cross-chain/create", { headers: { ...headers(), "Idempotency-Key": key }, body });
+  const answers = await Promise.race([Promise.all(Array.from({ length: 8 }, send)), Bun.sleep(20_000).then(() => null)]);
+  expect(answers).not.toBeNull();
+  expect(answers!.map((a) => a.status)).toEqual(Array(8).fill(201));
+  expect(new Set(answers!.map((a) => a.body.payment.id)).size).toBe(1);
+});
+
 describe("expiry, honoured to the second", () => {
   /** Makes the origin chain's next block carry this timestamp (anvil), so a deposit lands exactly then. */
   const nextBlockAt = (at: Date) => chains.origin.rpc("evm_setNextBlockTimestamp", [`0x${(at.getTime() / 1000).toString(16)}`]);

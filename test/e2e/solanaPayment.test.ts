@@ -95,6 +95,12 @@ describe("a deposit address, paid, forwarded and refunded", () => {
     expect(await tokenBalance(deposit.depositAddress)).toBe(2_000_000n); // the excess waits for a refund address
     expect(await eventsOf(deposit.id)).toContain("payment.forwarded");
 
+    // BUG: only the deposit key was refused: a refund to its token account moved nothing (a
+    // self-transfer) and still counted as paid back.
+    const depositAta = getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(deposit.depositAddress), true);
+    const toItself = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: depositAta.toBase58() } });
+    expect({ status: toItself.status, message: toItself.body.message }).toEqual({ status: 400, message: "Invalid field 'address': cannot refund to the payment's own deposit address" });
+
     const operator = solanaOperator(api.config)!.publicKey;
     const before = BigInt(await connection().getBalance(operator));
     const refund = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: solana.customer.publicKey.toBase58() } });
@@ -105,7 +111,6 @@ describe("a deposit address, paid, forwarded and refunded", () => {
     });
     expect(refunded).toMatchObject({ excessOwed: "0", refunded: "2" });
     expect(await eventsOf(deposit.id)).toContain("payment.refunded");
-    const depositAta = getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(deposit.depositAddress), true);
     expect(await connection().getAccountInfo(depositAta)).toBeNull(); // closed
     // The rent came back to the operator, who paid the fee: the deposit key never needed SOL.
     const tx = await connection().getTransaction(refunded.refunds[0].transactionHash, { maxSupportedTransactionVersion: 0 });
@@ -261,6 +266,29 @@ describe("exactly once, wherever the worker died", () => {
       proxy.stop();
     }
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(7_000_000n);
+  });
+
+  // BUG: the operator's cancel read the finalized height, then the statuses from whichever
+  // node answered: a lagging one's "unknown" closed a landed sweep (or refund) `failed`.
+  test("cancelled by the operator, asked of a lagging node: refused, not closed; a caught-up node finds it landed", async () => {
+    const { row, signed } = await reservedSweep(3_000_000n);
+    await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
+    await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
+    const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) => {
+      if (call.method !== "getSignatureStatuses") return answer;
+      const result = answer.result as { context: { slot: number }; value: unknown[] };
+      return { ...answer, result: { context: { ...result.context, slot: 1 }, value: result.value.map(() => null) } };
+    });
+    try {
+      const behindProxy = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: proxy.url } : n)) } };
+      const refused = await solanaRail.cancelTransferOut(behindProxy, row.id).catch((error: Error) => error);
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toContain("behind the finalized slot");
+      expect((await findTransferOut(api.db, row.id))!.status).toBe("broadcast");
+    } finally {
+      proxy.stop();
+    }
+    expect((await solanaRail.cancelTransferOut(ctx(), row.id)).row).toMatchObject({ status: "confirmed", txHash: signed.txHash });
   });
 });
 

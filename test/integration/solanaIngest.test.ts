@@ -272,6 +272,25 @@ describe("a poll that could not read everything listed does not vouch for the ch
     }
   });
 
+  // BUG: a pass asked for every new credit's status in one call; a node answers at most 256,
+  // so 257 dust transfers to one address (or a replay after an outage) stopped its scans for
+  // good — and with them the chain's evidence horizon, so nothing on it could expire.
+  test("more new credits at one address than one status call may name are all recorded", async () => {
+    const quiet = startChainSubscriber({ config: api.config, db: api.db, logger, network: network(), channel: INDEXED_CHANNEL, websocket: false });
+    try {
+      await quiet.ready;
+      const deposit = await create("/api/v1/deposits/create", "1");
+      await quiet.poll(); // watched from here on
+      for (let i = 0; i < 257; i++) await solana.pay({ to: deposit.receiveAddress, amount: 1n });
+      const before = await horizon();
+      await pollLater(quiet);
+      expect((await creditsOf(deposit.id)).length).toBe(257);
+      expect(await horizon()).toBeGreaterThan(before ?? 0);
+    } finally {
+      await quiet.stop();
+    }
+  }, 60_000);
+
   // BUG: a transaction served without its metadata read as "no credit", and the cursor moved past it for good.
   test("a transaction served without its metadata is looked at again, not passed over", async () => {
     const proxy = withholdingProxy(solana.chain.rpcUrl);

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Connection } from "@solana/web3.js";
 import { queryRows, type Db } from "../../../db/client.ts";
+import { STATUSES_PER_CALL } from "../rpcLimits.ts";
 import { lockChainIngest } from "./recordCredits.ts";
 
 /**
@@ -9,7 +10,6 @@ import { lockChainIngest } from "./recordCredits.ts";
  * slots, so twice as many slots leave room for a skip rate far above the cluster's.
  */
 const BLOCKHASH_EXPIRY_SLOTS = 300n;
-const STATUSES_PER_CALL = 256;
 
 /**
  * Moves a chain's finalized watermark: reads the confirmed and finalized slots, checks

@@ -1,5 +1,6 @@
 import { PublicKey, type ConfirmedSignatureInfo, type Connection, type ParsedTransactionWithMeta } from "@solana/web3.js";
 import type { Db } from "../../../db/client.ts";
+import { STATUSES_PER_CALL } from "../rpcLimits.ts";
 import { mentions, tokenBalanceDelta } from "../tokenBalanceDelta.ts";
 import type { PaymentWatch } from "../watchedAccount.ts";
 import { addressCursor, recordCredits, type FoundBy, type FoundCredit } from "./recordCredits.ts";
@@ -88,9 +89,11 @@ export function creditOf(watch: PaymentWatch, signature: string, transaction: Pa
   };
 }
 
-/** Marks the credits whose transactions the node already has at `finalized`. */
+/** Marks the credits whose transactions the node already has at `finalized` (asked in batches of the most a node answers). */
 export async function markFinalized(connection: Connection, credits: FoundCredit[]): Promise<void> {
-  if (credits.length === 0) return;
-  const { value } = await connection.getSignatureStatuses(credits.map((c) => c.signature), { searchTransactionHistory: true });
-  credits.forEach((c, i) => (c.finalized = value[i]?.confirmationStatus === "finalized" && value[i]?.err === null));
+  for (let i = 0; i < credits.length; i += STATUSES_PER_CALL) {
+    const batch = credits.slice(i, i + STATUSES_PER_CALL);
+    const { value } = await connection.getSignatureStatuses(batch.map((c) => c.signature), { searchTransactionHistory: true });
+    batch.forEach((c, j) => (c.finalized = value[j]?.confirmationStatus === "finalized" && value[j]?.err === null));
+  }
 }

@@ -8,8 +8,10 @@ import { executeTransferOut } from "./executeTransferOut.ts";
 /**
  * A Solana transaction cancels itself: once the finalized block height passes its last
  * valid height it can never land. So a sweep or refund is closed as `failed` (nothing
- * moved) only when that is proven and none of its signatures landed; one that landed is
- * closed through the usual path; one still valid is refused (409) with the height to wait for.
+ * moved) only when that is proven and none of its signatures landed — in the word of a
+ * node that has reached that finalized slot (behind a load balancer the statuses may come
+ * from one lagging the node that gave the height); one that landed is closed through the
+ * usual path; one still valid, or not yet provably unlanded, is refused (409).
  */
 export async function cancelTransferOut(ctx: RailContext, rowId: string): Promise<CancelledTransferOut> {
   const row = await findTransferOut(ctx.db, rowId);
@@ -20,12 +22,16 @@ export async function cancelTransferOut(ctx: RailContext, rowId: string): Promis
   const network = ctx.config.networks.find((n) => n.chainId === row.chainId && n.type === "solana" && n.enabled);
   if (!network) throw new ServiceUnavailableError(`chain ${row.chainId} is not available`);
   const connection = solanaConnection(network, "confirmed", 20_000);
-  const height = BigInt(await connection.getBlockHeight("finalized"));
+  const final = await connection.getEpochInfo("finalized");
+  const height = BigInt(final.blockHeight ?? 0);
   const signatures = [row.txHash, ...row.replacedTxHashes];
-  const { value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+  const { context, value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
   if (value.some((s) => s !== null)) return { row: await executeTransferOut(ctx, row.id), cancelTxHash: null };
-  if (row.lastValidBlockHeight === null || height <= row.lastValidBlockHeight) {
+  if (row.lastValidBlockHeight === null || final.blockHeight === undefined || height <= row.lastValidBlockHeight) {
     throw new ConflictError(`transfer ${row.id} can still land until block height ${row.lastValidBlockHeight} (finalized height now ${height}); it cancels itself after that`);
+  }
+  if (context.slot < final.absoluteSlot) {
+    throw new ServiceUnavailableError(`the node that answered for transfer ${row.id}'s signatures is behind the finalized slot ${final.absoluteSlot} (at ${context.slot}): it may not know it landed; try again`);
   }
   await failTransferOut(ctx.db, row.id, "broadcast", { error: "cancelled by the operator: expired without landing" });
   return { row: (await findTransferOut(ctx.db, row.id))!, cancelTxHash: null };

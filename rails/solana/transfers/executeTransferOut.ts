@@ -125,7 +125,8 @@ async function resign(c: Ctx, row: TransferOutRow): Promise<void> {
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey });
   if (!signed) {
-    await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded, and the deposit account now holds less than ${row.amount}` });
+    // Only while the row still holds the expired transaction: another run's replacement may have landed and emptied the account.
+    await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded, and the deposit account now holds less than ${row.amount}` }, { txHash: row.txHash! });
     return;
   }
   ctx.logger.warn({ transfer: row.id, expired: row.txHash }, "solana transaction expired without landing; signing it again");
