@@ -60,12 +60,26 @@ async function authenticate(credentials: CredentialLookup, headers: Headers, req
  */
 export const authPlugin = (credentials: CredentialLookup) => {
   const established = new WeakMap<Request, AuthContext>();
+  const refused = new WeakMap<Request, unknown>();
   return new Elysia().macro({
     auth: (requirement: AuthRequirement) => ({
-      // Checked in `transform`, which Elysia runs before validating params and body: a
-      // request without valid credentials is a 401 whatever else is wrong with it.
+      // Checked before the body is parsed (a request with one) and in `transform`, which
+      // Elysia runs before validating params and body: a request without valid credentials
+      // is a 401 whatever else is wrong with it, a body that is not JSON included. (An error
+      // thrown while parsing would be a 400: a refusal is kept for `transform` to throw, and
+      // the body it will never use is not read.)
+      async parse({ request, headers, set }) {
+        try {
+          established.set(request, await authenticate(credentials, headers, requirement, set));
+        } catch (error) {
+          refused.set(request, error);
+          return {};
+        }
+        // Nothing returned: Elysia's own parser reads the body.
+      },
       async transform({ request, headers, set }) {
-        established.set(request, await authenticate(credentials, headers, requirement, set));
+        if (refused.has(request)) throw refused.get(request);
+        if (!established.has(request)) established.set(request, await authenticate(credentials, headers, requirement, set));
       },
       resolve({ request }) {
         return { auth: established.get(request)! };

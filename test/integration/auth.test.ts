@@ -316,6 +316,14 @@ describe("credentials are checked before the request is validated", () => {
     expect(response.body.success).toBe(false);
   });
 
+  // BUG: the body was parsed before the credentials were looked at: JSON that does not parse was a 400 for anyone.
+  test("a body that is not JSON: 401 without credentials (on a public-key and a secret route), 400 with them", async () => {
+    expect((await api.request("/api/v1/payments/create", { body: "{" })).status).toBe(401);
+    expect((await api.request("/api/v1/webhook-endpoints", { body: "{" })).status).toBe(401);
+    const withKey = await api.request("/api/v1/payments/create", { headers: { "X-Public-Key": a.livePublicKey }, body: "{" });
+    expect(withKey.status).toBe(400);
+  });
+
   test("with bad credentials, a malformed request is a 401 too", async () => {
     const response = await api.request("/api/v1/payments/create", { headers: { "X-Public-Key": "pk_live_garbage" }, body: {} });
     expect(response.status).toBe(401);

@@ -28,7 +28,9 @@ describe("POST routes of the app", () => {
   // Runs over whatever POST routes exist when the suite runs (none in the foundation).
   test("a malformed JSON body is 400 invalid_request on every POST route, never 500", async () => {
     for (const path of postRoutes) {
-      const response = await api.request(path, { body: '{"amount": "10",', headers: { "X-Public-Key": merchant.publicKey } });
+      // Credentials every route accepts (a public key, and an API key + secret for the server-only ones): without them it is a 401.
+      const headers = { "X-Public-Key": merchant.publicKey, "X-API-Key": merchant.testApiKey, "X-API-Secret": merchant.testApiSecret };
+      const response = await api.request(path, { body: '{"amount": "10",', headers });
       expect({ path, status: response.status, body: response.body }).toEqual({ path, status: 400, body: NOT_JSON });
     }
   });
