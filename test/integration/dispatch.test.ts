@@ -133,10 +133,11 @@ test("payments already confirming are re-prompted on each new block", async () =
   }
 });
 
-// BUG: only payments a reorged block had completed were looked at again: late money (or an
-// excess) it removed from an ended payment stayed in what the payment said it was owed.
-test("a reorg that removes late money from an expired payment prompts it again, as the recheck does until its block is final", async () => {
-  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: depositAddress, status: "expired", lateAmount: 1_000_000n, evidenceBlock: 20n })]);
+/**
+ * A transfer to the deposit address at block 20, dispatched at 40; then a reorg removes it
+ * (and `reindexed` writes what the new chain has), the indexer moves on to 41: the ids prompted then.
+ */
+async function promptedAfterReorg(reindexed: () => Promise<void> = async () => {}): Promise<Set<string>> {
   await indexTransfer(20, depositAddress);
   await setIndexedBlock(handle.db, schema, chain, 40);
   const d = dispatcher();
@@ -144,12 +145,20 @@ test("a reorg that removes late money from an expired payment prompts it again, 
     await d.wake();
     await queue.obliterate({ force: true });
     await handle.db.execute(sql.raw(`delete from ${schema}.token_transfer`));
+    await reindexed();
     await setIndexedBlock(handle.db, schema, chain, 41);
     await d.wake();
-    expect(await promptedIds()).toEqual(new Set([row!.id!]));
+    return await promptedIds();
   } finally {
     await d.stop();
   }
+}
+
+// BUG: only payments a reorged block had completed were looked at again: late money (or an
+// excess) it removed from an ended payment stayed in what the payment said it was owed.
+test("a reorg that removes late money from an expired payment prompts it again, as the recheck does until its block is final", async () => {
+  const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: depositAddress, status: "expired", lateAmount: 1_000_000n, evidenceBlock: 20n })]);
+  expect(await promptedAfterReorg()).toEqual(new Set([row!.id!]));
   const recheck = (finalized: bigint | null) => paymentsToRecheck(handle.db, [{ chainId: "31337", finalized, blocks: 3 }]);
   expect(await recheck(19n)).toEqual([row!.id!]);
   expect(await recheck(20n)).toEqual([]);
@@ -157,19 +166,6 @@ test("a reorg that removes late money from an expired payment prompts it again, 
 
 test("a reorg that rewrites indexed blocks below the cursor prompts the payments there again", async () => {
   const [row] = await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: depositAddress })]);
-  await indexTransfer(20, depositAddress);
-  await setIndexedBlock(handle.db, schema, chain, 40);
-  const d = dispatcher();
-  try {
-    await d.wake();
-    await queue.obliterate({ force: true });
-    // The reorg removes the transfer at block 20; the indexer then moves on to 41.
-    await handle.db.execute(sql.raw(`delete from ${schema}.token_transfer`));
-    await indexTransfer(30, depositAddress);
-    await setIndexedBlock(handle.db, schema, chain, 41);
-    await d.wake();
-    expect(await promptedIds()).toEqual(new Set([row!.id!]));
-  } finally {
-    await d.stop();
-  }
+  // The new chain has the payment's transfer at block 30 instead.
+  expect(await promptedAfterReorg(() => indexTransfer(30, depositAddress))).toEqual(new Set([row!.id!]));
 });
