@@ -245,7 +245,7 @@ describe("a poll that could not read everything listed does not vouch for the ch
       const minContextSlot = (call.params?.[1] as { minContextSlot?: number } | undefined)?.minContextSlot;
       if (typeof minContextSlot === "number" && minContextSlot > laggingAt) {
         refused++;
-        return { id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: laggingAt } } } as never;
+        return { jsonrpc: "2.0", id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: laggingAt } } } as never;
       }
       return { ...answer, result: (answer.result as Array<{ slot: number }>).filter((s) => s.slot <= laggingAt!) };
     });
