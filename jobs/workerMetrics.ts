@@ -10,7 +10,8 @@ import { openAllQueues } from "./queues.ts";
  * Postgres). Returns the function that stops it and closes its queue handles.
  */
 export function watchWorkerMetrics(config: Config, db: Db): () => Promise<void> {
-  const queues = openAllQueues(config);
+  // Fail-fast handles: with Redis down a scrape must not wait for it (see `watchQueues`).
+  const queues = openAllQueues(config, { failFast: true });
   const unwatchQueues = watchQueues(queues);
   const unwatchTransfers = watchTransfersOut(config, db);
   return async () => {

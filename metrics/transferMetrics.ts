@@ -27,7 +27,8 @@ function gauge(name: string, help: string, value: (row: Awaited<ReturnType<typeo
     labelNames,
     registers: [registry],
     async collect() {
-      const rows = await readOnce();
+      // Postgres unreachable: the series are absent from this scrape, the rest of the page still answers.
+      const rows = await readOnce().catch(() => []);
       this.reset();
       const networkOf = (chainId: string) => source?.config.networks.find((n) => n.chainId === chainId)?.shortName ?? chainId;
       for (const row of rows) this.set({ network: networkOf(row.chainId), kind: row.kind }, value(row));

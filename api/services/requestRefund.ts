@@ -10,18 +10,7 @@ import { railForPayment } from "../../rails/index.ts";
 import type { Network } from "../../config/types.ts";
 import type { Rail } from "../../rails/types.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
-
-/** A chain's null address: tokens sent there are burnt. */
-const NULL_ADDRESS: Record<Network["type"], string> = {
-  evm: "0x0000000000000000000000000000000000000000",
-  solana: "11111111111111111111111111111111",
-};
-
-/** Addresses a refund must never go to: sent there, the tokens are gone for good (or the transfer reverts, costing gas on every try). */
-function unreceivable(rail: Rail, network: Network, payment: PaymentRow): Set<string> {
-  const candidates = [NULL_ADDRESS[network.type], payment.tokenAddress, payment.contractAddress, network.settlementContract, network.forwarderFactory];
-  return new Set(candidates.flatMap((a) => (a ? [rail.normalizeAddress(a)].filter((n): n is string => n !== null) : [])));
-}
+import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 
 /**
  * A customer's refund address for what the payment owes them: an overpayment, money
@@ -49,7 +38,8 @@ export async function requestRefund(
   if (rail.ownAddresses(payment).includes(address)) {
     throw new ValidationError("address", "Invalid field 'address': cannot refund to the payment's own deposit address");
   }
-  if (unreceivable(rail, network, payment).has(address)) {
+  // Sent there, the tokens are gone for good (or the transfer reverts, costing gas on every try).
+  if (unreceivableAddresses(network, [payment.tokenAddress, payment.contractAddress]).has(address)) {
     throw new ValidationError("address", "Invalid field 'address': tokens sent there cannot come back (the zero address, the token's own contract or the service's contracts)");
   }
   // Anyone holding the payment id may ask (the checkout page): an address whose transfers

@@ -18,7 +18,8 @@ export function paymentUri(p: PaymentRow): string | null {
     splToken: p.tokenAddress,
     reference: p.kind === "deposit" ? undefined : solanaPayReference(p.id).toBase58(),
     label: p.tokenSymbol,
-    message: p.orderId ? `Order ${p.orderId}` : `Payment ${p.id}`,
+    // Never the merchant's order id: the URI is in the QR code and the public checkout view.
+    message: `Payment ${p.id}`,
   });
 }
 

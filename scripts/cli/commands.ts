@@ -21,6 +21,7 @@ import { replay } from "./replay.ts";
 import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
 import { allRails, railOfPayment } from "../../rails/index.ts";
+import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 
 export { UsageError, type Flags } from "./flags.ts";
 
@@ -127,6 +128,10 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const format = addressFormats[network.type];
     const address = format.normalize(required(flags, "address"));
     if (!address) throw new UsageError(`--address: not a valid ${format.description}`);
+    // Sweeps and contract settlements would send the merchant's money there for good.
+    if (unreceivableAddresses(network).has(address)) {
+      throw new UsageError(`--address: tokens sent to ${address} cannot come back (the null address, a token's own contract or the service's contracts)`);
+    }
     await setSettlementWallet(db, merchant.id, network.id, address);
     return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;
   },

@@ -77,6 +77,7 @@ test("a Solana Pay payment: QR of its URI, a partial asks for the rest, complete
   expect(await page.isVisible("#manual")).toBe(false);
   expect(await text(page, "#status-detail")).toBe(en.waitingDetailUri);
   expect(await decodeQr(page, "#qr")).toBe(payment.paymentUri);
+  expect(payment.paymentUri).not.toContain("sol-checkout-1"); // the merchant's order id stays private
   expect(await page.locator("#open-wallet").getAttribute("href")).toBe(payment.paymentUri);
   // No injected EVM wallet pays a Solana payment: the button stays hidden; the QR is how.
   expect(await page.isVisible("#wallet-pay")).toBe(false);

@@ -73,6 +73,11 @@ describe("operator CLI", () => {
       "(note: this network has no RPC URL configured yet)",
     );
     await expect(run("wallet set", { merchant: id, network: "nope", address: lower })).rejects.toThrow(/unknown network "nope"/);
+    // BUG: only the format was checked: the merchant's money would have gone where it cannot come back from.
+    const baseUsdc = config.networks.find((n) => n.shortName === "base")!.tokens.find((t) => t.symbol === "USDC")!.address;
+    for (const [network, address] of [["base", "0x0000000000000000000000000000000000000000"], ["base", baseUsdc], ["solana", "11111111111111111111111111111111"]]) {
+      await expect(run("wallet set", { merchant: id, network: network!, address: address! })).rejects.toThrow(/cannot come back/);
+    }
     const wallets = await settlementWalletsByNetwork(handle.db, id);
     expect([...wallets.values()].sort()).toEqual(["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"]);
   });

@@ -155,6 +155,27 @@ test("queue depths and sweeps/refunds in flight and stuck, read at scrape time",
   expect(await registry.metrics()).not.toContain('queue="maintenance"');
 });
 
+// BUG: the worker's queue handles waited for Redis (offline queue, endless retries), and one
+// collector that never answered held the whole page: no worker metrics for the whole outage.
+test("with Redis and Postgres unreachable, the worker's metrics still answer at once, without the series they feed", async () => {
+  const down = buildConfig(
+    { APP_ENV: "test", DATABASE_URL: "postgres://127.0.0.1:1/none", REDIS_URL: `redis://127.0.0.1:${await freePort()}`, QUEUE_PREFIX: redis.prefix, INDEXER_VIEWS_SCHEMA: schema },
+    { extraNetworks: [anvilNetwork("http://127.0.0.1:1", { requiredConfirmations: 3 })] },
+  );
+  const unreachable = createDb(down.databaseUrl!, { max: 1 });
+  const stop = watchWorkerMetrics(down, unreachable.db);
+  try {
+    const page = await Promise.race([registry.metrics(), Bun.sleep(5_000).then(() => null)]);
+    expect(page).not.toBeNull();
+    expect(page).toContain("process_cpu_seconds_total");
+    expect(page).not.toContain("stablepay_queue_jobs{");
+    expect(page).not.toContain("stablepay_transfers_out_in_flight{");
+  } finally {
+    await stop();
+    await unreachable.close();
+  }
+});
+
 test("a role's metrics server: only GET /metrics, only with the operator token", async () => {
   const port = await freePort();
   const server = startMetricsServer({ host: "127.0.0.1", port, token: TOKEN, logger: createLogger({ level: "silent" }), extra: async () => "# TYPE ponder_x gauge\nponder_x 7" });

@@ -47,11 +47,12 @@ describe("Solana Pay and identifiers", () => {
     );
   });
 
-  test("a payment's URI: to the merchant with its reference, or to the deposit key without one", () => {
+  // BUG: the message named the merchant's order id, and the URI is public (QR code, checkout view).
+  test("a payment's URI: to the merchant with its reference, or to the deposit key without one; never the order id", () => {
     const base = { id: "0d2f7c8e-3f4b-4a8e-9a51-52b1a7f4c0aa", amount: 25_500_000n, tokenDecimals: 6, tokenAddress: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", tokenSymbol: "USDC", orderId: "1001" };
     const reference = solanaPayReference(base.id).toBase58();
     expect(paymentUri({ ...base, kind: "payment", receiveAddress: "MerchantWa11et1111111111111111111111111111111" } as PaymentRow)).toBe(
-      `solana:MerchantWa11et1111111111111111111111111111111?amount=25.5&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=${reference}&label=USDC&message=Order%201001`,
+      `solana:MerchantWa11et1111111111111111111111111111111?amount=25.5&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=${reference}&label=USDC&message=Payment%20${base.id}`,
     );
     expect(paymentUri({ ...base, kind: "deposit", receiveAddress: "Dep" } as PaymentRow)).not.toContain("reference=");
     expect(solanaPayReference(base.id).equals(solanaPayReference(base.id.toUpperCase()))).toBe(true);
