@@ -19,7 +19,7 @@ export function createTransferIngest(config: Config) {
     async rowsOf(chainId: number, block: { hash: Hash; number: bigint; timestamp: bigint }) {
       const network = networks.get(chainId);
       if (!network) return [];
-      const addresses = await watched.of(chainId);
+      const addresses = await watched.of(chainId, block.timestamp);
       if (addresses.length === 0) return [];
       const tokens = network.tokens.map((t) => t.address as Address);
       const logs = await watchedTransfers(evmClient(network, config.rpcTimeoutMs * 5), block, chainId, tokens, addresses);
