@@ -7,14 +7,17 @@ const clients = new Map<string, PublicClient>();
  * One viem public client per EVM network and RPC URL, reused process-wide. HTTP is
  * preferred for request/response reads; a ws-only configuration still works.
  */
-export function evmClient(network: Network, timeoutMs = 10_000): PublicClient {
+export function evmClient(network: Network, timeoutMs = 10_000, options: { batch?: boolean } = {}): PublicClient {
   if (network.type !== "evm" || !network.rpcUrl) throw new Error(`network ${network.shortName} has no EVM RPC`);
-  const key = `${network.id}|${network.rpcUrl}|${timeoutMs}`;
+  const batch = options.batch === true;
+  const key = `${network.id}|${network.rpcUrl}|${timeoutMs}|${batch}`;
   let client = clients.get(key);
   if (!client) {
+    // `batch`: the calls made together go in one HTTP request, so one node answers them all
+    // (behind a provider's URL, separate requests may reach nodes at different heights).
     const transport = network.rpcUrl.startsWith("ws")
       ? webSocket(network.rpcUrl, { timeout: timeoutMs, retryCount: 0 })
-      : http(network.rpcUrl, { timeout: timeoutMs, retryCount: 0 });
+      : http(network.rpcUrl, { timeout: timeoutMs, retryCount: 0, batch });
     client = createPublicClient({ transport }) as PublicClient;
     clients.set(key, client);
   }
