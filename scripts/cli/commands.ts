@@ -22,6 +22,7 @@ import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "..
 import { addressFormats } from "../../rails/addressFormats.ts";
 import { allRails, railOfPayment } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
+import { ratesFor } from "../../rates/index.ts";
 
 export { UsageError, type Flags } from "./flags.ts";
 
@@ -82,11 +83,23 @@ const showTransfer = (t: TransferOutRow) =>
  * so the commands are tested against a real database without a terminal.
  */
 export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise<string>> = {
-  async "merchant create"({ db }, flags) {
+  async "merchant create"({ db, config }, flags) {
+    const settlementCurrency = typeof flags.currency === "string" ? flags.currency.toUpperCase() : "USD";
+    // Stats and settlement rates are priced in it: a currency without a rate would make them fail.
+    if (settlementCurrency !== "USD") {
+      const snapshot = await ratesFor(config)
+        .current()
+        .catch((error: Error) => {
+          throw new UsageError(`--currency: the exchange rates could not be read to check ${settlementCurrency} (${error.message}); try again`);
+        });
+      if (snapshot.rates[settlementCurrency] === undefined) {
+        throw new UsageError(`--currency: no exchange rate for ${settlementCurrency} from ${snapshot.source} (USD, or one of: ${Object.keys(snapshot.rates).sort().join(", ")})`);
+      }
+    }
     const merchant = await createMerchant(db, {
       name: required(flags, "name"),
       email: typeof flags.email === "string" ? flags.email : null,
-      settlementCurrency: typeof flags.currency === "string" ? flags.currency.toUpperCase() : "USD",
+      settlementCurrency,
       isNairaMerchant: flags.naira === true,
     });
     const issued = [];

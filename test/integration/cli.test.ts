@@ -46,6 +46,16 @@ describe("operator CLI", () => {
     expect(secretMatches(secrets[output.indexOf("API secret (test)") < output.indexOf("API secret (live)") ? 1 : 0]!, credential!.secretHash!)).toBe(true);
   });
 
+  // BUG: any currency was stored: one without a rate made every stats read of the merchant a 503.
+  test("merchant create takes a settlement currency only with an exchange rate for it", async () => {
+    await expect(run("merchant create", { name: "Typo", currency: "usdc" })).rejects.toThrow(/--currency: no exchange rate for USDC/);
+    const withRates = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, RATES_STATIC: "EUR=0.92,NGN=1550" });
+    const output = await commands["merchant create"]!({ db: handle.db, config: withRates, databaseUrl: database.url, logger: createLogger({ level: "silent" }) }, { name: "Euro", currency: "eur" });
+    const [row] = await handle.client`select settlement_currency from merchants where id = ${merchantIdOf(output)}`;
+    expect(row.settlement_currency).toBe("EUR");
+    expect(merchantIdOf(await run("merchant create", { name: "Dollars", currency: "usd" }))).toBeTruthy();
+  });
+
   test("keys rotate revokes the old key of that kind and mode only", async () => {
     const id = merchantIdOf(await run("merchant create", { name: "Rotator" }));
     const before = await listCredentials(handle.db, id);
