@@ -7,8 +7,6 @@ import { ConflictError, ValidationError } from "../../domain/errors.ts";
 import { refundable } from "../../domain/refundable.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { railForPayment } from "../../rails/index.ts";
-import type { Network } from "../../config/types.ts";
-import type { Rail } from "../../rails/types.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 

@@ -3,7 +3,7 @@ import type { Config, Network } from "../../config/index.ts";
 import type { BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
 import type { BridgeRequestRow } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
-import { publicBridgeStatus, type BridgeProgress, type BridgeStatusValue } from "../../domain/bridgeStatus.ts";
+import { publicBridgeStatus, type BridgeProgress } from "../../domain/bridgeStatus.ts";
 import { blockTime } from "../evm/blockTime.ts";
 import { evmClient } from "../evm/client.ts";
 import type { RailContext } from "../types.ts";
