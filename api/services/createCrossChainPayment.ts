@@ -6,14 +6,16 @@ import { insertPayment } from "../../db/payments.ts";
 import { formatAmount, parseAmount } from "../../domain/amounts.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { idempotencyKeyOf } from "../../domain/idempotency.ts";
-import { quoteCrossChain } from "../../rails/bridge/index.ts";
+import { bridgeAdapterFor } from "../../config/index.ts";
+import type { Db } from "../../db/client.ts";
+import { quoteCrossChain, type CrossChainQuote } from "../../rails/bridge/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
 import type { CreationContext } from "./createPayment.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
-import { resolveCrossChainRoute } from "./resolveCrossChainRoute.ts";
+import { resolveCrossChainRoute, type CrossChainRoute } from "./resolveCrossChainRoute.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 
@@ -71,20 +73,25 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
   const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", null);
 
+  // Relay answers over HTTP (up to RELAY_TIMEOUT_MS): its quote is taken before the transaction,
+  // so a slow Relay holds none of the pool's connections (a pool's worth of such creates would
+  // stall every other request). Concurrent duplicates in this process share it: one quote.
+  // The local bridge writes its own books, which must commit with the payment: it quotes on
+  // the transaction's connection (a second connection, waited for under the key's lock, might
+  // never come).
+  const quoteLocally = bridgeAdapterFor(config.bridge, route.origin, route.destination) === "local";
+  const offTransaction = quoteLocally
+    ? null
+    : await sharedQuote(`${auth.merchantId}:${auth.mode}:${key}:${requestHash}`, () => quoteFor(ctx, route, amount, expiresIn, db));
+
   const result = await withIdempotency(db, idempotency, async (tx) => {
-    const id = randomUUID();
-    const now = new Date();
+    const { id, now, expiresAt, quoted } = offTransaction ?? (await quoteFor(ctx, route, amount, expiresIn, tx));
+    const { adapter, quote, refundTo } = quoted;
     const { destination, destinationToken: token, origin, originToken } = route;
     // An agent's policy applies to what the merchant receives, on the merchant's network and token.
     if (agentId) {
       await enforceAgentPolicy(tx, { merchantId: auth.merchantId, mode: auth.mode, agentId, amount, decimals: token.decimals, network: destination.shortName, token: token.symbol, now });
     }
-    // Honoured to the second: a deposit in a block stamped at `expiresAt` counts, one a second later does not.
-    const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + expiresIn * 1000);
-    // On the transaction's connection: a bridge that writes its own books (the local one) must
-    // not wait for a second connection of the pool while this one holds the key's lock — with
-    // a pool's worth of concurrent creates none would ever come. Its books commit with the payment.
-    const { adapter, quote, refundTo } = await quoteCrossChain({ config, db: tx, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
     const row = await insertPayment(tx, {
       id,
       merchantId: auth.merchantId,
@@ -153,4 +160,28 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
     );
   }
   return result;
+}
+
+type QuotedPayment = { id: string; now: Date; expiresAt: Date; quoted: CrossChainQuote };
+
+/** A payment id and its bridge's deposit address, for a payment created now. */
+async function quoteFor(ctx: CrossChainContext, route: CrossChainRoute, amount: bigint, expiresIn: number, db: Db): Promise<QuotedPayment> {
+  const id = randomUUID();
+  const now = new Date();
+  // Honoured to the second: a deposit in a block stamped at `expiresAt` counts, one a second later does not.
+  const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + expiresIn * 1000);
+  const quoted = await quoteCrossChain({ config: ctx.config, db, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
+  return { id, now, expiresAt, quoted };
+}
+
+/** Quotes being taken in this process, by idempotency key and request: duplicates wait for the first. */
+const quotesUnderWay = new Map<string, Promise<QuotedPayment>>();
+
+function sharedQuote(key: string, take: () => Promise<QuotedPayment>): Promise<QuotedPayment> {
+  let quote = quotesUnderWay.get(key);
+  if (!quote) {
+    quote = take().finally(() => quotesUnderWay.delete(key));
+    quotesUnderWay.set(key, quote);
+  }
+  return quote;
 }

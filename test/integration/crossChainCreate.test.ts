@@ -137,6 +137,35 @@ describe("POST /payments/cross-chain/create", () => {
     expect(new Set(answers.map((r) => r.body.payment.id)).size).toBe(1);
     expect(quotes().length - before).toBe(1);
   });
+
+  test("a slow Relay holds no database connection: other requests are answered while quotes are out", async () => {
+    const existing = await create(body());
+    const before = quotes().length;
+    let released = false;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = () => ((released = true), resolve())));
+    x.fake.on("POST /quote/v2", async (request) => {
+      await gate;
+      return { json: relayQuoteResponse({ request: request.body as RelayQuoteBody }) };
+    });
+    // Relay times out at 400 ms here: its answers come after 300 ms, whatever happens.
+    const timer = setTimeout(release, 300);
+    try {
+      // More creates than the API's pool (5) has connections, all waiting on Relay.
+      const creates = Array.from({ length: 7 }, () => create(body()));
+      while (quotes().length - before < 7 && !released) await Bun.sleep(5);
+      expect(quotes().length - before).toBe(7);
+      const read = await x.api.request(`/api/v1/payments/${existing.body.payment.id}`, { headers: headers() });
+      expect(read.status).toBe(200);
+      expect(released).toBe(false);
+      release();
+      expect((await Promise.all(creates)).map((r) => r.status)).toEqual(Array(7).fill(201));
+    } finally {
+      clearTimeout(timer);
+      release();
+      x.fake.on("POST /quote/v2", (request) => ({ json: relayQuoteResponse({ request: request.body as RelayQuoteBody }) }));
+    }
+  });
 });
 
 describe("agents", () => {
