@@ -37,10 +37,12 @@ export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: strin
 /**
  * Payments with a credit above `block` on a chain — the one that completed them, or any
  * other (late money, an excess, a part): what a reorg rewriting those blocks may have undone.
+ * A sandbox simulation is final (its credit sits above every block: it would match every time).
  */
 export async function paymentsWithEvidenceAbove(db: Db, chainId: string, block: bigint): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, sql`
     select id from payments where chain_id = ${chainId} and status in ('confirming', 'completed') and completing_block > ${block.toString()}::numeric
+      and completed_via is distinct from 'simulation'
     union
     select id from payments where chain_id = ${chainId} and evidence_block > ${block.toString()}::numeric`);
   return rows.map((r) => r.id);

@@ -6,6 +6,7 @@ import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { paymentsToRecheck } from "../../db/paymentsToRevisit.ts";
+import { SIMULATED_CREDIT_BLOCK } from "../../db/simulatedCredits.ts";
 import { startDispatcher } from "../../reconcile/index.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
@@ -128,6 +129,29 @@ test("payments already confirming are re-prompted on each new block", async () =
   try {
     await d.wake();
     expect(await promptedIds()).toEqual(new Set([row!.id!]));
+  } finally {
+    await d.stop();
+  }
+});
+
+// BUG: a sandbox simulation's credit sits at block 2^64-1, so every simulated payment
+// counted as "completed above the cursor" and was re-prompted on every new block, forever.
+test("a simulated payment is final: new blocks never prompt it, a real one completed above the cursor is", async () => {
+  const make = paymentRowFactory(config);
+  const [simulated, real] = await insertPaymentRows(handle.db, [
+    make(merchantId, { status: "completed", completedVia: "simulation", completingBlock: SIMULATED_CREDIT_BLOCK, isTest: true, mode: "test" }),
+    make(merchantId, { status: "completed", completingBlock: 45n }),
+  ]);
+  const d = dispatcher();
+  try {
+    await setIndexedBlock(handle.db, schema, chain, 40);
+    await d.wake();
+    await queue.obliterate({ force: true });
+    await setIndexedBlock(handle.db, schema, chain, 41);
+    await d.wake();
+    const prompted = await promptedIds();
+    expect(prompted.has(real!.id!)).toBe(true);
+    expect(prompted.has(simulated!.id!)).toBe(false);
   } finally {
     await d.stop();
   }
