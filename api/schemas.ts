@@ -24,7 +24,7 @@ export const createPaymentBody = t.Object(
   { additionalProperties: true },
 );
 
-export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { uuidPattern } from "../domain/uuid.ts";
 
 /** Payment creation: Idempotency-Key (must fit an index row), plus X-Agent-Id for a payment an agent creates (checked against its policy). */
 export const createPaymentHeaders = t.Object(

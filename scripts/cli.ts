@@ -7,32 +7,10 @@ import { runMigrations } from "../db/migrate.ts";
 import { createLogger } from "../config/logger.ts";
 import { commands, UsageError, usage } from "./cli/commands.ts";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  strict: true,
-  options: {
-    name: { type: "string" },
-    email: { type: "string" },
-    currency: { type: "string" },
-    naira: { type: "boolean" },
-    merchant: { type: "string" },
-    kind: { type: "string" },
-    mode: { type: "string" },
-    network: { type: "string" },
-    address: { type: "string" },
-    url: { type: "string" },
-    events: { type: "string" },
-    id: { type: "string" },
-    "dry-run": { type: "boolean" },
-    from: { type: "string" },
-    to: { type: "string" },
-    "from-slot": { type: "string" },
-    "to-slot": { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-});
-
-const command = commands[positionals.slice(0, 2).join(" ")];
+const { positionals, values } = parsedArgs();
+const name = positionals.slice(0, 2).join(" ");
+// Own names only: `constructor` or `toString` must not reach Object.prototype's.
+const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
 if (!command || values.help) {
   console.log(usage);
   process.exit(command || values.help ? 0 : 2);
@@ -62,5 +40,39 @@ function sandboxDatabaseUrl(config: Config): string | undefined {
     return JSON.parse(readFileSync(resolve(import.meta.dir, "..", config.dataDir, "dev-stack.json"), "utf8")).databaseUrl;
   } catch {
     return undefined;
+  }
+}
+
+/** The command line; an unknown flag or a missing value prints the usage and exits 2. */
+function parsedArgs() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      strict: true,
+      options: {
+        name: { type: "string" },
+        email: { type: "string" },
+        currency: { type: "string" },
+        naira: { type: "boolean" },
+        merchant: { type: "string" },
+        kind: { type: "string" },
+        mode: { type: "string" },
+        network: { type: "string" },
+        address: { type: "string" },
+        url: { type: "string" },
+        events: { type: "string" },
+        id: { type: "string" },
+        "dry-run": { type: "boolean" },
+        from: { type: "string" },
+        to: { type: "string" },
+        "from-slot": { type: "string" },
+        "to-slot": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    console.error((error as Error).message);
+    console.error(usage);
+    process.exit(2);
   }
 }

@@ -15,6 +15,7 @@ import {
 import { registerWebhookEndpoint } from "../../api/services/webhookEndpoints.ts";
 import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
+import { uuidPattern } from "../../domain/uuid.ts";
 import type { Logger } from "../../config/logger.ts";
 import { required, UsageError, type Flags } from "./flags.ts";
 import { replay } from "./replay.ts";
@@ -34,7 +35,7 @@ const oneOf = <T extends string>(flags: Flags, name: string, values: readonly T[
 
 async function merchantOf(db: Db, flags: Flags) {
   const id = required(flags, "merchant");
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--merchant must be a merchant id (uuid)");
+  if (!uuidPattern.test(id)) throw new UsageError("--merchant must be a merchant id (uuid)");
   const merchant = await findMerchant(db, id);
   if (!merchant) throw new UsageError(`no merchant with id ${id}`);
   return merchant;
@@ -51,7 +52,7 @@ const showEndpoint = (e: WebhookEndpointRow) =>
 
 async function endpointOf({ db, config }: { db: Db; config: Config }, flags: Flags) {
   const id = required(flags, "id");
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be a webhook endpoint id (uuid)");
+  if (!uuidPattern.test(id)) throw new UsageError("--id must be a webhook endpoint id (uuid)");
   const endpoint = await findWebhookEndpoint(db, config.secrets, id);
   if (!endpoint) throw new UsageError(`no webhook endpoint with id ${id}`);
   return endpoint;
@@ -217,7 +218,7 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
 
   async "transfers cancel"({ db, config, databaseUrl, logger }, flags) {
     const id = required(flags, "id");
-    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError("--id must be a sweep or refund id (uuid; see `transfers list`)");
+    if (!uuidPattern.test(id)) throw new UsageError("--id must be a sweep or refund id (uuid; see `transfers list`)");
     try {
       const transfer = await findTransferOut(db, id);
       if (!transfer) throw new UsageError(`no sweep or refund with id ${id}`);

@@ -104,6 +104,9 @@ describe("operator CLI", () => {
     expect(await run("transfers list")).toBe("No sweeps or refunds in flight.");
     await expect(run("transfers cancel")).rejects.toThrow("--id is required");
     await expect(run("transfers cancel", { id: "12" })).rejects.toThrow("--id must be a sweep or refund id");
+    // 36 characters that are not a uuid: a usage error, not Postgres's.
+    await expect(run("transfers cancel", { id: "-".repeat(36) })).rejects.toThrow("--id must be a sweep or refund id");
+    await expect(run("keys issue", { merchant: "a".repeat(36), kind: "public", mode: "test" })).rejects.toThrow(/--merchant must be a merchant id/);
     await expect(run("transfers cancel", { id: "00000000-0000-4000-8000-000000000000" })).rejects.toThrow(
       new UsageError("no sweep or refund with id 00000000-0000-4000-8000-000000000000"),
     );
@@ -114,6 +117,22 @@ describe("operator CLI", () => {
     expect(result.status).toBe(2);
     expect(result.stdout).toContain("Usage: npm run cli -- <command> [flags]");
   });
+
+  // BUG: `constructor` found Object.prototype's and printed the whole context, the operator's key
+  // included; an unknown flag threw a stack trace with exit 1.
+  test.each([[["constructor"]], [["toString"]], [["merchant", "list", "--bogus"]], [["merchant", "create", "--name"]]])(
+    "the npm entry point answers %p with the usage and exit 2, nothing else",
+    (args) => {
+      const result = spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), ...args], {
+        encoding: "utf8",
+        env: { ...process.env, APP_ENV: "test", DATABASE_URL: database.url, OPERATOR_PRIVATE_KEY: `0x${"42".repeat(32)}` },
+      });
+      expect(result.status).toBe(2);
+      expect(result.stdout + result.stderr).toContain("Usage: npm run cli -- <command> [flags]");
+      expect(result.stdout + result.stderr).not.toContain("42".repeat(32));
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 
   test("the npm entry point runs a command against DATABASE_URL", () => {
     const result = spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), "merchant", "create", "--name", "Via CLI"], {
