@@ -8,7 +8,9 @@ export async function confirmingPayments(db: Db, chainId: string): Promise<strin
 }
 
 /**
- * The periodic safety net: every open payment, pending ones past their expiry, and
+ * The periodic safety net: confirming payments; pending ones with money seen, past their
+ * expiry, or with a sandbox simulation not reconciled yet (its reconcile failed after the
+ * credit committed);
  * completed ones whose completing block is not final yet (`finalized`, per chain): a
  * reorg deeper than the confirmations seen can still undo those. Where a chain's final
  * block is unknown (its node unreachable now), completed payments are rechecked while
@@ -18,7 +20,8 @@ export async function confirmingPayments(db: Db, chainId: string): Promise<strin
  */
 export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: string; finalized: bigint | null; blocks: number }>): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, sql`
-    select id from payments where status in ('pending', 'confirming') and (amount_received > 0 or expires_at < now() or status = 'confirming')
+    select id from payments where status in ('pending', 'confirming') and (amount_received > 0 or expires_at < now() or status = 'confirming'
+      or exists (select 1 from simulated_credits s where s.payment_id = payments.id))
     union
     select p.id from payments p
     join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized?.toString() ?? null))}::numeric[],

@@ -38,9 +38,13 @@ export async function simulatePayment(deps: { config: Config; db: Db }, auth: { 
     if (payment!.status !== "pending") {
       throw new PaymentNotPendingError(payment!.status === "confirming" ? "Payment is not pending: it is confirming" : `Payment already ${payment!.status}`);
     }
+    // Still pending past its expiry (the chain's ingest behind, expiry held): no payment can be
+    // made in time any more, and a credit now would be late money owed back, not a completion.
+    const now = new Date();
+    if (payment!.expiresAt <= now) throw new PaymentNotPendingError("Payment already expired");
     if (outcome === "completed") {
       const owed = payment!.amountRemaining > 0n ? payment!.amountRemaining : payment!.amount;
-      await insertSimulatedCredit(tx, { paymentId: found.id, txHash, amount: owed, createdAt: new Date() });
+      await insertSimulatedCredit(tx, { paymentId: found.id, txHash, amount: owed, createdAt: now });
     } else {
       const why = action === undefined ? "no action given" : `action ${JSON.stringify(action)?.slice(0, 80)} is not "complete"`;
       await closePayment(tx, found.id, auth.merchantId, { status: "failed", reason: `Simulated failure (sandbox): ${why}` });

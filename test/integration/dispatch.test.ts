@@ -6,7 +6,7 @@ import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { paymentsToRecheck } from "../../db/paymentsToRevisit.ts";
-import { SIMULATED_CREDIT_BLOCK } from "../../db/simulatedCredits.ts";
+import { insertSimulatedCredit, SIMULATED_CREDIT_BLOCK } from "../../db/simulatedCredits.ts";
 import { startDispatcher } from "../../reconcile/index.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
@@ -59,7 +59,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await queue.obliterate({ force: true });
-  await handle.db.execute(sql.raw(`truncate ${schema}.token_transfer; delete from dispatch_cursors; delete from payments`));
+  await handle.db.execute(sql.raw(`truncate ${schema}.token_transfer; delete from dispatch_cursors; delete from simulated_credits; delete from payments`));
 });
 
 const dispatcher = () => startDispatcher({ config, db: handle.db, logger: createLogger({ level: "silent" }), prompts, databaseUrl: database.url, intervalMs: 3_600_000 });
@@ -155,6 +155,19 @@ test("a simulated payment is final: new blocks never prompt it, a real one compl
   } finally {
     await d.stop();
   }
+});
+
+// BUG: when the reconcile after a simulation's credit failed, nothing looked at the payment
+// again until it expired, while each retry of the simulation answered "already completed".
+test("the recheck takes a pending payment whose sandbox simulation was not reconciled", async () => {
+  const [simulated, untouched] = await insertPaymentRows(handle.db, [
+    paymentRowFactory(config)(merchantId, { isTest: true, mode: "test" }),
+    paymentRowFactory(config)(merchantId, { isTest: true, mode: "test" }),
+  ]);
+  await insertSimulatedCredit(handle.db, { paymentId: simulated!.id!, txHash: "0xsimulated", amount: 1_000_000n, createdAt: new Date() });
+  const ids = await paymentsToRecheck(handle.db, [{ chainId: "31337", finalized: 10n, blocks: 3 }]);
+  expect(ids).toContain(simulated!.id!);
+  expect(ids).not.toContain(untouched!.id!);
 });
 
 /**

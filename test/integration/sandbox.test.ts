@@ -199,6 +199,24 @@ describe("POST /sandbox/payments/{paymentId}/simulate: the spec's table", () => 
     expect((await simulate(cancelled.id, { action: "complete" })).body.message).toBe("Payment already cancelled");
   });
 
+  // BUG: with the chain's ingest stalled, expiry waits and the payment stays pending past its
+  // expiresAt; a simulation then "completed" it into expired, owing the whole amount back.
+  test("past its expiry but held pending by a stalled chain → 400 Payment already expired, nothing credited", async () => {
+    const late = await createTestPayment();
+    const chainId = api.config.networks.find((n) => n.shortName === "anvil")!.chainId;
+    await api.db.execute(sql`insert into ingest_watch (chain_id, checked_at, stalled_since) values (${chainId}, now(), now() - interval '1 hour')
+      on conflict (chain_id) do update set stalled_since = excluded.stalled_since`);
+    try {
+      await api.db.execute(sql`update payments set expires_at = now() - interval '1 second' where id = ${late.id}`);
+      const response = await simulate(late.id, { action: "complete" });
+      expect([response.status, response.body.message]).toEqual([400, "Payment already expired"]);
+      expect(await api.db.select().from(simulatedCredits).where(eq(simulatedCredits.paymentId, late.id))).toEqual([]);
+      expect((await statusOf(late.id)).status).toBe("pending");
+    } finally {
+      await api.db.execute(sql`update ingest_watch set stalled_since = null where chain_id = ${chainId}`);
+    }
+  });
+
   test("malformed JSON is a 400 (not an outcome), and the payment stays pending", async () => {
     const p = await createTestPayment();
     const response = await api.request(`/api/v1/sandbox/payments/${p.id}/simulate`, { headers: pk(), body: '{"action": "complete"' });
