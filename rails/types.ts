@@ -40,7 +40,7 @@ export interface Rail {
    * What the hosted checkout page's wallet button sends for `payment` now, through the
    * browser wallet interface the rail names (null: nothing to send, or no browser wallet).
    */
-  checkoutWallet(payment: PaymentRow): CheckoutWallet | null;
+  checkoutWallet(payment: PaymentRow, now: Date): CheckoutWallet | null;
   /**
    * Whether money for `payment` arrives at an address of its own that the service holds
    * (a deposit address, a forwarder): any transfer of the token there pays it, it is swept

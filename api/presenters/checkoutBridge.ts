@@ -44,7 +44,7 @@ export function presentCheckoutBridge(p: PaymentRow, request: BridgeRequestRow, 
     bridgeStatus: request.bridgeStatus,
     paymentUri: rail?.paymentUri(asDeposit) ?? null,
     due,
-    wallet: due ? (rail?.checkoutWallet(asDeposit) ?? null) : null,
+    wallet: due ? (rail?.checkoutWallet(asDeposit, new Date()) ?? null) : null,
   };
 }
 

@@ -67,7 +67,7 @@ export function presentPublicPayment(
     expiresAt: p.expiresAt.toISOString(),
     refunds: refunds.map((r) => ({ status: r.status, amount: units(r.amount), transactionHash: r.txHash, createdAt: r.createdAt.toISOString() })),
     // The "Pay with wallet" button's transactions for what is due now (null: nothing to send).
-    wallet: crossChain ? crossChain.wallet : (rail?.checkoutWallet(p) ?? null),
+    wallet: crossChain ? crossChain.wallet : (rail?.checkoutWallet(p, new Date()) ?? null),
     crossChain: crossChain && {
       network: crossChain.network,
       networkName: crossChain.networkName,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { encodeFunctionData, erc20Abi } from "viem";
 import type { PaymentRow } from "../../db/schema/index.ts";
-import { checkoutWallet } from "../../rails/evm/checkoutWallet.ts";
+import { checkoutWallet as walletAt, INTENT_MARGIN_MS } from "../../rails/evm/checkoutWallet.ts";
 
 const token = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const receive = "0x440F6B3AA75B0E839c6E3FBE9E2BDe866813cbea";
@@ -25,6 +25,8 @@ const row = (over: Partial<PaymentRow> = {}) =>
     ...over,
   }) as PaymentRow;
 
+const now = new Date("2026-11-23T12:00:00Z");
+const checkoutWallet = (p: PaymentRow) => walletAt(p, now);
 const transfer = (units: bigint) => encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [receive, units] });
 
 describe("the checkout page's wallet transactions (EVM rail)", () => {
@@ -41,6 +43,16 @@ describe("the checkout page's wallet transactions (EVM rail)", () => {
     const partly = checkoutWallet(row({ amountReceived: 5_500_000n, amountRemaining: 20_000_000n }))!;
     expect(partly.amount).toBe("20000000");
     expect(partly.transactions).toEqual([{ description: "transfer", to: token, data: transfer(20_000_000n), value: "0" }]);
+  });
+
+  // BUG: after an expiry extended for a stalled chain (or in the intent's last seconds) the
+  // button sent approve + pay: the approval mined, then the contract refused the lapsed intent.
+  test("an intent about to lapse: one transfer of the amount to the payment's address instead", () => {
+    const deadline = new Date(now.getTime() + INTENT_MARGIN_MS);
+    expect(walletAt(row({ intentDeadline: deadline }), now)!.transactions.map((t) => t.description)).toEqual(["approve", "pay"]);
+    for (const at of [new Date(deadline.getTime() - INTENT_MARGIN_MS + 1), deadline, new Date(deadline.getTime() + 60_000)]) {
+      expect(walletAt(row({ intentDeadline: deadline }), at)!.transactions).toEqual([{ description: "transfer", to: token, data: transfer(25_500_000n), value: "0" }]);
+    }
   });
 
   test("nothing once the payment is no longer waiting for money", () => {
