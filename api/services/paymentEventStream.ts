@@ -26,6 +26,7 @@ export async function openPaymentEventStream(
   let lastJson: string | null = null;
   let appliedSeq = 0;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let lifetime: ReturnType<typeof setTimeout> | undefined;
   let open = true;
   let unwatch: (() => void) | null = null;
 
@@ -33,6 +34,7 @@ export async function openPaymentEventStream(
     if (!open) return;
     open = false;
     clearInterval(heartbeat);
+    clearTimeout(lifetime);
     unwatch?.();
   }
   const write = (text: string) => {
@@ -80,8 +82,16 @@ export async function openPaymentEventStream(
     end();
     throw new NotFoundError(`No payment with id ${paymentId}.`);
   }
+  // Gone during the read: an abort already signalled never reaches a listener added now,
+  // and a hub that stopped meanwhile has closed this stream already.
+  if (!open || request.signal.aborted) {
+    end();
+    throw new ServiceUnavailableError("The stream ended before it began; poll GET /payments/public/{paymentId} instead.");
+  }
   listener.deliver(initial.json, initial.seq);
   heartbeat = setInterval(() => write(": keep-alive\n\n"), hub.heartbeatMs);
+  // No connection holds its slot for ever: the page reconnects and carries on.
+  lifetime = setTimeout(() => listener.close(), hub.maxStreamMs);
   request.signal.addEventListener("abort", () => end(), { once: true });
   // Bun closes a connection idle for 10 s; the heartbeat is slower than that, so this stream is exempt.
   server?.timeout(request, 0);

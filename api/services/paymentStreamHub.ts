@@ -23,6 +23,11 @@ export type PaymentStreamHub = {
   read(paymentId: string): Promise<{ json: string; seq: number } | null>;
   /** How often streams send a comment line so that proxies keep them open. */
   readonly heartbeatMs: number;
+  /**
+   * How long one stream lasts before the server ends it; the browser reconnects by itself
+   * (EventSource, after the stream's `retry`), to whichever process the balancer picks then.
+   */
+  readonly maxStreamMs: number;
   /** Streams open in this process. */
   streams(): number;
   /** Ends every stream and stops listening. */
@@ -55,6 +60,7 @@ export function createPaymentStreamHub(options: {
   load: (ids: readonly string[]) => Promise<Map<string, unknown>>;
   maxStreams: number;
   heartbeatMs?: number;
+  maxStreamMs?: number;
   refreshIntervalMs?: number;
 }): PaymentStreamHub {
   const { logger, load } = options;
@@ -110,6 +116,7 @@ export function createPaymentStreamHub(options: {
 
   return {
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxStreamMs: options.maxStreamMs ?? 30 * 60_000,
     watch(paymentId, listener) {
       if (stopped || count >= options.maxStreams) return null;
       if ((followers.get(paymentId)?.size ?? 0) >= MAX_STREAMS_PER_PAYMENT) return null;

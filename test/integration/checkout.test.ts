@@ -242,7 +242,7 @@ describe("GET /pay/{id}: the page", () => {
 
 describe("GET /payments/public/{id}/events: the live stream", () => {
   /** A second app on the same database, with a stream hub of its own (limits and heartbeat to see). */
-  const appWithHub = (limits: { maxStreams: number; heartbeatMs?: number }) => {
+  const appWithHub = (limits: { maxStreams: number; heartbeatMs?: number; maxStreamMs?: number }) => {
     const hub = createPaymentStreamHub({
       databaseUrl: api.databaseUrl,
       logger: createLogger({ level: "silent" }),
@@ -324,6 +324,58 @@ describe("GET /payments/public/{id}/events: the live stream", () => {
       expect(hub.streams()).toBe(MAX_STREAMS_PER_PAYMENT + 1);
     } finally {
       for (const response of open) await response.body?.cancel();
+      await hub.stop();
+    }
+  });
+
+  test("a stream ends after its longest life, freeing its slot (the browser reconnects)", async () => {
+    const { hub, app } = appWithHub({ maxStreams: 1, maxStreamMs: 300 });
+    try {
+      const payment = await createPayment();
+      const response = await app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`));
+      const reader = response.body!.getReader();
+      const started = Date.now();
+      let done = false;
+      while (!done) done = (await reader.read()).done;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect(hub.streams()).toBe(0);
+      expect((await app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`))).status).toBe(200);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  // BUG: the abort listener was added after the first read: a client gone during it never
+  // freed its slot, and a hub stopped during it left a heartbeat timer running.
+  test("a client gone, or the hub stopped, while the stream's first read runs: no slot or timer left", async () => {
+    let slow = Promise.resolve();
+    const hub = createPaymentStreamHub({
+      databaseUrl: api.databaseUrl,
+      logger: createLogger({ level: "silent" }),
+      load: async (ids) => {
+        await slow;
+        return loadPublicViews({ config: api.config, db: api.db }, ids);
+      },
+      maxStreams: 10,
+    });
+    const app = createApp({ ...api.deps, paymentStreams: hub });
+    try {
+      const payment = await createPayment();
+      const gone = new AbortController();
+      slow = Bun.sleep(200);
+      const request = app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`, { signal: gone.signal }));
+      await Bun.sleep(50);
+      gone.abort();
+      expect((await request).status).toBe(503);
+      expect(hub.streams()).toBe(0);
+
+      slow = Bun.sleep(200);
+      const stopped = app.handle(new Request(`http://localhost/api/v1/payments/public/${payment.id}/events`));
+      await Bun.sleep(50);
+      await hub.stop();
+      expect((await stopped).status).toBe(503);
+      expect(hub.streams()).toBe(0);
+    } finally {
       await hub.stop();
     }
   });

@@ -9,11 +9,17 @@
 export function followPayment({ apiBase, paymentId, onView, pollMs = 4000 }) {
   const url = `${apiBase}/payments/public/${encodeURIComponent(paymentId)}`;
   let timer = null;
+  // A poll answered after the stream has spoken (or polling stopped) is older than what the
+  // page shows: dropped, else a slow poll could put "confirming" back over "completed".
+  let generation = 0;
 
   async function poll() {
+    const asked = generation;
     try {
       const response = await fetch(url, { cache: "no-store", headers: { accept: "application/json" } });
-      if (response.ok) onView((await response.json()).payment);
+      if (!response.ok) return;
+      const view = (await response.json()).payment;
+      if (asked === generation) onView(view);
     } catch {
       // Offline for a moment: the next poll tries again.
     }
@@ -26,6 +32,7 @@ export function followPayment({ apiBase, paymentId, onView, pollMs = 4000 }) {
   const stopPolling = () => {
     clearInterval(timer);
     timer = null;
+    generation++;
   };
 
   if (typeof EventSource !== "function") {
