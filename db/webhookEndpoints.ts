@@ -35,6 +35,29 @@ export async function insertWebhookEndpoint(
   return openSecrets(box, row!);
 }
 
+/**
+ * `insertWebhookEndpoint` unless the merchant already has `limit` endpoints in that mode
+ * (then null). Registrations of one merchant and mode take turns, so concurrent ones
+ * cannot pass the limit together.
+ */
+export async function insertWebhookEndpointWithin(
+  db: Db,
+  box: SecretBox,
+  values: Parameters<typeof insertWebhookEndpoint>[2],
+  limit: number,
+): Promise<WebhookEndpointRow | null> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhook endpoints of ${values.merchantId} ${values.mode}`}, 0))`);
+    const [counted] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.merchantId, values.merchantId), eq(webhookEndpoints.mode, values.mode), isNull(webhookEndpoints.deletedAt)));
+    if (counted!.n >= limit) return null;
+    return insertWebhookEndpoint(tx, box, values);
+  });
+}
+
 /** The merchant's endpoints of one mode (or both), oldest first; removed ones are left out. */
 export async function listWebhookEndpoints(db: Db, box: SecretBox, merchantId: string, mode?: Mode): Promise<WebhookEndpointRow[]> {
   const rows = await db

@@ -1,11 +1,18 @@
 import type { Mode, WebhooksConfig } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
-import { insertWebhookEndpoint, type WebhookEndpointRow } from "../../db/webhookEndpoints.ts";
-import { ValidationError } from "../../domain/errors.ts";
+import { insertWebhookEndpointWithin, type WebhookEndpointRow } from "../../db/webhookEndpoints.ts";
+import { ConflictError, ValidationError } from "../../domain/errors.ts";
 import type { SecretBox } from "../../domain/secretBox.ts";
 import { isPaymentEventType, paymentEventTypes } from "../../domain/paymentEvents.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
+
+/**
+ * Endpoints one account may have in one mode (Stripe's limit too). Every event is written
+ * once per endpoint inside the transaction that records it, which holds other merchants'
+ * payments too: an unbounded list would slow everyone's settlement.
+ */
+export const MAX_WEBHOOK_ENDPOINTS = 16;
 
 /** An endpoint's event filter: absent means all (`["*"]`); otherwise known types, deduplicated. */
 export function parseEventFilter(field: string, value: unknown): string[] {
@@ -41,11 +48,14 @@ export async function registerWebhookEndpoint(
   if (input.description !== undefined && input.description !== null && (typeof input.description !== "string" || input.description.length > 500)) {
     throw new ValidationError("description", "Invalid field 'description': a string of at most 500 characters");
   }
-  return insertWebhookEndpoint(db, webhooks.box, {
-    merchantId: auth.merchantId,
-    mode: auth.mode,
-    url,
-    events,
-    description: (input.description as string | null | undefined) ?? null,
-  });
+  const endpoint = await insertWebhookEndpointWithin(
+    db,
+    webhooks.box,
+    { merchantId: auth.merchantId, mode: auth.mode, url, events, description: (input.description as string | null | undefined) ?? null },
+    MAX_WEBHOOK_ENDPOINTS,
+  );
+  if (!endpoint) {
+    throw new ConflictError(`At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per account and mode: remove one first (DELETE /webhook-endpoints/{id}).`, "webhook_endpoint_limit");
+  }
+  return endpoint;
 }

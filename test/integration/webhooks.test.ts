@@ -9,6 +9,7 @@ import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
+import { MAX_WEBHOOK_ENDPOINTS } from "../../api/services/webhookEndpoints.ts";
 import { verifyWebhook } from "../../domain/webhookSignature.ts";
 import { deliverWebhook } from "../../jobs/deliverWebhook.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
@@ -149,6 +150,26 @@ describe("webhook endpoints (API key + secret)", () => {
     });
     const response = await rotating;
     expect([response.status, response.body.error]).toEqual([404, "not_found"]);
+  });
+
+  // BUG: nothing bounded an account's endpoints; each event is written once per endpoint in the
+  // transaction that records it (with other merchants' payments), so thousands slowed everyone.
+  test(`at most ${MAX_WEBHOOK_ENDPOINTS} endpoints per account and mode, even registered all at once: then 409`, async () => {
+    const many = await api.seedMerchant("Many endpoints");
+    const register = (mode: "test" | "live" = "test") =>
+      // A public address literal: live mode takes public targets only, and there is no DNS here.
+      api.request("/api/v1/webhook-endpoints", { headers: secretAuth(many, mode), body: { url: "https://8.8.8.8/hooks" } });
+    const answers = await Promise.all(Array.from({ length: MAX_WEBHOOK_ENDPOINTS + 3 }, () => register()));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(MAX_WEBHOOK_ENDPOINTS);
+    const refused = answers.filter((r) => r.status !== 201);
+    expect(refused.map((r) => [r.status, r.body.error])).toEqual(Array(3).fill([409, "webhook_endpoint_limit"]));
+    expect(refused[0]!.body.message).toContain(`At most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
+    // The other mode has its own; a removed endpoint frees its place.
+    expect((await register("live")).status).toBe(201);
+    const removed = answers.find((r) => r.status === 201)!.body.endpoint.id;
+    expect((await api.request(`/api/v1/webhook-endpoints/${removed}`, { method: "DELETE", headers: secretAuth(many) })).status).toBe(200);
+    expect((await register()).status).toBe(201);
+    expect((await register()).status).toBe(409);
   });
 
   test("credentials: an API key + secret only; a public key (browser-safe) is refused", async () => {
