@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
 import { webhookAttempts, webhookDeliveries } from "./schema/index.ts";
 import { storableText } from "../domain/storableText.ts";
+import { disableWebhookEndpoint } from "./webhookEndpoints.ts";
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
@@ -51,9 +52,19 @@ export type DeliveryOutcome =
 
 /**
  * Logs one attempt and moves the delivery on, in one transaction: delivered, failed,
- * disabled, or pending again with its next attempt time. Releases the claim.
+ * disabled, or pending again with its next attempt time. Releases the claim. A delivery
+ * stopped while the attempt was in flight (its endpoint removed or disabled) stays stopped
+ * unless the attempt delivered it; an attempt recorded by another claim meanwhile wins.
+ * `disableEndpoint` (a 410) disables the endpoint in the same transaction, so the delivery
+ * is never recorded without it.
  */
-export async function recordAttempt(db: Db, delivery: WebhookDeliveryRow, attempt: AttemptRecord | null, outcome: DeliveryOutcome): Promise<void> {
+export async function recordAttempt(
+  db: Db,
+  delivery: WebhookDeliveryRow,
+  attempt: AttemptRecord | null,
+  outcome: DeliveryOutcome,
+  options: { disableEndpoint?: string } = {},
+): Promise<void> {
   await db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
     const number = delivery.attempts + (attempt ? 1 : 0);
@@ -65,7 +76,7 @@ export async function recordAttempt(db: Db, delivery: WebhookDeliveryRow, attemp
     await tx
       .update(webhookDeliveries)
       .set({
-        status: outcome.status,
+        status: outcome.status === "delivered" ? "delivered" : sql`case when ${webhookDeliveries.status} = 'pending' then ${outcome.status} else ${webhookDeliveries.status} end`,
         attempts: number,
         lockedUntil: null,
         lastError: outcome.status === "delivered" ? null : storableText(attempt?.error ?? (attempt?.statusCode ? `HTTP ${attempt.statusCode}` : null)),
@@ -73,7 +84,8 @@ export async function recordAttempt(db: Db, delivery: WebhookDeliveryRow, attemp
         nextAttemptAt: outcome.status === "pending" ? sql`now() + make_interval(secs => ${outcome.retryInMs / 1000}::double precision)` : undefined,
         updatedAt: sql`now()`,
       })
-      .where(eq(webhookDeliveries.id, delivery.id));
+      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts)));
+    if (options.disableEndpoint && delivery.endpointId) await disableWebhookEndpoint(tx, delivery.endpointId, options.disableEndpoint);
   });
 }
 

@@ -6,7 +6,7 @@ import type { Db } from "../db/client.ts";
 import { findEvent } from "../db/eventFeed.ts";
 import { eventEnvelope } from "../db/paymentEvents.ts";
 import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
-import { callbackSigningSecret, disableWebhookEndpoint, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
+import { callbackSigningSecret, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
 import { webhookAttempts } from "../metrics/webhookMetrics.ts";
@@ -41,8 +41,8 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
   if (!delivery) return { skipped: true };
 
   let finished = false;
-  const finish = async (attempt: AttemptRecord | null, outcome: DeliveryOutcome) => {
-    await recordAttempt(db, delivery, attempt, outcome);
+  const finish = async (attempt: AttemptRecord | null, outcome: DeliveryOutcome, options?: { disableEndpoint?: string }) => {
+    await recordAttempt(db, delivery, attempt, outcome, options);
     finished = true;
     if (attempt) webhookAttempts.inc({ outcome: outcome.status === "pending" ? "retrying" : outcome.status });
   };
@@ -112,8 +112,7 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
       return { status: "delivered", attempt: attemptNumber };
     }
     if (statusCode === 410) {
-      await finish(attempt, { status: "disabled" });
-      if (delivery.endpointId) await disableWebhookEndpoint(db, delivery.endpointId, "the endpoint answered 410 Gone");
+      await finish(attempt, { status: "disabled" }, { disableEndpoint: "the endpoint answered 410 Gone" });
       logger.info({ deliveryId: delivery.id, endpointId: delivery.endpointId }, "webhook endpoint answered 410; disabled");
       return { status: "disabled", attempt: attemptNumber };
     }

@@ -4,6 +4,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { FileNetworkInput } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
+import { queryRows } from "../../db/client.ts";
 import { paymentEvents, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema/index.ts";
 import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { findPayment } from "../../db/payments.ts";
@@ -418,6 +419,40 @@ describe("delivery", () => {
     expect(listed.body.endpoints.find((e: { id: string }) => e.id === endpoint.id)).toMatchObject({ status: "disabled", disabledReason: "the endpoint answered 410 Gone" });
     await createPayment();
     expect(await deliveriesTo(endpoint.url)).toHaveLength(1);
+  });
+
+  // BUG: an attempt in flight when its endpoint was removed recorded its outcome over the
+  // removal: the delivery went back to pending (or failed) for an endpoint that no longer exists.
+  test("an endpoint removed while an attempt is in flight: the delivery stays stopped, nothing is sent again", async () => {
+    let arrived = false;
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    receiver.setRule(async (path) => {
+      if (path !== "/removed-meanwhile") return 200;
+      arrived = true;
+      await answered;
+      return 500;
+    });
+    const endpoint = await addEndpoint(receiver.url("/removed-meanwhile"), { events: ["payment.created"] });
+    await createPayment();
+    await withWorkers(async () => {
+      await waitUntil("the attempt in flight", async () => arrived);
+      expect((await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() })).status).toBe(200);
+      answer();
+      // What the delivery says once its attempt is recorded (the attempt and the status commit together).
+      let recorded: string | undefined;
+      while (!recorded) {
+        const [row] = await queryRows<{ status: string }>(api.db, sql`
+          select d.status from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id where d.url = ${endpoint.url}`);
+        recorded = row?.status;
+        if (!recorded) await Bun.sleep(2);
+      }
+      expect(recorded).toBe("disabled");
+      await Bun.sleep(300);
+    });
+    const [delivery] = await deliveriesTo(endpoint.url);
+    expect(delivery).toMatchObject({ status: "disabled", attempts: 1 });
+    expect(receiver.at("/removed-meanwhile")).toHaveLength(1);
   });
 
   test("callbackUrl deliveries are signed with the merchant's per-mode secret; rotation sends both signatures", async () => {
