@@ -126,6 +126,8 @@ export const envSchema = z.object({
   SECRETS_KEY: z.string().min(1).optional(),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(30 * 24).default(24),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(16),
+  /** Attempts to one URL in flight at once, across all workers: a receiver that hangs holds this many slots, not every worker's. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_URL: z.coerce.number().int().min(1).max(500).default(4),
   /**
    * Where test-mode webhooks may go: `public` addresses only (as live ones), or `any` (a
    * receiver on the merchant's own machine or network). Default: `public` when

@@ -84,7 +84,15 @@ export type SolanaConfig = {
 
 /** Webhook delivery: retry delays (ms, one per retry), attempt timeout, re-drive period, rotation overlap. */
 /** `testTargets`: where test-mode webhooks may go (`public` addresses only, or `any`); live ones go only to public addresses. */
-export type WebhooksConfig = { retryDelaysMs: number[]; timeoutMs: number; redriveIntervalMs: number; secretOverlapMs: number; concurrency: number; testTargets: "any" | "public" };
+export type WebhooksConfig = {
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  redriveIntervalMs: number;
+  secretOverlapMs: number;
+  concurrency: number;
+  maxInFlightPerUrl: number;
+  testTargets: "any" | "public";
+};
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -169,6 +177,7 @@ export function buildConfig(
       redriveIntervalMs: e.WEBHOOK_REDRIVE_INTERVAL_MS,
       secretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
       concurrency: e.WEBHOOK_CONCURRENCY,
+      maxInFlightPerUrl: e.WEBHOOK_MAX_IN_FLIGHT_PER_URL,
       testTargets: e.WEBHOOK_TEST_TARGETS ?? (production ? "public" : "any"),
     },
     checkout: { maxStreams: e.CHECKOUT_MAX_STREAMS },

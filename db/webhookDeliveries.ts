@@ -13,22 +13,41 @@ export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
  * pending, another attempt holds it, or its next attempt is not due: a retry's job that
  * comes back early (BullMQ recovering a stalled job before moving it to its delay) must
  * not skip the schedule; the relay enqueues the delivery again once it is due. A second
- * of slack covers the clocks of Redis and Postgres.
+ * of slack covers the clocks of Redis and Postgres. Also undefined while `perUrl` attempts
+ * to the same URL are in flight (`waitsForItsUrl` tells that case apart).
  */
-export async function claimDelivery(db: Db, id: string, leaseMs: number): Promise<WebhookDeliveryRow | undefined> {
-  const [row] = await db
-    .update(webhookDeliveries)
-    .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` })
-    .where(
-      and(
-        eq(webhookDeliveries.id, id),
-        eq(webhookDeliveries.status, "pending"),
-        or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, sql`now()`)),
-        lte(webhookDeliveries.nextAttemptAt, sql`now() + interval '1 second'`),
-      ),
-    )
-    .returning();
-  return row;
+export async function claimDelivery(db: Db, id: string, leaseMs: number, perUrl: number): Promise<WebhookDeliveryRow | undefined> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const [target] = await tx.select({ url: webhookDeliveries.url }).from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+    if (!target) return undefined;
+    // Claims of one URL take turns: each counts the attempts the ones before it committed.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhook url ${target.url}`}, 0))`);
+    const [row] = await tx
+      .update(webhookDeliveries)
+      .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` })
+      .where(
+        and(
+          eq(webhookDeliveries.id, id),
+          eq(webhookDeliveries.status, "pending"),
+          or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, sql`now()`)),
+          lte(webhookDeliveries.nextAttemptAt, sql`now() + interval '1 second'`),
+          sql`(select count(*) from webhook_deliveries o where o.url = ${target.url} and o.status = 'pending' and o.locked_until > now()) < ${perUrl}`,
+        ),
+      )
+      .returning();
+    return row;
+  });
+}
+
+/** Whether a delivery `claimDelivery` did not give could be attempted now but for its URL's attempts in flight. */
+export async function waitsForItsUrl(db: Db, id: string): Promise<boolean> {
+  const [row] = await queryRows<{ id: string }>(
+    db,
+    sql`select id from webhook_deliveries where id = ${id} and status = 'pending' and (locked_until is null or locked_until < now())
+      and next_attempt_at <= now() + interval '1 second'`,
+  );
+  return row !== undefined;
 }
 
 /** Lets go of a claimed delivery without an attempt (the job failed before sending). */

@@ -1,11 +1,11 @@
-import type { Job } from "bullmq";
+import { DelayedError, type Job } from "bullmq";
 import type { Config } from "../config/index.ts";
 import { enterLogContext } from "../config/logContext.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { findEvent } from "../db/eventFeed.ts";
 import { eventEnvelope } from "../db/paymentEvents.ts";
-import { claimDelivery, recordAttempt, releaseDelivery, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
+import { claimDelivery, recordAttempt, releaseDelivery, waitsForItsUrl, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
 import { callbackSigningSecret, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";
 import { signWebhook } from "../domain/webhookSignature.ts";
@@ -14,6 +14,10 @@ import { checkWebhookUrl } from "../webhooks/checkWebhookUrl.ts";
 import { postWebhook } from "../webhooks/postWebhook.ts";
 import type { JobPayloads } from "./queues.ts";
 import { publicTargetsOnly } from "../webhooks/publicTargetsOnly.ts";
+
+/** First wait of a delivery whose URL is busy, doubled on each wait up to the longest. */
+const URL_BUSY_WAIT_MS = 500;
+const URL_BUSY_MAX_WAIT_MS = 15_000;
 
 /** Thrown to have BullMQ retry the job after `retryInMs` (read by the webhook worker's backoff strategy). */
 export class RetryDeliveryError extends Error {
@@ -34,11 +38,20 @@ export class RetryDeliveryError extends Error {
  * In live mode (and test mode where `WEBHOOK_TEST_TARGETS=public`) the target is checked
  * again first: an address that is not public is refused without sending anything. Every attempt is logged with the row update.
  */
-export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger }) => async (job: Job<JobPayloads["deliver"]>): Promise<unknown> => {
+export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger }) => async (job: Job<JobPayloads["deliver"]>, token?: string): Promise<unknown> => {
   const { config, db, logger } = deps;
-  const { retryDelaysMs, timeoutMs } = config.webhooks;
-  const delivery = await claimDelivery(db, job.data.deliveryId, timeoutMs + 30_000);
-  if (!delivery) return { skipped: true };
+  const { retryDelaysMs, timeoutMs, maxInFlightPerUrl } = config.webhooks;
+  const delivery = await claimDelivery(db, job.data.deliveryId, timeoutMs + 30_000, maxInFlightPerUrl);
+  if (!delivery) {
+    if (!(await waitsForItsUrl(db, job.data.deliveryId))) return { skipped: true };
+    // Its URL has its share of attempts in flight (a receiver that hangs would otherwise hold
+    // every slot, and every other merchant's webhooks would wait): back later, more slowly
+    // each time, without spending one of the delivery's attempts.
+    const waits = job.data.waits ?? 0;
+    await job.updateData({ ...job.data, waits: waits + 1 });
+    await job.moveToDelayed(Date.now() + Math.min(URL_BUSY_MAX_WAIT_MS, URL_BUSY_WAIT_MS * 2 ** waits) * (0.75 + Math.random() / 2), token);
+    throw new DelayedError();
+  }
 
   let finished = false;
   const finish = async (attempt: AttemptRecord | null, outcome: DeliveryOutcome, options?: { disableEndpoint?: string }) => {

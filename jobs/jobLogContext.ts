@@ -17,6 +17,6 @@ export function jobLogFields(job: Pick<Job, "name" | "id" | "data">): LogContext
  * refund from its row, a delivery from its event) adds it with `enterLogContext`.
  */
 export const withJobLogContext =
-  <J extends Job, R>(processor: (job: J) => Promise<R>) =>
-  (job: J): Promise<R> =>
-    withLogContext(jobLogFields(job), () => processor(job));
+  <J extends Job, R>(processor: (job: J, token?: string) => Promise<R>) =>
+  (job: J, token?: string): Promise<R> =>
+    withLogContext(jobLogFields(job), () => processor(job, token));

@@ -24,7 +24,8 @@ export type JobPayloads = {
   sweep: { paymentId: string };
   refund: { transferId: string };
   bridge: { paymentId: string };
-  deliver: { deliveryId: string };
+  /** `waits`: times the delivery waited for its URL's attempts in flight. */
+  deliver: { deliveryId: string; waits?: number };
   recheck: Record<string, never>;
   "idempotency-cleanup": { olderThanHours?: number };
 };

@@ -455,6 +455,36 @@ describe("delivery", () => {
     expect(receiver.at("/removed-meanwhile")).toHaveLength(1);
   });
 
+  // BUG: every attempt took a worker slot whatever its URL: a receiver that hangs held all of
+  // them for the whole timeout, and every other merchant's webhooks waited behind it.
+  test("a receiver that hangs holds its URL's share of the slots; other receivers are served meanwhile", async () => {
+    const hangs = await addEndpoint(receiver.url("/hangs"), { events: ["payment.created"] });
+    for (let i = 0; i < 8; i++) await createPayment();
+    const fine = await addEndpoint(receiver.url("/fine"), { events: ["payment.created"] });
+    let hung = 0;
+    receiver.setRule(async (path) => {
+      if (path !== "/hangs") return 200;
+      hung++;
+      await Bun.sleep(2_000); // past the 1.5 s timeout
+      return 200;
+    });
+    await createPayment();
+    // 4 slots, 2 per URL: the 9 deliveries to /hangs are queued ahead of the one to /fine.
+    const config = { ...api.config, webhooks: { ...api.config.webhooks, concurrency: 4, maxInFlightPerUrl: 2 } };
+    const workers = await startWorkers({ config, db: api.db, logger, databaseUrl: api.databaseUrl, dispatch: false, transfers: false });
+    try {
+      const started = Date.now();
+      await waitUntil("the delivery to /fine", async () => (await deliveriesTo(fine.url))[0]?.status === "delivered");
+      expect(Date.now() - started).toBeLessThan(1_200);
+      expect(hung).toBeLessThanOrEqual(2);
+    } finally {
+      await workers.close();
+      await api.request(`/api/v1/webhook-endpoints/${hangs.id}`, { method: "DELETE", headers: secretAuth() });
+      await api.request(`/api/v1/webhook-endpoints/${fine.id}`, { method: "DELETE", headers: secretAuth() });
+      receiver.setRule(() => 200);
+    }
+  });
+
   test("callbackUrl deliveries are signed with the merchant's per-mode secret; rotation sends both signatures", async () => {
     const secret = await api.request("/api/v1/webhook-secret", { headers: secretAuth() });
     expect(secret.status).toBe(200);

@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_url_idx" ON "webhook_deliveries" USING btree ("url") WHERE status = 'pending';
