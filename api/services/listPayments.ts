@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.ts";
 import { listPayments as listPaymentRows, paymentInAccount, type PaymentListCursor, type PaymentListFilters } from "../../db/paymentList.ts";
 import { rangeEndExclusive, rangeStart } from "../../domain/dateRange.ts";
 import { presentPaymentListItem } from "../presenters/paymentListItem.ts";
-import { invalidQuery, queryDate, queryInteger, queryStatus, queryUuid, queryValue, type Query } from "./queryParams.ts";
+import { invalidQuery, queryDate, queryInteger, queryStatus, queryText, queryUuid, queryValue, type Query } from "./queryParams.ts";
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 100;
@@ -38,7 +38,8 @@ export async function listMerchantPayments(deps: { config: Config; db: Db }, aut
   if (to) filters.toExclusive = rangeEndExclusive(to);
   if (filters.from && filters.toExclusive && filters.from >= filters.toExclusive) throw invalidQuery("to", "must not be before 'from'");
 
-  const orderId = queryValue(query, "orderId");
+  // As stored: creation keeps an order id as sent, spaces included (empty, like every parameter, is none).
+  const orderId = queryText(query, "orderId") || undefined;
   if (orderId !== undefined) {
     if (orderId.length > 200) throw invalidQuery("orderId", "at most 200 characters");
     filters.orderId = orderId;

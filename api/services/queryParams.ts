@@ -1,6 +1,7 @@
 import { parseIsoDate, type DateBound } from "../../domain/dateRange.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { paymentStatuses, type PaymentStatus } from "../../domain/paymentStatus.ts";
+import { uuidPattern } from "../../domain/uuid.ts";
 
 export type Query = Record<string, unknown>;
 
@@ -18,11 +19,16 @@ const invalid = (name: string, why: string) => new ValidationError(name, `Invali
 
 /** One query value as text; absent or empty is undefined, a repeated parameter is a 400. */
 export function queryValue(query: Query, name: string): string | undefined {
+  const text = queryText(query, name)?.trim();
+  return text === "" ? undefined : text;
+}
+
+/** One query value exactly as sent (an order id may hold spaces); absent is undefined, a repeated parameter is a 400. */
+export function queryText(query: Query, name: string): string | undefined {
   const value = query[name];
   if (value === undefined || value === null) return undefined;
   if (Array.isArray(value)) throw invalid(name, "given more than once");
-  const text = String(value).trim();
-  return text === "" ? undefined : text;
+  return String(value);
 }
 
 /** An integer in [min, max]; digits only (no "1e2", no "20.0"). */
@@ -51,7 +57,7 @@ export function queryStatus(name: string, text: string): PaymentStatus {
 export function queryUuid(query: Query, name: string): string | undefined {
   const text = queryValue(query, name);
   if (text === undefined) return undefined;
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) throw invalid(name, "expected a payment id (uuid)");
+  if (!uuidPattern.test(text)) throw invalid(name, "expected a payment id (uuid)");
   return text.toLowerCase();
 }
 

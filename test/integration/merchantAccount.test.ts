@@ -339,6 +339,9 @@ describe("GET /payments/merchant/list: filters", () => {
     ["?orderId=A-1", "ca"],
     ["?orderId=A-1&status=failed", "c"],
     ["?orderId=nothing", ""],
+    // BUG: the filter was trimmed: " " was no filter (the whole account), " A-1" matched "A-1".
+    ["?orderId=%20", ""],
+    ["?orderId=%20A-1", ""],
     ["?status=completed&limit=1", "d"],
   ])("%s → %s", async (query, expected) => {
     expect(await listed(query)).toBe(expected);
