@@ -32,18 +32,23 @@ export const stablecoinSymbols = (config: Config): string[] =>
 
 /**
  * The rate to price a payment with: units of `currency` per US dollar, from a fresh
- * snapshot only. A stale or missing rate is a 503, never a guess.
+ * snapshot only. A stale or missing rate is a 503, never a guess; `consequence` says what
+ * did not happen because of it (a payment's creation unless told otherwise).
  */
-export function usableRate(snapshot: RatesSnapshot, currency: string): Decimal {
+export function usableRate(
+  snapshot: RatesSnapshot,
+  currency: string,
+  consequence = { stale: "the payment was not created. Retry later or price it in a stablecoin.", missing: "the payment was not created." },
+): Decimal {
   if (snapshot.stale) {
     throw new RateUnavailableError(
-      `The ${currency} exchange rate from ${snapshot.source} is stale (last updated ${snapshot.updatedAt.toISOString()}); the payment was not created. Retry later or price it in a stablecoin.`,
+      `The ${currency} exchange rate from ${snapshot.source} is stale (last updated ${snapshot.updatedAt.toISOString()}); ${consequence.stale}`,
     );
   }
   const text = snapshot.rates[currency];
   const rate = text === undefined ? null : parseDecimal(text, 36);
   if (!rate || rate.units === 0n) {
-    throw new RateUnavailableError(`No exchange rate for ${currency} from ${snapshot.source}; the payment was not created.`);
+    throw new RateUnavailableError(`No exchange rate for ${currency} from ${snapshot.source}; ${consequence.missing}`);
   }
   return rate;
 }

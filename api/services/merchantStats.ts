@@ -41,7 +41,8 @@ export async function merchantStats(deps: { config: Config; db: Db }, auth: { me
   // and those without one (no fresh rate then, or another settlement currency) at today's (503 if none).
   let total = row.completedUsd + row.completedFiat + row.completedAtRate;
   if (currency !== "USD" && row.completedUsd > 0n) {
-    const rate = usableRate(await ratesFor(deps.config).current(), currency);
+    const why = "the total in your settlement currency cannot be computed. Retry later.";
+    const rate = usableRate(await ratesFor(deps.config).current(), currency, { stale: why, missing: why });
     total = row.completedFiat + row.completedAtRate + roundHalfUpDiv(row.completedUsd * rate.units, 10n ** BigInt(rate.scale));
   }
   const average = row.completed === 0 ? 0n : roundHalfUpDiv(total, BigInt(row.completed) * 10n ** BigInt(USD_SCALE - AVERAGE_DECIMALS));

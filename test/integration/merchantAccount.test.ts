@@ -518,6 +518,18 @@ describe("GET /payments/merchant/stats", () => {
       isNairaMerchant: true,
     });
   });
+
+  // BUG: the stats' 503 said "the payment was not created" (the creation's words).
+  test("a settlement currency without a rate: 503 saying the total cannot be computed", async () => {
+    const yen = await api.seedMerchant("Yen");
+    await api.db.update(merchants).set({ settlementCurrency: "JPY" }).where(eq(merchants.id, yen.id));
+    await insertPaymentRows(api.db, [row(yen.id, { network: "base", status: "completed", amount: 1_000_000n })]);
+    const response = await get("/api/v1/payments/merchant/stats", sk(yen));
+    expect(response.status).toBe(503);
+    expect(response.body.message).toContain("No exchange rate for JPY");
+    expect(response.body.message).toContain("the total in your settlement currency cannot be computed");
+    expect(response.body.message).not.toContain("payment was not created");
+  });
 });
 
 // ---------------------------------------------------------------------------------------

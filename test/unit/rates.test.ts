@@ -143,6 +143,9 @@ describe("static provider and usableRate", () => {
     expect(usableRate(snap(), "EUR")).toEqual({ units: 92n, scale: 2 });
     expect(() => usableRate(snap({ stale: true }), "EUR")).toThrow(RateUnavailableError);
     expect(() => usableRate(snap(), "NGN")).toThrow(RateUnavailableError);
+    expect(() => usableRate(snap(), "NGN")).toThrow("No exchange rate for NGN from test; the payment was not created.");
+    // Not every caller is a creation: the stats say what they could not do.
+    expect(() => usableRate(snap({ stale: true }), "EUR", { stale: "no total.", missing: "none." })).toThrow(/is stale \(last updated .*\); no total\.$/);
     try {
       usableRate(snap({ stale: true }), "EUR");
     } catch (error) {
