@@ -49,8 +49,36 @@ async function waitForReceipt(provider, hash) {
   throw new WalletProblem("errorWallet", { message: hash });
 }
 
+/** An address or a quantity as one 32-byte ABI word (hex, no 0x). */
+const word = (hex) => hex.toLowerCase().replace(/^0x/, "").padStart(64, "0");
+
+/**
+ * The plan's transactions as `account` must send them now. An approval the token already
+ * holds (a try whose approve was mined but whose pay was not) is skipped; a smaller one
+ * left from before is first set back to 0, since some tokens (USDT on Ethereum) refuse to
+ * change a non-zero allowance to another non-zero one.
+ */
+async function transactionsFor(provider, account, plan) {
+  const transactions = [];
+  for (const tx of plan.transactions) {
+    if (tx.description !== "approve") {
+      transactions.push(tx);
+      continue;
+    }
+    // approve(address spender, uint256 amount): the selector, then one word each.
+    const spender = `0x${tx.data.slice(34, 74)}`;
+    const wanted = BigInt(`0x${tx.data.slice(74, 138)}`);
+    // allowance(owner, spender): selector 0xdd62ed3e.
+    const allowed = BigInt(await provider.request({ method: "eth_call", params: [{ to: tx.to, data: `0xdd62ed3e${word(account)}${word(spender)}` }, "latest"] }));
+    if (allowed >= wanted) continue;
+    if (allowed > 0n) transactions.push({ description: "resetApproval", to: tx.to, data: `0x095ea7b3${word(spender)}${word("0")}`, value: "0" });
+    transactions.push(tx);
+  }
+  return transactions;
+}
+
 /** Sends the view's wallet transactions through `provider`; `progress` gets each step's message. */
-async function payWith(provider, view, t, locale, progress) {
+export async function payWith(provider, view, t, locale, progress) {
   const plan = view.wallet;
   // Where the wallet pays: the payment's chain, or a cross-chain payment's origin chain.
   const paying = payingOf(view);
@@ -80,8 +108,9 @@ async function payWith(provider, view, t, locale, progress) {
     throw new WalletProblem("errorBalance", { balance: formatAmount(unitsToDecimal(balance, paying.decimals), locale), amount, token: paying.token });
   }
 
-  const steps = plan.transactions.length;
-  for (const [index, tx] of plan.transactions.entries()) {
+  const transactions = await transactionsFor(provider, account, plan);
+  const steps = transactions.length;
+  for (const [index, tx] of transactions.entries()) {
     const action = t[`action${tx.description[0].toUpperCase()}${tx.description.slice(1)}`] ?? tx.description;
     const step = index + 1;
     progress(format(t.walletConfirm, { step, steps, action: format(action, { amount, token: paying.token }) }));
@@ -103,10 +132,18 @@ export function setUpWallet({ t, locale, getView }) {
   const alert = document.getElementById("wallet-error");
   let busy = false;
   let paying = false;
+  // What the view said when the customer's transactions were mined: until the service has
+  // seen them (the view moves on), the button stays hidden, so a second click cannot pay twice.
+  let sentAt = null;
+  const progressOf = (view) => JSON.stringify([view.status, view.amountReceived, view.bridgeStatus ?? null, view.crossChain?.bridgeStatus ?? null]);
 
   function update(view, isPaying) {
     paying = isPaying;
-    const usable = isPaying && view.wallet?.protocol === "eip1193";
+    if (sentAt !== null && sentAt !== progressOf(view)) {
+      sentAt = null;
+      message.textContent = "";
+    }
+    const usable = isPaying && view.wallet?.protocol === "eip1193" && sentAt === null;
     const provider = typeof window.ethereum?.request === "function";
     button.hidden = !(usable && provider);
     none.hidden = !(usable && !provider);
@@ -123,6 +160,8 @@ export function setUpWallet({ t, locale, getView }) {
     try {
       await payWith(window.ethereum, view, t, locale, (text) => (message.textContent = text));
       message.textContent = t.walletDone;
+      sentAt = progressOf(getView());
+      button.hidden = true;
     } catch (error) {
       const problem = explain(error);
       message.textContent = "";

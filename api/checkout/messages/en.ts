@@ -71,6 +71,7 @@ export const en = {
   actionApprove: "allow the payment of {amount} {token}",
   actionPay: "pay {amount} {token}",
   actionTransfer: "send {amount} {token}",
+  actionResetApproval: "clear the earlier allowance of {token} (your wallet kept it from a previous try)",
   errorRejected: "You declined the request in your wallet. Nothing was sent.",
   errorWrongNetwork: "Your wallet is on another network. Switch it to {network} and try again.",
   errorUnknownNetwork: "Your wallet does not know {network}. Add the network to your wallet and try again.",

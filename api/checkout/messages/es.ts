@@ -70,6 +70,7 @@ export const es: Messages = {
   actionApprove: "autorizar el pago de {amount} {token}",
   actionPay: "pagar {amount} {token}",
   actionTransfer: "enviar {amount} {token}",
+  actionResetApproval: "borrar la autorización anterior de {token} (tu billetera la guardó de un intento previo)",
   errorRejected: "Rechazaste la solicitud en tu billetera. No se envió nada.",
   errorWrongNetwork: "Tu billetera está en otra red. Cámbiala a {network} e inténtalo de nuevo.",
   errorUnknownNetwork: "Tu billetera no conoce la red {network}. Añádela a tu billetera e inténtalo de nuevo.",

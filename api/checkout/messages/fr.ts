@@ -70,6 +70,7 @@ export const fr: Messages = {
   actionApprove: "autoriser le paiement de {amount} {token}",
   actionPay: "payer {amount} {token}",
   actionTransfer: "envoyer {amount} {token}",
+  actionResetApproval: "effacer l’autorisation précédente de {token} (votre portefeuille l’a gardée d’un essai précédent)",
   errorRejected: "Vous avez refusé la demande dans votre portefeuille. Rien n’a été envoyé.",
   errorWrongNetwork: "Votre portefeuille est sur un autre réseau. Passez-le sur {network} et réessayez.",
   errorUnknownNetwork: "Votre portefeuille ne connaît pas {network}. Ajoutez ce réseau à votre portefeuille et réessayez.",
