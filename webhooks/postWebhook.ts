@@ -31,7 +31,8 @@ function pinnedLookup(addresses: readonly string[]): LookupFunction {
  * (the ones the SSRF check approved) the socket connects only to those: a DNS answer
  * that changed since the check (rebinding) cannot redirect it, while the Host header
  * and TLS name stay the URL's. Redirects are not followed; the whole exchange is
- * bounded by `timeoutMs`.
+ * bounded by `timeoutMs`. A receiver that answered its status but never ends the body
+ * has answered: at the timeout its status counts, with what it sent of the body.
  */
 export function postWebhook(
   url: string,
@@ -41,6 +42,8 @@ export function postWebhook(
   const client = target.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     let settled = false;
+    // Set once the status line and headers are in.
+    let answered: (() => void) | null = null;
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -62,6 +65,7 @@ export function postWebhook(
           finish(() => resolve({ statusCode: response.statusCode ?? 0, excerpt: bytes.length === 0 ? null : new TextDecoder().decode(bytes) }));
           response.destroy();
         };
+        answered = done;
         response.on("data", (chunk: Buffer) => {
           chunks.push(chunk);
           size += chunk.length;
@@ -72,7 +76,8 @@ export function postWebhook(
       },
     );
     const timer = setTimeout(() => {
-      finish(() => reject(new WebhookRequestError(`no response within ${options.timeoutMs} ms`, true)));
+      if (answered) answered();
+      else finish(() => reject(new WebhookRequestError(`no response within ${options.timeoutMs} ms`, true)));
       request.destroy();
     }, options.timeoutMs);
     request.on("error", (error) => finish(() => reject(new WebhookRequestError(`request failed: ${error.message}`, false))));

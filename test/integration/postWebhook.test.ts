@@ -73,6 +73,17 @@ test("no answer within the timeout is a timed-out error", async () => {
   expect(performance.now() - started).toBeLessThan(5_000);
 });
 
+// BUG: a 200 whose body never ended counted as a timeout: retried (a duplicate), and a 410
+// sent that way never disabled its endpoint.
+test("a status answered with a body that never ends: the status counts at the timeout, with what came of the body", async () => {
+  const port = await freePort();
+  receiver("127.0.0.1", port, () => {
+    const body = new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("accepted, still talking")) });
+    return new Response(body, { status: 200 });
+  });
+  expect(await send(`http://127.0.0.1:${port}/`, { timeoutMs: 300 })).toEqual({ statusCode: 200, excerpt: "accepted, still talking" });
+});
+
 test("a refused connection is a request error, not a timeout", async () => {
   const port = await freePort();
   const error = await send(`http://127.0.0.1:${port}/`).catch((e) => e);
