@@ -71,6 +71,9 @@ function scopeOfIPv6(g: number[]): AddressScope {
   // Addresses that carry an IPv4 address: judge the IPv4 one.
   if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return scopeOfIPv4(v4Of(g)); // ::ffff:a.b.c.d (mapped)
   if (g.slice(0, 6).every((x) => x === 0)) return scopeOfIPv4(v4Of(g)); // ::a.b.c.d (compatible, deprecated)
+  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return scopeOfIPv4(v4Of(g)); // ::ffff:0:a.b.c.d (translated)
+  // 64:ff9b:1::/48, local-use NAT64 (RFC 8215): a network's own translator, into its own IPv4 space.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "private";
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return scopeOfIPv4(v4Of(g)); // NAT64
   if (g[0] === 0x2002) return scopeOfIPv4([g[1]! >> 8, g[1]! & 0xff, g[2]! >> 8, g[2]! & 0xff]); // 6to4
   if ((g[0]! & 0xfe00) === 0xfc00) return "unique-local"; // fc00::/7

@@ -54,6 +54,12 @@ describe("addressScope", () => {
     ["::127.0.0.1", "loopback"],
     ["64:ff9b::a9fe:a9fe", "link-local"],
     ["64:ff9b::8.8.8.8", "public"],
+    // BUG: judged public: the local-use NAT64 prefix and IPv4-translated addresses.
+    ["64:ff9b:1::a00:1", "private"],
+    ["64:ff9b:1:ffff::808:808", "private"],
+    ["::ffff:0:127.0.0.1", "loopback"],
+    ["::ffff:0:a9fe:a9fe", "link-local"],
+    ["::ffff:0:8.8.8.8", "public"],
     ["2002:7f00:1::", "loopback"],
     ["2002:0808:0808::1", "public"],
     // Not addresses.
