@@ -160,8 +160,9 @@ export function setUpWallet({ t, locale, getView }) {
     try {
       await payWith(window.ethereum, view, t, locale, (text) => (message.textContent = text));
       message.textContent = t.walletDone;
-      sentAt = progressOf(getView());
-      button.hidden = true;
+      // As the view was when the customer clicked: one that moved on meanwhile shows the button again at once.
+      sentAt = progressOf(view);
+      update(getView(), paying);
     } catch (error) {
       const problem = explain(error);
       message.textContent = "";
