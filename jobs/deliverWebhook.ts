@@ -16,7 +16,7 @@ import type { JobPayloads } from "./queues.ts";
 import { publicTargetsOnly } from "../webhooks/publicTargetsOnly.ts";
 
 /** First wait of a delivery whose URL is busy, doubled on each wait up to the longest. */
-const URL_BUSY_WAIT_MS = 500;
+const URL_BUSY_WAIT_MS = 100;
 const URL_BUSY_MAX_WAIT_MS = 15_000;
 
 /** Thrown to have BullMQ retry the job after `retryInMs` (read by the webhook worker's backoff strategy). */
