@@ -7,6 +7,15 @@ import { disableWebhookEndpoint } from "./webhookEndpoints.ts";
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
 
+/** Pending, held by no attempt, and due (a second of slack covers the clocks of Redis and Postgres). */
+const attemptableNow = (id: string) =>
+  and(
+    eq(webhookDeliveries.id, id),
+    eq(webhookDeliveries.status, "pending"),
+    or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, sql`now()`)),
+    lte(webhookDeliveries.nextAttemptAt, sql`now() + interval '1 second'`),
+  );
+
 /**
  * Takes a pending delivery for one attempt: holds it until `leaseMs` from now so a
  * duplicate job cannot send it at the same time. Undefined when it is no longer
@@ -28,10 +37,7 @@ export async function claimDelivery(db: Db, id: string, leaseMs: number, perUrl:
       .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` })
       .where(
         and(
-          eq(webhookDeliveries.id, id),
-          eq(webhookDeliveries.status, "pending"),
-          or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, sql`now()`)),
-          lte(webhookDeliveries.nextAttemptAt, sql`now() + interval '1 second'`),
+          attemptableNow(id),
           sql`(select count(*) from webhook_deliveries o where o.url = ${target.url} and o.status = 'pending' and o.locked_until > now()) < ${perUrl}`,
         ),
       )
@@ -42,11 +48,7 @@ export async function claimDelivery(db: Db, id: string, leaseMs: number, perUrl:
 
 /** Whether a delivery `claimDelivery` did not give could be attempted now but for its URL's attempts in flight. */
 export async function waitsForItsUrl(db: Db, id: string): Promise<boolean> {
-  const [row] = await queryRows<{ id: string }>(
-    db,
-    sql`select id from webhook_deliveries where id = ${id} and status = 'pending' and (locked_until is null or locked_until < now())
-      and next_attempt_at <= now() + interval '1 second'`,
-  );
+  const [row] = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(attemptableNow(id));
   return row !== undefined;
 }
 
