@@ -21,6 +21,7 @@ import { operatorRoutes } from "./routes/operator.ts";
 import { paymentActionRoutes } from "./routes/paymentActions.ts";
 import { paymentRoutes } from "./routes/payments.ts";
 import { publicPaymentRoutes } from "./routes/publicPayments.ts";
+import { returnOriginRoutes } from "./routes/returnOrigins.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { webhookEndpointRoutes, webhookSecretRoutes } from "./routes/webhookEndpoints.ts";
@@ -39,6 +40,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(merchantRoutes(deps))
     .use(webhookEndpointRoutes(deps))
     .use(webhookSecretRoutes(deps))
+    .use(returnOriginRoutes(deps))
     .use(eventRoutes(deps))
     .use(agentPolicyRoutes(deps))
     .use(sandboxRoutes(deps))

@@ -11,6 +11,7 @@ import type { Db } from "../../db/client.ts";
 import { quoteCrossChain, type CrossChainQuote } from "../../rails/bridge/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
+import { assertReturnUrls } from "./returnUrls.ts";
 import type { CreationContext } from "./createPayment.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
@@ -60,13 +61,12 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const agentId = resolveAgentId(ctx.agentId, body.agentId);
   const metadata = parseMetadata(body.metadata);
   if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
-  if (body.successUrl !== undefined) parseHttpUrl("successUrl", body.successUrl);
-  if (body.cancelUrl !== undefined) parseHttpUrl("cancelUrl", body.cancelUrl);
   const expiresIn = body.expiresIn ?? CROSS_CHAIN_EXPIRES_IN;
   if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
     throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
   }
   const merchant = await ctx.creations.settings(auth.merchantId);
+  assertReturnUrls(auth, merchant, body);
   const wallets = merchant?.wallets ?? new Map<string, string>();
   const route = resolveCrossChainRoute(config, auth.mode, wallets, body);
   const amount = parseAmount("amount", body.amount, route.destinationToken.decimals);

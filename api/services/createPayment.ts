@@ -17,6 +17,8 @@ import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import type { PaymentCreations } from "./batchedCreations.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
+import { assertReturnUrls } from "./returnUrls.ts";
+import type { AuthContext } from "../plugins/auth.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 
 export type CreatePaymentBody = {
@@ -43,7 +45,7 @@ export type CreationContext = {
   prompts: Prompts;
   /** Where creates read their merchant's settings and are written (batched with concurrent ones). */
   creations: PaymentCreations;
-  auth: { merchantId: string; mode: Mode };
+  auth: Pick<AuthContext, "merchantId" | "mode" | "scheme">;
   idempotencyKey: string | undefined;
   /** `X-Agent-Id` header: the payment is checked against that agent's policy. */
   agentId?: string;
@@ -77,9 +79,6 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const agentId = resolveAgentId(ctx.agentId, body.agentId);
   const metadata = parseMetadata(body.metadata);
   if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
-  // Where the hosted checkout page sends the customer: the browser opens them, the service never fetches them.
-  if (body.successUrl !== undefined) parseHttpUrl("successUrl", body.successUrl);
-  if (body.cancelUrl !== undefined) parseHttpUrl("cancelUrl", body.cancelUrl);
   // Public addresses only (SSRF: live mode, and test mode on production), checked again at each delivery.
   if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
   const expiresIn = ctx.fixedExpiresIn ?? body.expiresIn ?? config.payments.defaultExpiresIn;
@@ -90,6 +89,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   if (unavailable) throw new ServiceUnavailableError(unavailable);
 
   const merchant = await settings;
+  assertReturnUrls(auth, merchant, body);
   const merchantWallet = merchant?.wallets.get(network.id);
   if (!merchantWallet) {
     throw new ValidationError("network", `Invalid field 'network': no settlement wallet is configured for ${network.name}; set one before accepting payments there`);

@@ -70,3 +70,20 @@ export const agentPolicies = pgTable(
   },
   (t) => [uniqueIndex("agent_policies_agent_idx").on(t.merchantId, t.mode, t.agentId)],
 );
+
+/**
+ * Where a payment created with a public key alone may send the customer back to
+ * (`successUrl`, `cancelUrl`), per merchant and mode: a public key sits in browsers, so
+ * without this list anyone could put the merchant's name on a checkout page that ends on
+ * their own site. Each row is one origin (`https://shop.example`).
+ */
+export const returnOrigins = pgTable(
+  "return_origins",
+  {
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
+    mode: text("mode", { enum: modes }).notNull(),
+    origin: text("origin").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.mode, t.origin] })],
+);

@@ -13,6 +13,8 @@ import {
   type WebhookEndpointRow,
 } from "../../db/webhookEndpoints.ts";
 import { registerWebhookEndpoint } from "../../api/services/webhookEndpoints.ts";
+import { parseReturnOrigins } from "../../api/services/returnOrigins.ts";
+import { listReturnOrigins, replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
 import { uuidPattern } from "../../domain/uuid.ts";
@@ -150,6 +152,29 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;
   },
 
+  async "return-origins set"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const mode = oneOf(flags, "mode", ["test", "live"]);
+    const given = typeof flags.origins === "string" ? flags.origins.split(",").map((o) => o.trim()).filter(Boolean) : [];
+    let origins: string[];
+    try {
+      origins = parseReturnOrigins(given);
+    } catch (error) {
+      // The same checks as the API, worded for the flag.
+      if (error instanceof AppError) throw new UsageError(error.message.replace(/field 'origins(\[\d+\])?'/, "--origins"));
+      throw error;
+    }
+    await replaceReturnOrigins(db, merchant.id, mode, origins);
+    return origins.length === 0 ? `No return origins in ${mode} mode: public-key payments take no successUrl or cancelUrl.` : `Return origins in ${mode} mode: ${origins.join(", ")}`;
+  },
+
+  async "return-origins list"({ db }, flags) {
+    const merchant = await merchantOf(db, flags);
+    const lines = [];
+    for (const mode of ["test", "live"] as const) lines.push(`${mode}: ${(await listReturnOrigins(db, merchant.id, mode)).join(", ") || "(none)"}`);
+    return lines.join("\n");
+  },
+
   async "webhook add"({ db, config }, flags) {
     const merchant = await merchantOf(db, flags);
     const mode = oneOf(flags, "mode", ["test", "live"]);
@@ -255,6 +280,9 @@ export const usage = `Usage: npm run cli -- <command> [flags]
   keys list   --merchant ID
   wallet set  --merchant ID --network SHORT_NAME --address ADDRESS          set the settlement wallet on a network
   wallet list --merchant ID
+  return-origins set  --merchant ID --mode test|live --origins https://a,https://b   where public-key payments may return
+                                                                        the customer (successUrl, cancelUrl); replaces the list
+  return-origins list --merchant ID
   webhook add    --merchant ID --mode test|live --url URL [--events a,b]   add an endpoint (all events unless --events); prints its secret
   webhook list   --merchant ID [--mode test|live]
   webhook remove --id ENDPOINT_ID

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { erc20Abi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
+import { replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { anvilAccounts } from "../../devchain/evm/anvil.ts";
 import { startWorkers } from "../../jobs/worker.ts";
@@ -36,6 +37,7 @@ beforeAll(async () => {
   api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey } });
   merchant = await api.seedMerchant("Acme Coffee");
   await setSettlementWallet(api.db, merchant.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+  await replaceReturnOrigins(api.db, merchant.id, "test", ["https://shop.example"]);
   [indexer, workers, browser] = await Promise.all([
     startTestIndexer(api.config, api.databaseUrl, chain.networksFile),
     startWorkers({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }), databaseUrl: api.databaseUrl }),

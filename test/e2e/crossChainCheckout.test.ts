@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createLogger } from "../../config/logger.ts";
+import { replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { startLocalRelayer } from "../../rails/bridge/local/index.ts";
@@ -48,6 +49,7 @@ beforeAll(async () => {
   });
   merchant = await api.seedMerchant("Acme Coffee");
   await setSettlementWallet(api.db, merchant.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+  await replaceReturnOrigins(api.db, merchant.id, "test", ["https://shop.example"]);
   [indexer, workers, browser] = await Promise.all([
     startTestIndexer(api.config, api.databaseUrl, chains.networksFile),
     startWorkers({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl }),

@@ -26,6 +26,9 @@ beforeAll(async () => {
   api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey } });
   merchant = await api.seedMerchant("Acme Coffee");
   await setSettlementWallet(api.db, merchant.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
+  // Public-key payments may return the customer only to the merchant's own origins.
+  const set = await api.request("/api/v1/return-origins", { method: "PUT", headers: sk(), body: { origins: ["https://shop.example"] } });
+  expect(set.status).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
@@ -34,6 +37,7 @@ afterAll(async () => {
 });
 
 const pk = () => ({ "x-public-key": merchant.publicKey });
+const sk = () => ({ "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret });
 const body = (extra: Record<string, unknown> = {}) => ({ amount: "25.50", currency: "USDC", network: "anvil", orderId: `order-${randomUUID()}`, ...extra });
 
 async function createPayment(extra: Record<string, unknown> = {}, path = "/api/v1/payments/create") {
@@ -173,11 +177,75 @@ describe("GET /payments/public/{id}: the checkout view", () => {
   test("successUrl and cancelUrl are validated like callbackUrl: a 400 naming the field", async () => {
     for (const field of ["successUrl", "cancelUrl"]) {
       for (const value of ["javascript:alert(1)", "not a url", "ftp://shop.example/x"]) {
-        const response = await api.request("/api/v1/payments/create", { headers: pk(), body: body({ [field]: value }) });
-        expect(response.status).toBe(400);
-        expect(response.body.message).toContain(`'${field}'`);
+        for (const headers of [pk(), sk()]) {
+          const response = await api.request("/api/v1/payments/create", { headers, body: body({ [field]: value }) });
+          expect(response.status).toBe(400);
+          expect(response.body.message).toContain(`'${field}'`);
+        }
       }
     }
+  });
+});
+
+describe("return origins: where a public-key payment may send the customer", () => {
+  test("a public key may name only the account's return origins; the key and secret any URL", async () => {
+    for (const path of ["/api/v1/payments/create", "/api/v1/deposits/create"]) {
+      for (const field of ["successUrl", "cancelUrl"]) {
+        // Not the merchant's: refused before anything is stored, naming the field and the way out.
+        for (const value of ["https://attacker.example/thanks", "https://shop.example.attacker.example/", "http://shop.example/thanks", "https://shop.example:8443/x"]) {
+          const response = await api.request(path, { headers: pk(), body: body({ [field]: value }) });
+          expect({ value, status: response.status, field: response.body.message?.split(":")[0] }).toEqual({ value, status: 400, field: `Invalid field '${field}'` });
+          expect(response.body.message).toContain(`${new URL(value).origin} is not one of this account's return origins; add it with PUT /return-origins`);
+        }
+        // Any path on a listed origin (host case and default port do not matter).
+        const ok = await api.request(path, { headers: pk(), body: body({ [field]: "https://SHOP.example:443/cart?step=2" }) });
+        expect(ok.status).toBe(201);
+        const view = await api.request(`/api/v1/payments/public/${ok.body.payment.id}`);
+        expect(view.body.payment[field]).toBe("https://SHOP.example:443/cart?step=2");
+        // The merchant's server (key + secret) is trusted with any http(s) URL.
+        const server = await api.request(path, { headers: sk(), body: body({ [field]: "https://attacker.example/thanks" }) });
+        expect(server.status).toBe(201);
+      }
+    }
+    // The list is per mode: the live list is empty, and a payment made with the live public key is refused.
+    const live = await api.request("/api/v1/return-origins", { headers: { "x-api-key": merchant.apiKey, "x-api-secret": merchant.apiSecret } });
+    expect(live.body).toEqual({ success: true, mode: "live", origins: [] });
+  });
+
+  test("PUT /return-origins replaces the list: origins normalised, deduplicated, sorted; 400 naming the entry; key + secret only", async () => {
+    const other = await api.seedMerchant("Other shop");
+    const otherSk = { "x-api-key": other.testApiKey, "x-api-secret": other.testApiSecret };
+    const put = (origins: unknown, headers: Record<string, string> = otherSk) => api.request("/api/v1/return-origins", { method: "PUT", headers, body: { origins } });
+
+    const set = await put(["https://Shop.Example:443/", "http://localhost:3000", "https://shop.example", " https://b.example "]);
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ success: true, mode: "test", origins: ["http://localhost:3000", "https://b.example", "https://shop.example"] });
+    expect((await api.request("/api/v1/return-origins", { headers: otherSk })).body.origins).toEqual(["http://localhost:3000", "https://b.example", "https://shop.example"]);
+
+    for (const [origins, field, text] of [
+      ["https://shop.example", "origins", "expected an array"],
+      [["https://ok.example", "https://shop.example/thanks"], "origins[1]", "no path, query or fragment (did you mean https://shop.example?)"],
+      [["https://shop.example?x=1"], "origins[0]", "no path, query or fragment"],
+      [["https://shop.example#top"], "origins[0]", "no path, query or fragment"],
+      [["https://*.shop.example"], "origins[0]", "wildcards are not supported"],
+      [["https://user:pw@shop.example"], "origins[0]", "no credentials"],
+      [["javascript:alert(1)"], "origins[0]", "http or https"],
+      [["shop.example"], "origins[0]", "not a URL"],
+      [[42], "origins[0]", "expected a string"],
+      [Array.from({ length: 21 }, (_, i) => `https://s${i}.example`), "origins", "at most 20"],
+    ] as const) {
+      const response = await put(origins);
+      expect({ origins, status: response.status }).toEqual({ origins, status: 400 });
+      expect(response.body.message).toContain(`Invalid field '${field}'`);
+      expect(response.body.message).toContain(text);
+    }
+    // A refused PUT changed nothing; a public key can neither read nor set the list.
+    expect((await api.request("/api/v1/return-origins", { headers: otherSk })).body.origins).toHaveLength(3);
+    expect((await put(["https://attacker.example"], { "x-public-key": other.publicKey })).status).toBe(401);
+    expect((await api.request("/api/v1/return-origins", { headers: { "x-public-key": other.publicKey } })).status).toBe(401);
+    // [] clears it; the first merchant's list is its own.
+    expect((await put([])).body.origins).toEqual([]);
+    expect((await api.request("/api/v1/return-origins", { headers: sk() })).body.origins).toEqual(["https://shop.example"]);
   });
 });
 

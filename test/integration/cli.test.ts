@@ -92,6 +92,20 @@ describe("operator CLI", () => {
     expect([...wallets.values()].sort()).toEqual(["0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"]);
   });
 
+  test("return-origins set replaces a mode's list with the API's checks, worded for the flag; list shows both modes", async () => {
+    const id = merchantIdOf(await run("merchant create", { name: "Returns" }));
+    expect(await run("return-origins set", { merchant: id, mode: "live", origins: "https://Shop.example/, https://b.example" })).toBe(
+      "Return origins in live mode: https://b.example, https://shop.example",
+    );
+    await expect(run("return-origins set", { merchant: id, mode: "live", origins: "https://ok.example,https://shop.example/thanks" })).rejects.toThrow(
+      "--origins: an origin has no path, query or fragment (did you mean https://shop.example?)",
+    );
+    await expect(run("return-origins set", { merchant: id, mode: "staging", origins: "https://a.example" })).rejects.toThrow(UsageError);
+    expect(await run("return-origins list", { merchant: id })).toBe("test: (none)\nlive: https://b.example, https://shop.example");
+    expect(await run("return-origins set", { merchant: id, mode: "live", origins: "" })).toContain("No return origins in live mode");
+    expect(await run("return-origins list", { merchant: id })).toBe("test: (none)\nlive: (none)");
+  });
+
   test("bad flags are usage errors naming the flag", async () => {
     await expect(run("merchant create", {})).rejects.toThrow(new UsageError("--name is required"));
     await expect(run("keys issue", { merchant: "not-a-uuid", kind: "public", mode: "test" })).rejects.toThrow(/--merchant must be a merchant id/);

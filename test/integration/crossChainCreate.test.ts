@@ -254,6 +254,8 @@ describe("rejections: {success: false, code, error?}", () => {
       [body({ callbackUrl: "ftp://x" }), "callbackUrl"],
       [body({ successUrl: "javascript:alert(1)" }), "successUrl"],
       [body({ cancelUrl: "not a url" }), "cancelUrl"],
+      // A public key names only the account's return origins (it has none here).
+      [body({ successUrl: "https://attacker.example/thanks" }), "successUrl"],
       [body({ network: "nowhere" }), "network"],
       [body({ currency: "XYZ" }), "currency"],
       [{ originChainId: 31338, originCurrency: "USDC" }, "amount"],

@@ -156,8 +156,13 @@ describe("merchant settings for creates", () => {
       creations.settings(other.id),
       creations.settings("00000000-0000-4000-8000-000000000000"),
     ]);
-    expect(mine).toEqual({ id: merchant.id, settlementCurrency: "USD", wallets: new Map([[network.id, "0x1111111111111111111111111111111111111111"]]) });
-    expect(theirs).toEqual({ id: other.id, settlementCurrency: "USD", wallets: new Map() });
+    expect(mine).toEqual({
+      id: merchant.id,
+      settlementCurrency: "USD",
+      wallets: new Map([[network.id, "0x1111111111111111111111111111111111111111"]]),
+      returnOrigins: { live: [], test: [] },
+    });
+    expect(theirs).toEqual({ id: other.id, settlementCurrency: "USD", wallets: new Map(), returnOrigins: { live: [], test: [] } });
     expect(nobody).toBeNull();
     await setSettlementWallet(api.db, merchant.id, network.id, "0x2222222222222222222222222222222222222222");
     expect((await creations.settings(merchant.id))!.wallets.get(network.id)).toBe("0x2222222222222222222222222222222222222222");
