@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Config, Mode } from "../../config/index.ts";
+import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import { writePaymentCreation } from "../../db/paymentCreations.ts";
