@@ -21,12 +21,13 @@ export type PaymentStatsRow = {
  * Counts and sums over the account's payments created in [start, endExclusive), in one
  * indexed query; sums are exact numeric in SQL (USD stablecoins 1:1, scaled to 18 decimals).
  * `fiatCurrency` is the merchant's settlement currency (null for USD).
- * `pending` counts pending and confirming; `failed` counts failed, cancelled and expired.
+ * `pending` counts pending and confirming; `failed` counts failed, cancelled and expired
+ * (`statsGroups`); `statuses` narrows the selection to those statuses.
  */
 export async function paymentStats(
   db: Db,
   account: { merchantId: string; mode: Mode },
-  range: { start: Date | null; endExclusive: Date | null; status: PaymentStatus | null; fiatCurrency: string | null },
+  range: { start: Date | null; endExclusive: Date | null; statuses: readonly PaymentStatus[] | null; fiatCurrency: string | null },
 ): Promise<PaymentStatsRow> {
   const [row] = await queryRows<Record<string, string>>(db, sql`
     select
@@ -47,7 +48,7 @@ export async function paymentStats(
     where merchant_id = ${account.merchantId}::uuid and mode = ${account.mode}
       ${range.start ? sql`and created_at >= ${range.start.toISOString()}::timestamptz` : sql``}
       ${range.endExclusive ? sql`and created_at < ${range.endExclusive.toISOString()}::timestamptz` : sql``}
-      ${range.status ? sql`and status = ${range.status}` : sql``}`);
+      ${range.statuses ? sql`and status in (${sql.join(range.statuses.map((status) => sql`${status}`), sql`, `)})` : sql``}`);
   return {
     total: Number(row!.total),
     completed: Number(row!.completed),

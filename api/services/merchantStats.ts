@@ -6,15 +6,23 @@ import { USD_SCALE } from "../../domain/agentPolicy.ts";
 import { rangeEndExclusive, rangeStart } from "../../domain/dateRange.ts";
 import { formatScaled, roundHalfUpDiv } from "../../domain/decimal.ts";
 import { NotFoundError } from "../../domain/errors.ts";
+import type { PaymentStatus } from "../../domain/paymentStatus.ts";
 import { ratesFor, usableRate } from "../../rates/index.ts";
 import { invalidQuery, queryDate, queryStatus, queryValue, type Query } from "./queryParams.ts";
+
+/** The statuses `pendingPayments` and `failedPayments` count, which `statusFilter` selects by those names. */
+const statsGroups: Partial<Record<string, readonly PaymentStatus[]>> = {
+  pending: ["pending", "confirming"],
+  failed: ["failed", "cancelled", "expired"],
+};
 
 /** Decimals the average is rounded to (half up): the smallest unit of the USD stablecoins. */
 const AVERAGE_DECIMALS = 6;
 
 /**
  * The spec's Account statistics over payments created between `startDate` and `endDate`
- * (inclusive; a date alone is the whole UTC day), optionally of one `statusFilter`.
+ * (inclusive; a date alone is the whole UTC day), optionally of one `statusFilter` (a status,
+ * or `pending`/`failed` for the statuses those counters group).
  * `totalAmount` sums the amounts of the completed payments in that selection, in the
  * merchant's settlement currency; `averageAmount` is it divided by `completedPayments`.
  */
@@ -23,7 +31,8 @@ export async function merchantStats(deps: { config: Config; db: Db }, auth: { me
   const end = queryDate(query, "endDate");
   if (start && end && rangeStart(start) >= rangeEndExclusive(end)) throw invalidQuery("endDate", "must not be before 'startDate'");
   const statusText = queryValue(query, "statusFilter");
-  const status = statusText === undefined || statusText === "all" ? null : queryStatus("statusFilter", statusText);
+  // A counter's name selects what that counter counts: `failed` is failed, cancelled and expired.
+  const statuses = statusText === undefined || statusText === "all" ? null : (statsGroups[statusText] ?? [queryStatus("statusFilter", statusText)]);
 
   const merchant = await findMerchant(deps.db, auth.merchantId);
   if (!merchant) throw new NotFoundError("No such merchant.");
@@ -32,7 +41,7 @@ export async function merchantStats(deps: { config: Config; db: Db }, auth: { me
   const row = await paymentStats(deps.db, auth, {
     start: start ? rangeStart(start) : null,
     endExclusive: end ? rangeEndExclusive(end) : null,
-    status,
+    statuses,
     fiatCurrency: currency === "USD" ? null : currency,
   });
 

@@ -446,10 +446,12 @@ describe("GET /payments/merchant/stats", () => {
   });
 
   test.each([
-    ["?statusFilter=failed", { totalPayments: 1, failedPayments: 1, completedPayments: 0, totalAmount: "0.00", averageAmount: "0.00" }],
+    // `failed` and `pending` select what those counters count, so a filtered counter equals the unfiltered one.
+    ["?statusFilter=failed", { totalPayments: 3, failedPayments: 3, pendingPayments: 0, completedPayments: 0, totalAmount: "0.00", averageAmount: "0.00" }],
+    ["?statusFilter=cancelled", { totalPayments: 1, failedPayments: 1 }],
     ["?statusFilter=expired", { totalPayments: 1, failedPayments: 1, totalAmount: "0.00" }],
     ["?statusFilter=confirming", { totalPayments: 1, pendingPayments: 1 }],
-    ["?statusFilter=pending", { totalPayments: 1, pendingPayments: 1, agentPayments: 1 }],
+    ["?statusFilter=pending", { totalPayments: 2, pendingPayments: 2, failedPayments: 0, agentPayments: 1 }],
     ["?statusFilter=all", { totalPayments: 10 }],
     ["?startDate=2025-03-02", { totalPayments: 5, completedPayments: 2, totalAmount: "100.000001" }],
     ["?endDate=2025-03-01", { totalPayments: 5, totalAmount: "13.500001" }],
