@@ -21,6 +21,12 @@ export type BridgeProgressUpdate = {
   depositedAt: Date | null;
   /** Verified on the origin chain: what the refund transactions returned. */
   refundedAmount: bigint;
+  /**
+   * Some origin transaction the bridge reports could not be checked on this read (its chain
+   * is not configured here, or its node has no receipt for it yet): the deposit and refund
+   * an earlier read verified stand, and this read's lower figures do not replace them.
+   */
+  originUnverified: boolean;
   /** Transfer logs of the payment's token to the merchant's wallet, to claim as its credits. */
   fills: Array<{ chainId: string; txHash: string; logIndex: number; amount: bigint }>;
   failReason: string | null;
@@ -100,15 +106,21 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
       }
     }
 
+    // Verified legs are only ever added to by a read that could not check them all.
+    const kept = seen.originUnverified
+      ? {
+          depositAmount: seen.depositAmount > request.depositAmount ? seen.depositAmount : request.depositAmount,
+          depositedAt: earliest(request.depositedAt, seen.depositedAt),
+          refundedAmount: seen.refundedAmount > request.refundedAmount ? seen.refundedAmount : request.refundedAmount,
+        }
+      : { depositAmount: seen.depositAmount, depositedAt: seen.depositedAt, refundedAmount: seen.refundedAmount };
     const next: Partial<NewBridgeRequest> = {
       progress: seen.progress,
       bridgeStatus: seen.bridgeStatus,
       originTxHashes: seen.originTxHashes,
       destinationTxHashes: seen.destinationTxHashes,
       refundTxHashes: seen.refundTxHashes,
-      depositAmount: seen.depositAmount,
-      depositedAt: seen.depositedAt,
-      refundedAmount: seen.refundedAmount,
+      ...kept,
       failReason: seen.failReason ?? (seen.progress === "refund" || seen.bridgeStatus === "refunding" ? seen.details : null),
       refundRequestedAt: request.refundRequestedAt ?? (seen.refundRequested ? now : null),
     };
@@ -116,13 +128,14 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     const changed = newFills > 0 || Object.entries(next).some(([key, value]) => !same(request[key as keyof typeof request], value));
     // Filled, and any excess the customer sent returned (a strict bridge refunds it separately,
     // less the refund's gas: a verified refund of it is the return).
-    const excess = seen.depositAmount > request.amountToSend ? seen.depositAmount - request.amountToSend : 0n;
+    const excess = kept.depositAmount > request.amountToSend ? kept.depositAmount - request.amountToSend : 0n;
     const changedAt = changed ? now : request.changedAt;
     const quiet = (seen.progress === "success" || seen.progress === "failure") && now.getTime() - changedAt.getTime() >= BRIDGE_QUIET_MS;
     const finished =
-      (seen.progress === "success" && filled >= payment.amount && (excess === 0n || seen.refundedAmount > 0n)) ||
+      (seen.progress === "success" && filled >= payment.amount && (excess === 0n || kept.refundedAmount > 0n)) ||
       seen.progress === "refund" ||
-      (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime() + UNPAID_GRACE_MS) ||
+      // Never paid: Relay's `waiting` also covers a deposit it lists but has not confirmed yet, whose fill is still to come.
+      (seen.progress === "waiting" && seen.originTxHashes.length === 0 && kept.depositAmount === 0n && now.getTime() > request.expiresAt.getTime() + UNPAID_GRACE_MS) ||
       quiet;
     await updateBridgeRequest(tx, paymentId, {
       ...next,
@@ -164,3 +177,4 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
 
 /** The later of two times, either of which may be unknown (a horizon never moves back). */
 const later = (a: Date | null, b: Date | null): Date | null => (a && b ? (a > b ? a : b) : (a ?? b));
+const earliest = (a: Date | null, b: Date | null): Date | null => (a && b ? (a < b ? a : b) : (a ?? b));

@@ -48,10 +48,13 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   let depositAmount = 0n;
   let depositedAt: Date | null = null;
   let refundedAmount = 0n;
+  // A hash the bridge reports whose receipt this read cannot see proves nothing either way.
+  let originUnverified = !origin && status.originTxHashes.length + status.refundTxHashes.length > 0;
   if (origin) {
     const client = evmClient(origin, timeout);
     for (const hash of status.originTxHashes) {
       const moved = await receiptTransfers(client, hash, request.originTokenAddress);
+      if (!moved) originUnverified = true;
       const deposits = moved?.transfers.filter((t) => isAddressEqual(t.to, depositAddress)) ?? [];
       if (!moved || deposits.length === 0) continue;
       depositAmount += deposits.reduce((sum, t) => sum + t.value, 0n);
@@ -61,6 +64,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     const refundTo = request.refundTo ? getAddress(request.refundTo) : null;
     for (const hash of status.refundTxHashes) {
       const moved = await receiptTransfers(client, hash, request.originTokenAddress);
+      if (!moved) originUnverified = true;
       for (const t of moved?.transfers ?? []) {
         if (isAddressEqual(t.to, depositAddress)) continue;
         if (isAddressEqual(t.from, depositAddress) || (refundTo && isAddressEqual(t.to, refundTo))) refundedAmount += t.value;
@@ -87,6 +91,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     depositAmount,
     depositedAt,
     refundedAmount,
+    originUnverified,
     fills,
     failReason: status.failReason ?? status.refundFailReason ?? null,
     details: status.details ?? null,

@@ -92,6 +92,7 @@ const observation = (over: Partial<BridgeProgressUpdate>): BridgeProgressUpdate 
   depositAmount: 0n,
   depositedAt: null,
   refundedAmount: 0n,
+  originUnverified: false,
   fills: [],
   failReason: null,
   details: null,
@@ -332,6 +333,43 @@ describe("expiry waits for the bridge's word", () => {
     expect((await events(p.id)).map((e) => e.type)).toContain("payment.expired");
   });
 
+  // BUG: a read that could not check the deposit (its origin chain switched off, or a node without
+  // its receipt) wrote "no deposit" over the verified one: the fill was stamped with its own (late)
+  // block time and a payment paid in time ended `expired` with its whole amount "owed back".
+  test("a read that cannot check the verified deposit keeps it: paid in time, the fill completes the payment", async () => {
+    const origin = api.config.networks.find((n) => n.chainId === "31338")!;
+    const unverifiable: Array<[string, (state: { inTxHashes: string[] }) => () => void]> = [
+      // The origin's node has no receipt for the hash Relay reports (a lagging backend).
+      ["a node without the receipt", (state) => ((state.inTxHashes = [`0x${"ab".repeat(32)}`]), () => {})],
+      // The operator switched the origin chain off while payments were under way.
+      ["the origin switched off", () => ((origin.enabled = false), () => void (origin.enabled = true))],
+    ];
+    for (const [, makeUnverifiable] of unverifiable) {
+      const p = await createPayment("3");
+      const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+      const receipt = await chains.origin.publicClient.getTransactionReceipt({ hash: deposit });
+      const paidAt = new Date(Number((await chains.origin.publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp) * 1000);
+      relayState.set(p.requestId, { status: "pending", inTxHashes: [deposit] });
+      await job(p.id);
+      await deadlineAt(p.id, paidAt);
+      expect((await findBridgeRequest(api.db, p.id))!.depositedAt).toEqual(paidAt);
+
+      const fill = await solverPays(chains.destination, merchantWallet, 3_000_000n);
+      const state = { status: "success", inTxHashes: [deposit], txHashes: [fill.hash] };
+      const restore = makeUnverifiable(state);
+      try {
+        relayState.set(p.requestId, state);
+        await job(p.id);
+      } finally {
+        restore();
+      }
+      expect(await findBridgeRequest(api.db, p.id)).toMatchObject({ depositedAt: paidAt, depositAmount: BigInt(p.amountToSend) });
+      await indexedAt(chains.destination, fill.block + 5n, new Date());
+      expect((await reconcile(p.id)).after).toMatchObject({ status: "completed", amountReceived: 3_000_000n, lateAmount: 0n });
+      expect((await events(p.id)).map((e) => e.type)).not.toContain("payment.expired");
+    }
+  });
+
   test("a request Relay could not be read for minutes shows on /payments/health (its payment is held pending meanwhile)", async () => {
     const health = async () => (await api.request("/api/v1/payments/health")).body as { status: string; bridges: { open: number; unread: number; oldestUnreadSeconds: number | null } };
     const before = (await health()).bridges;
@@ -431,6 +469,17 @@ describe("when the watch of a request ends", () => {
     expect(await recordBridgeProgress(api.db, p.id, refunding, new Date(start + day))).toMatchObject({ changed: true, finished: false });
     expect((await recordBridgeProgress(api.db, p.id, refunding, new Date(start + 2 * day - 60_000))).finished).toBe(false);
     expect((await recordBridgeProgress(api.db, p.id, refunding, new Date(start + 2 * day))).finished).toBe(true);
+  });
+
+  // BUG: `waiting` past the grace ended the watch though Relay listed a deposit (its "waiting for the
+  // deposit's confirmation"): the fill that came later was never claimed, the payment pending for good.
+  test("waiting long past the deadline: finished only when Relay lists no deposit", async () => {
+    const p = await createPayment("3");
+    const afterGrace = new Date(Date.now() + 2 * 60 * 60 * 1000);
+    const listed = observation({ progress: "waiting", bridgeStatus: "deposit_detected", originTxHashes: [`0x${"d3".repeat(32)}`], depositAmount: BigInt(p.amountToSend), depositedAt: new Date() });
+    expect((await recordBridgeProgress(api.db, p.id, listed, afterGrace)).finished).toBe(false);
+    const none = observation({ progress: "waiting", bridgeStatus: "awaiting_deposit", readAt: new Date(Date.now() + 1) });
+    expect((await recordBridgeProgress(api.db, p.id, none, afterGrace)).finished).toBe(true);
   });
 
   test("the periodic re-drive takes the least recently read requests first, so a long list still comes round", async () => {
