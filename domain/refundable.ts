@@ -3,3 +3,17 @@ export function refundable(payment: { excessOwed: bigint; receiveAddress: string
   if (!payment.receiveAddress) return 0n;
   return payment.excessOwed > refunded ? payment.excessOwed - refunded : 0n;
 }
+
+/**
+ * What the merchant is owed from a payment's deposit address: the amount, once the
+ * payment completed through transfers to that address (with the network's required
+ * confirmations, which `completed` implies), less what was already swept. A contract
+ * payment paid the merchant directly, so nothing is owed from the address.
+ */
+export function sweepOwed(
+  payment: { status: string; completedVia: string | null; receiveAddress: string | null; amount: bigint },
+  swept: bigint,
+): bigint {
+  if (payment.status !== "completed" || payment.completedVia !== "transfer" || !payment.receiveAddress) return 0n;
+  return payment.amount > swept ? payment.amount - swept : 0n;
+}

@@ -1,21 +1,10 @@
 import type { Job } from "bullmq";
-import { findPayment, type PaymentRow } from "../db/payments.ts";
+import { findPayment } from "../db/payments.ts";
+import { sweepOwed } from "../domain/refundable.ts";
 import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT } from "../db/transfersOut.ts";
 import { railOfPayment, type RailContext } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
 import { refundWaits } from "./refundWaits.ts";
-
-
-/**
- * What the merchant is owed from a payment's deposit address: the amount, once the
- * payment completed through transfers to that address (with the network's required
- * confirmations, which `completed` implies), less what was already swept. A contract
- * payment paid the merchant directly, so nothing is owed from the address.
- */
-export function sweepOwed(payment: PaymentRow, swept: bigint): bigint {
-  if (payment.status !== "completed" || payment.completedVia !== "transfer" || !payment.receiveAddress) return 0n;
-  return payment.amount > swept ? payment.amount - swept : 0n;
-}
 
 /**
  * `sweep`: forwards what the merchant is owed to its settlement wallet. Resumes a sweep

@@ -2,9 +2,9 @@ import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { PaymentRow } from "../../db/payments.ts";
-import { openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT, type TransferOutRow } from "../../db/transfersOut.ts";
+import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT, type TransferOutRow } from "../../db/transfersOut.ts";
 import { ConflictError, ValidationError } from "../../domain/errors.ts";
-import { refundable } from "../../domain/refundable.ts";
+import { refundable, sweepOwed } from "../../domain/refundable.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { railForPayment } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
@@ -53,19 +53,37 @@ export async function requestRefund(
   if (await openTransferOut(deps.db, payment.id)) {
     throw new ConflictError("A refund or sweep for this payment is already in progress; try again when it has finished.", "refund_in_progress");
   }
-  let conflict: string | null = null;
+  // What is owed is what the evidence adds up to, but what can be sent is what the address
+  // holds, less the sweep still due to the merchant: money paid through the settlement
+  // contract went straight to the merchant (a customer who paid twice, or whose contract
+  // payment landed after a close), and the service holds none of it.
+  const before = await movedOut(deps.db, payment.id);
+  const held = await rail.balanceOf(network, payment, 20_000);
+  let conflict: { message: string; code: string } | null = null;
   const row = await reserveTransferOut(deps.db, payment.id, (current, moved) => {
-    const amount = refundable(current, moved.refund);
-    if (amount === 0n) {
-      conflict =
-        current.status === "pending" || current.status === "confirming"
-          ? `Nothing to refund: the payment is ${current.status} and owes the customer nothing yet.`
-          : `Nothing to refund: the payment is ${current.status} and owes the customer nothing.`;
+    const owed = refundable(current, moved.refund);
+    if (owed === 0n) {
+      const yet = current.status === "pending" || current.status === "confirming" ? " yet" : "";
+      conflict = { message: `Nothing to refund: the payment is ${current.status} and owes the customer nothing${yet}.`, code: "nothing_to_refund" };
       return null;
     }
+    // Held now: the balance read, less what left the address since (a sweep or refund that ran meanwhile).
+    const stillHeld = held - (moved.sweep - before.sweep) - (moved.refund - before.refund);
+    const spare = stillHeld - sweepOwed(current, moved.sweep);
+    if (spare <= 0n) {
+      conflict = {
+        message: `Nothing to refund from here: the payment owes the customer ${owed} (smallest units), but it reached the merchant directly through the settlement contract, so the service holds none of it; the merchant returns what is owed.`,
+        code: "refund_not_held",
+      };
+      return null;
+    }
+    const amount = owed < spare ? owed : spare;
     return { kind: "refund", chainId: current.chainId, tokenAddress: current.tokenAddress, toAddress: address, amount, reason: body.reason?.trim() || null };
   });
-  if (!row) throw new ConflictError(conflict ?? "A refund or sweep for this payment is already in progress.", conflict ? "nothing_to_refund" : "refund_in_progress");
+  if (!row) {
+    const refused = conflict as { message: string; code: string } | null;
+    throw new ConflictError(refused?.message ?? "A refund or sweep for this payment is already in progress.", refused?.code ?? "refund_in_progress");
+  }
   await deps.prompts.refund(row.id).catch((error: unknown) =>
     deps.logger.warn({ err: error, transfer: row.id }, "could not enqueue refund; recheck will"),
   );

@@ -793,6 +793,40 @@ describe("deposit-address payments", () => {
     expect(await waitFor(deposit.id, (p) => p.status !== "confirming")).toMatchObject({ status: "completed", amountReceived: "1", excessOwed: "0", refunded: "0" });
   }, 60_000);
 
+  // BUG: the refund counted money the settlement contract had paid straight to the merchant and took
+  // it from the deposit address: out of the sweep the merchant was owed (the sweep then waited for good).
+  test("a customer who paid twice (to the address, then through the contract): only what the address holds beyond the sweep is refunded", async () => {
+    const created = await api.request("/api/v1/payments/create", { headers: headers(), body: { amount: "3", currency: "USDC", network: "anvil", orderId: `contract-${++orders}` } });
+    expect(created.status).toBe(201);
+    const payment = created.body.payment as { id: string; receiveAddress: Address; transactions: Array<{ to: Address; data: Hex }> };
+    // 4 sent to the payment's address (3 owed, 1 over), then the wallet's approve + pay: 3 more, to the merchant through the contract.
+    await send(payment.receiveAddress, 4_000_000n);
+    for (const tx of payment.transactions) {
+      const hash = await chain.customerWallet.sendTransaction({ to: tx.to, data: tx.data, account: customer, chain: null });
+      await chain.publicClient.waitForTransactionReceipt({ hash });
+    }
+    await chain.mine(2); // final
+    for (const until = Date.now() + 20_000; (await findPayment(api.db, payment.id))!.excessOwed !== 4_000_000n; await Bun.sleep(100)) {
+      if (Date.now() > until) throw new Error("the second payment was not credited");
+    }
+    expect((await findPayment(api.db, payment.id))!).toMatchObject({ status: "completed", completedVia: "transfer" });
+    const before = await balanceOf(refundAddress);
+    const request = await api.request(`/api/v1/deposits/refund-request/${payment.id}`, { headers: headers(), body: { address: refundAddress } });
+    expect(request.status).toBe(202);
+    expect(request.body.refund).toMatchObject({ status: "requested", amount: "1" });
+    expect(await refund(transferDeps())(job({ transferId: request.body.refund.id }))).toMatchObject({ status: "confirmed" });
+    expect(await balanceOf(refundAddress)).toBe(before + 1_000_000n);
+    // The other 3 reached the merchant through the contract: theirs to return; the service says so and reserves nothing.
+    const rest = await api.request(`/api/v1/deposits/refund-request/${payment.id}`, { headers: headers(), body: { address: refundAddress } });
+    expect(rest.status).toBe(409);
+    expect(rest.body).toMatchObject({ error: "refund_not_held" });
+    expect(rest.body.message).toContain("owes the customer 3000000");
+    // The sweep still finds the merchant's 3 at the address.
+    const merchantBefore = await balanceOf(merchantWallet);
+    expect(await sweep(transferDeps())(job({ paymentId: payment.id }))).toMatchObject({ swept: "3000000", status: "confirmed" });
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 3_000_000n);
+  }, 60_000);
+
   test("money after expiry is late: expired, owed back in full, refunded once", async () => {
     const deposit = await createDeposit("10");
     await send(deposit.depositAddress, 4_000_000n);
