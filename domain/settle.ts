@@ -128,10 +128,13 @@ export function settle(input: SettleInput): Settlement {
   if (input.inTransitSince && input.inTransitSince <= deadline) {
     return { ...base, status: "pending", amountRemaining: input.amount - onTime, excessOwed: 0n, lateAmount };
   }
-  // A block stamped after the expiry proves the chain has passed it, whatever our clock says;
-  // the clock alone expires it only once ingest has read every block up to the expiry.
+  // A block stamped after the expiry proves the chain has passed it, whatever our clock says,
+  // once ingest (which reads blocks in order) has read it: every block before it is read too.
+  // A credit above the indexed head (a transaction the customer submitted) proves nothing of
+  // the blocks before it. The clock alone expires it only once ingest has read up to the expiry.
   const evidenceComplete = input.expiredBefore || !input.evidenceThrough || input.evidenceThrough >= input.expiresAt;
-  if ((input.now > input.expiresAt && evidenceComplete) || credits.some((c) => c.timestamp > input.expiresAt)) {
+  const ingestedLate = credits.some((c) => c.timestamp > input.expiresAt && (c.final || (input.head !== null && c.blockNumber <= input.head)));
+  if ((input.now > input.expiresAt && evidenceComplete) || ingestedLate) {
     return { ...base, status: "expired", amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
   }
   return { ...base, status: "pending", amountRemaining: input.amount - onTime, excessOwed: 0n, lateAmount };

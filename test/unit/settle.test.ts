@@ -597,3 +597,21 @@ describe("settle: money in transit (a bridge carrying a deposit made in time)", 
     ],
   ]);
 });
+
+// BUG: a late transaction the customer submitted (above the indexed head) expired the payment at
+// once, though ingest had not read the blocks before it: money paid in time there came later.
+describe("a credit stamped after the expiry proves the chain passed it only once ingest has read it", () => {
+  const late = credit(1_000_000n, 120n, 31);
+  const unread = { now: t(32), evidenceThrough: t(29) };
+  test("above the indexed head (a submitted transaction): pending while ingest has not read up to the expiry", () => {
+    expect(settle(payment({ ...unread, credits: [late], head: 100n })).status).toBe("pending");
+    expect(settle(payment({ ...unread, credits: [late], head: null })).status).toBe("pending");
+  });
+  test("at or below the indexed head: expired, whatever the horizon says", () => {
+    expect(settle(payment({ ...unread, credits: [late], head: 120n })).status).toBe("expired");
+    expect(settle(payment({ ...unread, now: t(20), credits: [late], head: 121n }))).toMatchObject({ status: "expired", lateAmount: 1_000_000n });
+  });
+  test("once ingest has read up to the expiry, the clock expires it either way", () => {
+    expect(settle(payment({ now: t(32), evidenceThrough: t(30), credits: [late], head: 100n })).status).toBe("expired");
+  });
+});
