@@ -14,7 +14,10 @@ export async function confirmingPayments(db: Db, chainId: string): Promise<strin
  * completed ones whose completing block is not final yet (`finalized`, per chain): a
  * reorg deeper than the confirmations seen can still undo those. Where a chain's final
  * block is unknown (its node unreachable now), completed payments are rechecked while
- * their confirmations are under twice the required ones. A sandbox simulation is final.
+ * their confirmations are under twice the required ones, if completed within the day (no
+ * chain takes longer to finalise: without it, a payment final before it reached twice its
+ * confirmations, which dispatch then stops counting, matched on every hiccup for good).
+ * A sandbox simulation is final.
  * Also ended payments (completed, expired, closed) with money in a block not final yet
  * (late money, an excess): a reorg that removes it takes it off what they owe back.
  */
@@ -28,7 +31,8 @@ export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: strin
                 ${sql.param(finality.map((f) => f.blocks))}::int[]) as f(chain_id, finalized, blocks)
       on f.chain_id = p.chain_id
     where p.status = 'completed' and p.completed_via is distinct from 'simulation'
-      and (case when f.finalized is null then p.confirmations < f.blocks * 2 else p.completing_block > f.finalized end)
+      and (case when f.finalized is null then p.confirmations < f.blocks * 2 and p.confirmed_at > now() - interval '1 day'
+                else p.completing_block > f.finalized end)
     union
     select p.id from payments p
     join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized?.toString() ?? null))}::numeric[]) as f(chain_id, finalized)

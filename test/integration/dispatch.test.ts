@@ -170,6 +170,18 @@ test("the recheck takes a pending payment whose sandbox simulation was not recon
   expect(ids).not.toContain(untouched!.id!);
 });
 
+// BUG: with a chain's final block unreadable (one timeout), every completed payment ever whose
+// stored confirmations stopped under twice the required ones was reconciled again, on each hiccup.
+test("a chain's final block unknown: the recheck takes completed payments under twice their confirmations from the last day only", async () => {
+  const day = 24 * 60 * 60 * 1000;
+  const [recent, old] = await insertPaymentRows(handle.db, [
+    paymentRowFactory(config)(merchantId, { status: "completed", completedVia: "transfer", completingBlock: 100n, confirmations: 4, confirmedAt: new Date(Date.now() - 60_000) }),
+    paymentRowFactory(config)(merchantId, { status: "completed", completedVia: "transfer", completingBlock: 5n, confirmations: 4, confirmedAt: new Date(Date.now() - 2 * day) }),
+  ]);
+  expect(await paymentsToRecheck(handle.db, [{ chainId: "31337", finalized: null, blocks: 3 }])).toEqual([recent!.id!]);
+  expect(old).toBeDefined();
+});
+
 /**
  * A transfer to the deposit address at block 20, dispatched at 40; then a reorg removes it
  * (and `reindexed` writes what the new chain has), the indexer moves on to 41: the ids prompted then.
