@@ -343,6 +343,30 @@ describe("deposit-address payments", () => {
     expect((await transfersOutOf(api.db, deposit.id)).map((r) => r.status)).toEqual(["confirmed"]);
   }, 60_000);
 
+  // BUG: gas money was judged at today's gas price, but the sweep is signed at its fee cap (above
+  // it): a balance in between passed, the node refused the recorded transaction, and its nonce held
+  // back every later sweep on the chain while health said the operator had enough.
+  test("an operator who can pay today's gas price but not the fee cap a sweep is signed with: nothing signed, health says so", async () => {
+    const deposit = await completedDeposit("1", 1_000_000n);
+    const operator = privateKeyToAccount(operatorKey).address;
+    const funded = await chain.publicClient.getBalance({ address: operator });
+    // A base fee well above zero, so the cap (1.2 × base fee + tip) is clearly above the price (base fee + tip).
+    await chain.rpc("anvil_setNextBlockBaseFeePerGas", ["0x2540be400"]); // 10 gwei
+    await chain.mine(1);
+    const between = SWEEP_GAS * (await chain.publicClient.getGasPrice()) + 1n;
+    try {
+      await chain.rpc("anvil_setBalance", [operator, `0x${between.toString(16)}`]);
+      await expect(sweep(transferDeps())(job({ paymentId: deposit.id }))).rejects.toThrow(/below the .* wei a sweep needs/);
+      expect(await transfersOutOf(api.db, deposit.id)).toMatchObject([{ status: "requested", txHash: null, nonce: null }]);
+      const health = await api.request("/api/v1/payments/health");
+      expect(health.body.chains[0].operator).toMatchObject({ address: operator, sufficient: false });
+    } finally {
+      await chain.rpc("anvil_setBalance", [operator, `0x${funded.toString(16)}`]);
+    }
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" }); // resumed the waiting row
+    expect((await transfersOutOf(api.db, deposit.id)).map((r) => r.status)).toEqual(["confirmed"]);
+  }, 60_000);
+
   test("sweeps on one chain do not wait for each other's receipts: three go out in one block, consecutive nonces", async () => {
     const deposits = [];
     for (let i = 0; i < 3; i++) {

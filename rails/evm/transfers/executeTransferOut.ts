@@ -58,15 +58,12 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
   if (row.status !== "requested") return isFinal(row) ? row : null;
   const payment = (await findPayment(deps.db, row.paymentId))!;
   const account = operatorAccount(deps.config)!;
-  const [gasPrice, operatorBalance, held, pendingNonce, lastNonce] = await Promise.all([
-    client.getGasPrice(),
+  const [operatorBalance, held, pendingNonce, lastNonce] = await Promise.all([
     client.getBalance({ address: account.address }),
     depositBalance(client, payment),
     client.getTransactionCount({ address: account.address, blockTag: "pending" }),
     lastRecordedNonce(deps.db, row.chainId, account.address),
   ]);
-  const needed = SWEEP_GAS * gasPrice;
-  if (operatorBalance < needed) throw new OperatorBalanceLowError(network.name, operatorBalance, needed);
   if (held < row.amount) {
     await failTransferOut(deps.db, row.id, "requested", { error: `deposit address holds ${held}, less than ${row.amount}` });
     return (await findTransferOut(deps.db, row.id))!;
@@ -89,6 +86,11 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
     gas: SWEEP_GAS,
     nonce,
   });
+  // A node takes a transaction only if the sender holds its gas at the fee cap it is signed
+  // with (maxFeePerGas, above today's price): judged by the price alone, one the node then
+  // refused was recorded, its nonce holding back every later sweep on the chain.
+  const needed = SWEEP_GAS * ((request.maxFeePerGas ?? request.gasPrice) as bigint);
+  if (operatorBalance < needed) throw new OperatorBalanceLowError(network.name, operatorBalance, needed);
   const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as Parameters<typeof wallet.signTransaction>[0]);
   const hash = keccak256(raw);
   // Recorded before broadcast: a crash from here on finds the hash and the bytes. Only if
