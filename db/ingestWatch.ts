@@ -11,6 +11,8 @@ export type IngestCheck = {
   maxLag: bigint;
   /** Up to when ingest is known to have read everything (its evidence horizon): a stall this check opens began then. */
   currentUntil?: Date | null;
+  /** Found at the head (lag 0), the moment ingest counts as current from (`caught_up_at`); `at` unless given. */
+  caughtUpAt?: Date;
 };
 
 export type IngestCheckResult = {
@@ -31,6 +33,7 @@ export type IngestCheckResult = {
  */
 export async function recordIngestCheck(db: Db, check: IngestCheck): Promise<IngestCheckResult> {
   const { chainId, at, lag, maxLag, currentUntil } = check;
+  const caughtUpAt = check.caughtUpAt ?? at;
   return db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
     await tx.execute(sql`insert into ingest_watch (chain_id, checked_at) values (${chainId}, ${at}) on conflict (chain_id) do nothing`);
@@ -53,7 +56,7 @@ export async function recordIngestCheck(db: Db, check: IngestCheck): Promise<Ing
     }
     await tx.execute(sql`
       update ingest_watch set stalled_since = ${since}, lag = ${lag === null ? null : lag.toString()}::numeric, checked_at = ${at},
-        caught_up_at = case when ${lag === 0n}::boolean then greatest(caught_up_at, ${at}::timestamptz) else caught_up_at end
+        caught_up_at = case when ${lag === 0n}::boolean then greatest(caught_up_at, ${caughtUpAt}::timestamptz) else caught_up_at end
       where chain_id = ${chainId}`);
     return result;
   });

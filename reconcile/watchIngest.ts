@@ -1,4 +1,5 @@
 import { recordIngestCheck } from "../db/ingestWatch.ts";
+import { BLOCK_ARRIVAL_MARGIN_MS } from "../rails/evm/readModel/evidenceHorizons.ts";
 import { allRails, railFor, type RailContext } from "../rails/index.ts";
 
 /**
@@ -32,7 +33,11 @@ export async function watchIngest(ctx: RailContext, now: Date = new Date()): Pro
       const lag = head === null || stuck ? null : head > ingested ? head - ingested : 0n;
       const horizon = horizons.get(network.chainId) ?? null;
       const currentUntil = stuck && (!horizon || headAt < horizon) ? headAt : horizon;
-      const result = await recordIngestCheck(db, { chainId: network.chainId, at: now, lag, maxLag, currentUntil });
+      // At the head of a node whose newest block is older than blocks take to arrive, ingest is
+      // current up to that block only (the node is behind, though not yet stuck): counted from now,
+      // money paid in the blocks the node has not received would meet `payment.expired`.
+      const caughtUpAt = headAt !== null && headAt.getTime() + BLOCK_ARRIVAL_MARGIN_MS < now.getTime() ? new Date(headAt.getTime() + BLOCK_ARRIVAL_MARGIN_MS) : now;
+      const result = await recordIngestCheck(db, { chainId: network.chainId, at: now, lag, maxLag, currentUntil, caughtUpAt });
       const fields = { network: network.shortName, lag: lag?.toString() ?? null, ingested: ingested.toString() };
       if (result.opened && stuck) {
         const seconds = Math.round((now.getTime() - headAt.getTime()) / 1000);

@@ -185,6 +185,39 @@ describe("expiry waits for the evidence", () => {
   });
 });
 
+// BUG: a node 30 s to NODE_STALE_AFTER_SECONDS behind (not yet "stuck") with ingest at its head
+// counted as current up to the check less the arrival margin: a payment paid in time in a block
+// the node had not received yet met `payment.expired`.
+describe("a node behind, not yet stuck", () => {
+  test("ingest at its head is current up to its newest block, not up to the check", async () => {
+    const anvil = await startAnvil({ chainId: 31_341 });
+    try {
+      const laggingConfig = buildConfig(
+        { APP_ENV: "test", DATABASE_URL: database.url, INDEXER_VIEWS_SCHEMA: VIEWS },
+        { extraNetworks: [anvilNetwork(anvil.rpcUrl, { shortName: "lagging", name: "Lagging", chainId: "31341", isLocal: false, requiredConfirmations: 1 })] },
+      );
+      const ctx = { config: laggingConfig, db: handle.db, logger: createLogger({ level: "silent" }) };
+      const client = createPublicClient({ transport: http(anvil.rpcUrl) });
+      const headAt = new Date(Number((await client.getBlock({ blockNumber: 0n })).timestamp) * 1000);
+      const after = (seconds: number) => new Date(headAt.getTime() + seconds * 1000);
+      const [p] = await insertPaymentRows(handle.db, [paymentRowFactory(laggingConfig)(merchantId, { network: "lagging", createdAt: after(-60), expiresAt: after(20) })]);
+      await setIndexedBlock(handle.db, VIEWS, { name: "lagging", chainId: 31_341 }, 0, headAt);
+
+      // 90 s on, the node's newest block is still block 0 (under the default 120 s: not stuck).
+      await watchIngest(ctx, after(90));
+      expect((await reconcilePayments(handle.db, laggingConfig, [p!.id!], after(91))).get(p!.id!)!.after.status).toBe("pending");
+      // A block stamped past the deadline reaches the node and ingest: now the chain is known past it.
+      await client.request({ method: "evm_setNextBlockTimestamp" as never, params: [Number(headAt.getTime() / 1000) + 85] as never });
+      await client.request({ method: "evm_mine" as never, params: [] as never });
+      await setIndexedBlock(handle.db, VIEWS, { name: "lagging", chainId: 31_341 }, 1, after(85));
+      await watchIngest(ctx, after(92));
+      expect((await reconcilePayments(handle.db, laggingConfig, [p!.id!], after(93))).get(p!.id!)!.after.status).toBe("expired");
+    } finally {
+      await anvil.stop();
+    }
+  });
+});
+
 describe("a node stuck at an old block", () => {
   // BUG: the watch judged "caught up" against the service's own node only. A node stuck at
   // an old block (answering, never moving) with ingest at that block read as "at the head",
