@@ -66,7 +66,8 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
 
 /**
  * Cross-chain payments whose customer paid in time and whose bridge is still carrying the
- * money (not refunded, not failed, no refund under way), by payment: when it was paid.
+ * money (not refunded, not failed, no refund under way, not a success whose watch ended),
+ * by payment: when it was paid.
  */
 export async function bridgeInTransit(ctx: RailContext, payments: readonly PaymentRow[]): Promise<Map<string, Date>> {
   const requests = await bridgeRequestsOf(
@@ -75,7 +76,9 @@ export async function bridgeInTransit(ctx: RailContext, payments: readonly Payme
   );
   const result = new Map<string, Date>();
   for (const r of requests) {
-    const carrying = r.progress !== "refund" && r.progress !== "failure" && r.bridgeStatus !== "refunding";
+    // A `success` whose watch has ended carries nothing more: fills short of the amount stay short.
+    const done = r.progress === "success" && r.finishedAt !== null;
+    const carrying = r.progress !== "refund" && r.progress !== "failure" && r.bridgeStatus !== "refunding" && !done;
     if (r.depositedAt && r.depositedAt.getTime() <= r.expiresAt.getTime() && carrying) result.set(r.paymentId, r.depositedAt);
   }
   return result;

@@ -320,6 +320,19 @@ describe("expiry waits for the bridge's word", () => {
     expect((await events(p.id)).map((e) => e.type)).not.toContain("payment.expired");
   });
 
+  // BUG: a `success` whose fills fell short of the amount held the payment `pending` for good:
+  // the bridge counted as still carrying the money after its watch had ended.
+  test("a success whose fills fall short: pending while the watch goes on, expired once it has ended", async () => {
+    const p = await createPayment("3");
+    await api.db.execute(sql`update bridge_requests set progress = 'success', bridge_status = 'completed', deposited_at = now() - interval '2 hours',
+      seen_through = now(), checked_at = now() where payment_id = ${p.id}`);
+    await deadlineAt(p.id, new Date(Date.now() - 3_600_000));
+    await destinationIndexedNow();
+    expect((await reconcile(p.id)).after.status).toBe("pending");
+    await api.db.execute(sql`update bridge_requests set finished_at = now() where payment_id = ${p.id}`);
+    expect((await reconcile(p.id)).after.status).toBe("expired");
+  });
+
   test("never paid: expired once a read of the bridge later than the deadline (less Relay's reporting lag) still shows no deposit", async () => {
     const p = await createPayment("3");
     // Made ten minutes ago, its deadline passed a little over Relay's lag ago.
