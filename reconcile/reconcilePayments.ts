@@ -95,12 +95,21 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
       const countedTo = p.completingBlock === null ? null : p.completingBlock + BigInt(Math.max(p.confirmations - 1, 0));
       const behindCompletion = !after.completingCredit && p.completingBlock !== null && (head === undefined || p.completingBlock > head);
       const behindCount = after.completingCredit && !after.completingCredit.final && countedTo !== null && head !== undefined && countedTo > head;
-      if (behindCompletion || behindCount) {
+      // The same credit, in the same block, under a head that has not dropped, is short of the
+      // confirmations now required only because the operator raised them: completed stays completed
+      // (no `payment.reverted`, no second `payment.completed`, no second sweep prompt).
+      const completing = after.completingCredit ? list.find((c) => c === after.completingCredit) : undefined;
+      const raisedBar =
+        p.status === "completed" &&
+        after.status === "confirming" &&
+        completing !== undefined &&
+        completing.blockNumber === p.completingBlock &&
+        completing.txHash.toLowerCase() === p.completingTxHash?.toLowerCase();
+      if (behindCompletion || behindCount || raisedBar) {
         result.set(p.id, { before: p, after: standing(p), changed: false });
         continue;
       }
       const evidenceBlock = list.reduce<bigint | null>((max, c) => (c.final || (max !== null && max >= c.blockNumber) ? max : c.blockNumber), null);
-      const completing = after.completingCredit ? list.find((c) => c === after.completingCredit) : undefined;
       const completingTx = completing?.txHash ?? null;
       const completedVia = completing?.source ?? null;
       const changed =

@@ -102,6 +102,26 @@ test("a head below the one a payment's confirmations were counted at (the indexe
   expect(await eventsOf(paid.id)).toEqual(told);
 });
 
+// BUG: raising a network's required confirmations took payments completed under the old number
+// back to `confirming`, with a false `payment.reverted` (after completion) and a second `payment.completed` later.
+test("required confirmations raised: a payment completed under the old number stays completed, with no event", async () => {
+  const paid = await deposit(1_000_000n);
+  const block = paid.transfers[0]!.block;
+  await indexer({ safe: block - 50, latest: block + 4, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", confirmations: 5 });
+  const told = await eventsOf(paid.id);
+  const raised = { ...config, networks: config.networks.map((n) => (n.chainId === String(CHAIN.chainId) ? { ...n, requiredConfirmations: 20 } : n)) };
+  await reconcilePayments(handle.db, raised, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", confirmations: 5 });
+  expect(await eventsOf(paid.id)).toEqual(told);
+  // A payment not completed yet waits for the new number.
+  const fresh = await deposit(1_000_000n);
+  await indexer({ safe: block - 50, latest: fresh.transfers[0]!.block + 4, ready: true });
+  await reconcilePayments(handle.db, raised, [fresh.id]);
+  expect(await findPayment(handle.db, fresh.id)).toMatchObject({ status: "confirming", confirmations: 5 });
+});
+
 test("while the indexer re-reads after a restart (not ready, rows above its safe block gone), every answer on its chain stands", async () => {
   const completed = await deposit(1_000_000n);
   const partial = await deposit(400_000n);
