@@ -72,7 +72,7 @@ export async function requestRefund(
     const spare = stillHeld - sweepOwed(current, moved.sweep);
     if (spare <= 0n) {
       conflict = {
-        message: `Nothing to refund from here: the payment owes the customer ${owed} (smallest units), but it reached the merchant directly through the settlement contract, so the service holds none of it; the merchant returns what is owed.`,
+        message: `Nothing to refund from here: the payment owes the customer ${owed} (smallest units), but its address holds none of it beyond what is due to the merchant (money paid through the settlement contract went to the merchant directly); the merchant returns what is owed.`,
         code: "refund_not_held",
       };
       return null;
