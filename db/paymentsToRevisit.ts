@@ -20,11 +20,20 @@ export async function confirmingPayments(db: Db, chainId: string): Promise<strin
  * A sandbox simulation is final.
  * Also ended payments (completed, expired, closed) with money in a block not final yet
  * (late money, an excess): a reorg that removes it takes it off what they owe back.
+ * `everyOpen` (prompts were lost): every pending payment, and those that ended within the
+ * day (late money whose prompt was lost), once.
  */
-export async function paymentsToRecheck(db: Db, finality: Array<{ chainId: string; finalized: bigint | null; blocks: number }>): Promise<string[]> {
+export async function paymentsToRecheck(
+  db: Db,
+  finality: Array<{ chainId: string; finalized: bigint | null; blocks: number }>,
+  options: { everyOpen?: boolean } = {},
+): Promise<string[]> {
+  const everyOpen = options.everyOpen === true;
   const rows = await queryRows<{ id: string }>(db, sql`
     select id from payments where status in ('pending', 'confirming') and (amount_received > 0 or expires_at < now() or status = 'confirming'
-      or exists (select 1 from simulated_credits s where s.payment_id = payments.id))
+      or exists (select 1 from simulated_credits s where s.payment_id = payments.id) or ${everyOpen})
+    union
+    select id from payments where ${everyOpen} and updated_at > now() - interval '1 day'
     union
     select p.id from payments p
     join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized?.toString() ?? null))}::numeric[],

@@ -15,5 +15,13 @@ export interface Prompts {
   refund(transferId: string): Promise<void>;
   /** Read these cross-chain payments' bridge requests again (after `delayMs`, when given). */
   bridge(paymentIds: readonly string[], options?: { delayMs?: number }): Promise<void>;
+  /**
+   * Whether prompts given may have been lost since `markKept` last ran: the store was
+   * restarted empty or flushed (its marker is gone). A lost prompt whose payment shows no
+   * money yet is one the recheck alone would not give again before its expiry.
+   */
+  mayHaveLost(): Promise<boolean>;
+  /** Records that every prompt given until now was given again after a loss. */
+  markKept(): Promise<void>;
   close(): Promise<void>;
 }

@@ -20,6 +20,7 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
   const reconcileQueue = openQueue(config, QUEUES.reconcile, options);
   const transfersQueue = openQueue(config, QUEUES.transfers, options);
   const bridgeQueue = openQueue(config, QUEUES.bridge, options);
+  const keptMarker = `${config.redis.prefix}:prompts-kept`;
   const prompts: Prompts = {
     async reconcile(paymentIds, reason) {
       const ids = [...new Set(paymentIds)].sort();
@@ -68,6 +69,13 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
         })),
       );
     },
+    // A key beside the queues: Redis restarted empty or flushed takes it with the jobs.
+    async mayHaveLost() {
+      return (await (await reconcileQueue.backend.connection.client).get(keptMarker)) === null;
+    },
+    async markKept() {
+      await (await reconcileQueue.backend.connection.client).set(keptMarker, new Date().toISOString());
+    },
     async close() {
       await Promise.all([reconcileQueue.close(), transfersQueue.close(), bridgeQueue.close()]);
     },
@@ -96,6 +104,8 @@ function bounded(prompts: Prompts, ms: number): Prompts {
     sweep: (ids) => within(prompts.sweep(ids)),
     refund: (id) => within(prompts.refund(id)),
     bridge: (ids, opts) => within(prompts.bridge(ids, opts)),
+    mayHaveLost: () => within(prompts.mayHaveLost()),
+    markKept: () => within(prompts.markKept()),
     close: () => prompts.close(),
   };
 }

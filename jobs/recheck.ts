@@ -10,6 +10,7 @@ import type { JobPayloads } from "./queues.ts";
 /**
  * `recheck`, the periodic safety net behind dispatch and the delayed `expire` jobs:
  * watches each chain's ingest against its head (`watchIngest`), re-reconciles every open payment, pending ones past expiry (a lost delayed job), and
+ * every open or lately ended one once after Redis lost its prompts (restarted empty), and
  * completed ones inside their finality window (a reorg deeper than the confirmations
  * seen); re-prompts sweeps and refunds whose job vanished (Redis flushed, worker killed);
  * and re-reads every unfinished bridge request (a `bridge` job's chain of reads lost).
@@ -26,8 +27,12 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
       return { chainId: n.chainId, blocks: n.requiredConfirmations, finalized };
     }),
   );
-  const ids = await paymentsToRecheck(db, finality);
+  // Redis restarted empty or flushed: a payment paid just before it lost its first prompt shows
+  // no money yet, so nothing below would take it before its expiry. Every open one goes once.
+  const lost = await prompts.mayHaveLost();
+  const ids = await paymentsToRecheck(db, finality, { everyOpen: lost });
   await prompts.reconcile(ids, `recheck-${job.id ?? Date.now()}`);
+  if (lost) await prompts.markKept();
   // Sweeps and refunds confirmed in blocks not yet final: one a reorg removed goes out again.
   const known = finality.filter((f): f is typeof f & { finalized: bigint } => f.finalized !== null);
   for (const row of await confirmedTransfersAbove(db, known)) {
@@ -43,5 +48,5 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   for (const t of unfinished.filter((t) => t.kind === "refund")) await prompts.refund(t.id);
   const bridges = await unfinishedBridgeRequests(db);
   await prompts.bridge(bridges);
-  return { reconcile: ids.length, sweeps: sweeps.length, bridges: bridges.length };
+  return { reconcile: ids.length, lost, sweeps: sweeps.length, bridges: bridges.length };
 };

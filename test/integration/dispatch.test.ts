@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
-import type { Queue } from "bullmq";
+import type { Job, Queue } from "bullmq";
 import { sql } from "drizzle-orm";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
@@ -9,6 +9,8 @@ import { paymentsToRecheck } from "../../db/paymentsToRevisit.ts";
 import { insertSimulatedCredit, SIMULATED_CREDIT_BLOCK } from "../../db/simulatedCredits.ts";
 import { startDispatcher } from "../../reconcile/index.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
+import type { JobPayloads } from "../../jobs/queues.ts";
+import { recheck } from "../../jobs/recheck.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -168,6 +170,47 @@ test("the recheck takes a pending payment whose sandbox simulation was not recon
   const ids = await paymentsToRecheck(handle.db, [{ chainId: "31337", finalized: 10n, blocks: 3 }]);
   expect(ids).toContain(simulated!.id!);
   expect(ids).not.toContain(untouched!.id!);
+});
+
+// BUG: Redis restarted empty (it keeps nothing on disk) just after dispatch prompted a paid
+// payment: its cursor had moved on and the payment showed no money, so no recheck took it until
+// its expiry — a customer who paid waited half an hour to see it. Once after such a loss, the
+// recheck takes every open payment and every one that ended within the day.
+test("after Redis lost its prompts, the recheck takes every open payment once, paid or not", async () => {
+  const make = paymentRowFactory(config);
+  const [paid, unpaid, endedToday, endedLongAgo] = await insertPaymentRows(handle.db, [
+    make(merchantId, { receiveAddress: depositAddress }),
+    make(merchantId, { receiveAddress: "0x2222222222222222222222222222222222222222" }),
+    make(merchantId, { status: "expired" }),
+    make(merchantId, { status: "expired" }),
+  ]);
+  await handle.db.execute(sql`update payments set updated_at = now() - interval '2 days' where id = ${endedLongAgo!.id!}`);
+  await indexTransfer(10, depositAddress);
+  await setIndexedBlock(handle.db, schema, chain, 10);
+  const d = dispatcher();
+  const job = recheck({ config, db: handle.db, logger: createLogger({ level: "silent" }), databaseUrl: database.url }, prompts);
+  const run = () => job({ id: "test" } as Job<JobPayloads["recheck"]>);
+  try {
+    await prompts.markKept();
+    await d.wake();
+    expect(await promptedIds()).toEqual(new Set([paid!.id!]));
+    // The prompt is lost; the cursor stays where it is: a recheck with Redis intact takes nothing.
+    await queue.obliterate({ force: true });
+    await run();
+    expect((await promptedIds()).size).toBe(0);
+    // Redis restarted empty: its marker went with the jobs.
+    await redis.redis.del(`${redis.prefix}:prompts-kept`);
+    expect(await prompts.mayHaveLost()).toBe(true);
+    await run();
+    expect(await promptedIds()).toEqual(new Set([paid!.id!, unpaid!.id!, endedToday!.id!]));
+    // Given again once: the next recheck is the usual one.
+    expect(await prompts.mayHaveLost()).toBe(false);
+    await queue.obliterate({ force: true });
+    await run();
+    expect((await promptedIds()).size).toBe(0);
+  } finally {
+    await d.stop();
+  }
 });
 
 // BUG: with a chain's final block unreadable (one timeout), every completed payment ever whose
