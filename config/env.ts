@@ -103,6 +103,11 @@ export const envSchema = z.object({
   HELIUS_WEBHOOK_URL: url(["https:", "http:"]).optional(),
   /** A sweep or refund transaction not mined after this many seconds is re-sent with higher fees (same nonce). */
   TRANSFER_REPLACE_AFTER: z.coerce.number().min(1).max(24 * 3600).default(180),
+  /**
+   * The least a refund sends, in token units (USDC, USDT: about a dollar). Less is refused:
+   * anyone holding a payment id may ask, and each refund costs the operator a transaction.
+   */
+  REFUND_MIN_AMOUNT: z.string().trim().regex(/^\d{1,12}(\.\d{1,6})?$/, "a decimal amount of the token, e.g. 0.50 (at most 6 decimals)").default("0.50"),
   /** Service fee in basis points of each payment, paid atomically by the settlement contract. */
   FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0),
   FEE_RECIPIENT: evmAddress.optional(),

@@ -33,6 +33,8 @@ export type Config = {
   fees: { bps: number; recipient: string | null };
   /** Sweeps and refunds: a transaction still unmined after `replaceAfterMs` is re-sent with higher fees. */
   transfers: { replaceAfterMs: number };
+  /** `minimum`: the least a refund sends, a decimal in token units (REFUND_MIN_AMOUNT, normalized). */
+  refunds: { minimum: string };
   payments: { defaultExpiresIn: number; maxExpiresIn: number; signingThreads: number };
   webhooks: WebhooksConfig;
   /** The hosted checkout page: live streams one API process holds at most. */
@@ -170,6 +172,7 @@ export function buildConfig(
     operatorPrivateKey: (e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
     transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
+    refunds: { minimum: normalizeDecimal(e.REFUND_MIN_AMOUNT)! },
     payments: { defaultExpiresIn: e.PAYMENT_EXPIRES_IN, maxExpiresIn: e.PAYMENT_MAX_EXPIRES_IN, signingThreads: e.SIGNING_THREADS },
     webhooks: {
       retryDelaysMs: e.WEBHOOK_RETRY_SCHEDULE.split(",").map((v) => Math.round(Number(v.trim()) * 1000)),

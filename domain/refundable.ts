@@ -1,3 +1,5 @@
+import { ceilDiv, parseDecimal } from "./decimal.ts";
+
 /** What can be sent back from a payment's deposit address: what is owed the customer, less refunds already made or under way. */
 export function refundable(payment: { excessOwed: bigint; receiveAddress: string | null }, refunded: bigint): bigint {
   if (!payment.receiveAddress) return 0n;
@@ -16,4 +18,11 @@ export function sweepOwed(
 ): bigint {
   if (payment.status !== "completed" || payment.completedVia !== "transfer" || !payment.receiveAddress) return 0n;
   return payment.amount > swept ? payment.amount - swept : 0n;
+}
+
+/** The least a refund sends, in a token's smallest units: `minimum` token units (a decimal string), rounded up. */
+export function refundMinimum(minimum: string, decimals: number): bigint {
+  const value = parseDecimal(minimum);
+  if (!value) throw new RangeError(`not a decimal amount: ${minimum}`);
+  return ceilDiv(value.units * 10n ** BigInt(decimals), 10n ** BigInt(value.scale));
 }

@@ -4,7 +4,8 @@ import type { Db } from "../../db/client.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT, type TransferOutRow } from "../../db/transfersOut.ts";
 import { ConflictError, ValidationError } from "../../domain/errors.ts";
-import { refundable, sweepOwed } from "../../domain/refundable.ts";
+import { formatAmount } from "../../domain/amounts.ts";
+import { refundable, refundMinimum, sweepOwed } from "../../domain/refundable.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { railForPayment } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
@@ -78,6 +79,16 @@ export async function requestRefund(
       return null;
     }
     const amount = owed < spare ? owed : spare;
+    // Anyone holding the payment id may ask: dust would cost the operator a transaction each time.
+    const minimum = refundMinimum(deps.config.refunds.minimum, current.tokenDecimals);
+    if (amount < minimum) {
+      const token = current.tokenSymbol;
+      conflict = {
+        message: `Nothing to refund from here: the refund would send ${formatAmount(amount, current.tokenDecimals)} ${token}, less than the ${formatAmount(minimum, current.tokenDecimals)} ${token} this service refunds at least (its network fee would cost more than it returns); contact the merchant.`,
+        code: "refund_below_minimum",
+      };
+      return null;
+    }
     return { kind: "refund", chainId: current.chainId, tokenAddress: current.tokenAddress, toAddress: address, amount, reason: body.reason?.trim() || null };
   });
   if (!row) {

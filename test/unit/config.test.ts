@@ -120,6 +120,9 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     ["TRANSFER_REPLACE_AFTER zero", { TRANSFER_REPLACE_AFTER: "0" }, "TRANSFER_REPLACE_AFTER"],
     ["TRANSFER_REPLACE_AFTER not a number", { TRANSFER_REPLACE_AFTER: "soon" }, "TRANSFER_REPLACE_AFTER"],
     ["FEE_RECIPIENT not an address", { FEE_RECIPIENT: "0x1234" }, "FEE_RECIPIENT"],
+    ["REFUND_MIN_AMOUNT negative", { REFUND_MIN_AMOUNT: "-1" }, "REFUND_MIN_AMOUNT"],
+    ["REFUND_MIN_AMOUNT with an exponent", { REFUND_MIN_AMOUNT: "1e3" }, "REFUND_MIN_AMOUNT"],
+    ["REFUND_MIN_AMOUNT over 6 decimals", { REFUND_MIN_AMOUNT: "0.0000001" }, "REFUND_MIN_AMOUNT"],
     // One letter's case flipped in a checksummed address: a typo the checksum exists to catch.
     ["FEE_RECIPIENT with a broken checksum", { FEE_RECIPIENT: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8" }, "FEE_RECIPIENT"],
   ];
@@ -139,6 +142,12 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     expect(configError({ RPC_URL_8453: "not-a-url" }).message).toBe("RPC_URL_8453: not a URL");
     expect(configError({ WS_URL_1: "http://x" }).message).toBe("WS_URL_1: must use ws: or wss:");
     expect(configError({ NETWORKS_DISABLED: "base,nope" }).message).toBe('NETWORKS_DISABLED: unknown network "nope"');
+  });
+
+  test("REFUND_MIN_AMOUNT: 0.50 by default, any decimal of up to 6 places (0 refunds any amount)", () => {
+    expect(buildConfig({}).refunds.minimum).toBe("0.5");
+    expect(buildConfig({ REFUND_MIN_AMOUNT: " 2.250 " }).refunds.minimum).toBe("2.25");
+    expect(buildConfig({ REFUND_MIN_AMOUNT: "0" }).refunds.minimum).toBe("0");
   });
 
   test("FEE_RECIPIENT is checksummed once, at start; a mixed-case one must carry its checksum", () => {
