@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, PublicKey } from "@solana/web3.js";
+import { getBase58Codec } from "@solana/kit";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { findPayment } from "../../db/payments.ts";
@@ -289,6 +290,89 @@ describe("exactly once, wherever the worker died", () => {
       proxy.stop();
     }
     expect((await solanaRail.cancelTransferOut(ctx(), row.id)).row).toMatchObject({ status: "confirmed", txHash: signed.txHash });
+  });
+
+  const viaProxy = (url: string) => ({ ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: url } : n)) } });
+
+  // BUG: a failed status was believed at any commitment: the same bytes can fail on a fork the
+  // cluster drops and succeed on the one it keeps — the row closed `failed` while the money moved.
+  test("failed at `confirmed` only (a fork the cluster drops): not closed; the transfer as it was finalized decides", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { row, signed } = await reservedSweep(2_500_000n);
+    await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
+    let forked = 3;
+    const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) => {
+      if (call.method !== "getSignatureStatuses" || forked <= 0) return answer;
+      forked--;
+      const result = answer.result as { context: { slot: number }; value: unknown[] };
+      const failed = { slot: result.context.slot, confirmations: 1, err: { InstructionError: [0, { Custom: 1 }] }, status: { Err: {} }, confirmationStatus: "confirmed" };
+      return { ...answer, result: { ...result, value: result.value.map(() => failed) } };
+    });
+    try {
+      const done = await solanaRail.executeTransferOut(viaProxy(proxy.url), row.id);
+      expect(done).toMatchObject({ status: "confirmed", txHash: signed.txHash, error: null });
+      expect(forked).toBe(0);
+    } finally {
+      proxy.stop();
+    }
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(2_500_000n);
+  });
+
+  // BUG: every status read named all of a row's signatures in one call; a row signed again
+  // more than 255 times (an operator short of SOL overnight) could never be followed or cancelled.
+  test("a row with more signatures than one status call may name is still followed", async () => {
+    const { row, signed } = await reservedSweep(1_500_000n);
+    await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
+    const expired = Array.from({ length: 300 }, () => getBase58Codec().decode(crypto.getRandomValues(new Uint8Array(64))));
+    await api.db.execute(sql`update transfers_out set replaced_tx_hashes = ${sql.param(expired)}::text[] where id = ${row.id}`);
+    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", txHash: signed.txHash });
+  });
+
+  // BUG: only the first signing checked the operator's SOL: each expiry of a transaction the
+  // fee payer could not pay signed it again, a signature more every minute or so.
+  test("expired unlanded with the operator short of SOL: refused, not signed again; once funded, signed again once", async () => {
+    const { row, signed } = await reservedSweep(2_200_000n);
+    await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
+    const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) =>
+      call.method === "getBalance" ? { ...answer, result: { ...(answer.result as object), value: 0 } } : answer,
+    );
+    try {
+      const refused = await solanaRail.executeTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
+      expect((refused as Error).name).toBe("OperatorBalanceLowError");
+      expect((await findTransferOut(api.db, row.id))!).toMatchObject({ status: "broadcast", txHash: signed.txHash, replacedTxHashes: [] });
+    } finally {
+      proxy.stop();
+    }
+    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", replacedTxHashes: [signed.txHash] });
+  });
+
+  // BUG: the operator's cancel closed the row whatever transaction it held by then: a
+  // follow-up that signed it again meanwhile had sent one that could still land.
+  test("cancelled while a follow-up signs it again: refused, the row keeps the new transaction, which lands once", async () => {
+    const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
+    const { deposit, row, signed } = await reservedSweep(1_200_000n);
+    await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
+    const payment = (await findPayment(api.db, deposit.id))!;
+    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const copy = (await buildTransferOut({ connection: connection(), network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey }))!;
+    let raced = false;
+    const proxy = rewritingRpcProxy(solana.chain.rpcUrl, async (call, answer) => {
+      if (call.method === "getSignatureStatuses" && !raced) {
+        raced = true; // the follow-up's replacement lands in the row between the cancel's read and its write
+        await replaceTransferOutTx(api.db, row.id, signed.txHash, { rawTx: copy.rawTx, txHash: copy.txHash, blockhash: copy.blockhash, lastValidBlockHeight: copy.lastValidBlockHeight });
+        await connection().sendRawTransaction(Buffer.from(copy.rawTx, "base64"));
+      }
+      return answer;
+    });
+    try {
+      const refused = await solanaRail.cancelTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
+      expect((refused as Error).message).toContain("signed again while it was being cancelled");
+    } finally {
+      proxy.stop();
+    }
+    expect((await findTransferOut(api.db, row.id))!).toMatchObject({ status: "broadcast", txHash: copy.txHash });
+    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", txHash: copy.txHash });
+    expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(1_200_000n);
   });
 });
 

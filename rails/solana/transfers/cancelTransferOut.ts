@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../
 import type { CancelledTransferOut, RailContext } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { executeTransferOut } from "./executeTransferOut.ts";
+import { signatureStatuses } from "./signatureStatuses.ts";
 
 /**
  * A Solana transaction cancels itself: once the finalized block height passes its last
@@ -25,7 +26,7 @@ export async function cancelTransferOut(ctx: RailContext, rowId: string): Promis
   const final = await connection.getEpochInfo("finalized");
   const height = BigInt(final.blockHeight ?? 0);
   const signatures = [row.txHash, ...row.replacedTxHashes];
-  const { context, value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+  const { context, value } = await signatureStatuses(connection, signatures);
   if (value.some((s) => s !== null)) return { row: await executeTransferOut(ctx, row.id), cancelTxHash: null };
   if (row.lastValidBlockHeight === null || final.blockHeight === undefined || height <= row.lastValidBlockHeight) {
     throw new ConflictError(`transfer ${row.id} can still land until block height ${row.lastValidBlockHeight} (finalized height now ${height}); it cancels itself after that`);
@@ -33,6 +34,10 @@ export async function cancelTransferOut(ctx: RailContext, rowId: string): Promis
   if (context.slot < final.absoluteSlot) {
     throw new ServiceUnavailableError(`the node that answered for transfer ${row.id}'s signatures is behind the finalized slot ${final.absoluteSlot} (at ${context.slot}): it may not know it landed; try again`);
   }
-  await failTransferOut(ctx.db, row.id, "broadcast", { error: "cancelled by the operator: expired without landing" });
-  return { row: (await findTransferOut(ctx.db, row.id))!, cancelTxHash: null };
+  // Only while the row still holds the transaction judged here: a follow-up that signed it
+  // again meanwhile sent one that may land.
+  await failTransferOut(ctx.db, row.id, "broadcast", { error: "cancelled by the operator: expired without landing" }, { txHash: row.txHash });
+  const after = (await findTransferOut(ctx.db, row.id))!;
+  if (after.status !== "failed") throw new ConflictError(`transfer ${row.id} was signed again while it was being cancelled; try again once its new transaction has expired`);
+  return { row: after, cancelTxHash: null };
 }

@@ -8,6 +8,7 @@ import { solanaConnection } from "../connection.ts";
 import { depositKeypair, depositSeed } from "../depositKeys.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../operator.ts";
 import { buildTransferOut } from "./buildTransferOut.ts";
+import { signatureStatuses } from "./signatureStatuses.ts";
 
 /** How long one run follows a sent transaction before leaving it to the job's retry. */
 const FOLLOW_MS = 60_000;
@@ -48,10 +49,14 @@ export async function executeTransferOut(ctx: RailContext, rowId: string): Promi
   return follow(c, rowId);
 }
 
+async function assertOperatorFunded(c: Ctx): Promise<void> {
+  const balance = BigInt(await c.connection.getBalance(c.operator.publicKey, "confirmed"));
+  if (balance < SWEEP_LAMPORTS) throw new OperatorBalanceLowError(c.network.name, balance, SWEEP_LAMPORTS, "lamports");
+}
+
 async function signAndSend(c: Ctx, row: TransferOutRow): Promise<TransferOutRow | null> {
   const { ctx, connection, operator } = c;
-  const balance = BigInt(await connection.getBalance(operator.publicKey, "confirmed"));
-  if (balance < SWEEP_LAMPORTS) throw new OperatorBalanceLowError(c.network.name, balance, SWEEP_LAMPORTS, "lamports");
+  await assertOperatorFunded(c);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey });
@@ -91,7 +96,7 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
     // the height, which does not know a landed transaction *yet*).
     const final = await connection.getEpochInfo("finalized");
     const signatures = signaturesOf(row);
-    const { context, value } = await connection.getSignatureStatuses(signatures, { searchTransactionHistory: true });
+    const { context, value } = await signatureStatuses(connection, signatures);
     const caughtUp = context.slot >= final.absoluteSlot;
     // A success among the row's transactions is the transfer, whatever became of the others
     // (a copy signed again after a lookup missed the first fails for want of funds).
@@ -99,11 +104,12 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
     const landedAt = succeeded >= 0 ? succeeded : value.findIndex((s) => s !== null);
     if (landedAt >= 0) {
       const status = value[landedAt]!;
-      if (status.err !== null) {
+      // Failed only once final: the same bytes can fail on a fork the cluster drops and succeed on the one it keeps.
+      if (status.err !== null && status.confirmationStatus === "finalized") {
         await failTransferOut(ctx.db, row.id, "broadcast", { blockNumber: BigInt(status.slot), error: `transaction ${signatures[landedAt]} failed: ${JSON.stringify(status.err)}` });
         return (await findTransferOut(ctx.db, row.id))!;
       }
-      if (status.confirmationStatus === "finalized") {
+      if (status.err === null && status.confirmationStatus === "finalized") {
         await confirmTransferOut(ctx.db, row.id, { blockNumber: BigInt(status.slot), txHash: signatures[landedAt]! });
         return (await findTransferOut(ctx.db, row.id))!;
       }
@@ -121,6 +127,9 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
 /** The row's transaction expired unlanded: sign the same transfer again with a fresh blockhash, recorded before it is sent. */
 async function resign(c: Ctx, row: TransferOutRow): Promise<void> {
   const { ctx, connection, operator } = c;
+  // A fee payer short of SOL never lands anything: signing again at every expiry would only
+  // pile up signatures (what the row's follow-up reads grows with them).
+  await assertOperatorFunded(c);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey });
