@@ -144,6 +144,11 @@ export interface Rail {
   finalEvidenceHead(ctx: RailContext, network: Network, timeoutMs: number): Promise<bigint>;
   /** What the payment's receive address holds of its token, read from the chain (not our records). */
   balanceOf(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
+  /**
+   * Why tokens of `payment` refunded to `address` (a valid address of this rail) would reach
+   * no one who can spend them, read from the chain; null when they would.
+   */
+  refundAddressProblem(network: Network, payment: PaymentRow, address: string, timeoutMs: number): Promise<string | null>;
   /** The operator account that pays for sweeps and refunds here, and whether it can pay one now; null if none. */
   operatorStatus(config: Config, network: Network, timeoutMs: number): Promise<OperatorStatus | null>;
 

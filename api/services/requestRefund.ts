@@ -3,7 +3,7 @@ import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT, type TransferOutRow } from "../../db/transfersOut.ts";
-import { ConflictError, ValidationError } from "../../domain/errors.ts";
+import { AppError, ConflictError, ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import { formatAmount } from "../../domain/amounts.ts";
 import { refundable, refundMinimum, sweepOwed } from "../../domain/refundable.ts";
 import type { Prompts } from "../../domain/prompts.ts";
@@ -41,6 +41,15 @@ export async function requestRefund(
   if (unreceivableAddresses(network, [payment.tokenAddress, payment.contractAddress]).has(address)) {
     throw new ValidationError("address", "Invalid field 'address': tokens sent there cannot come back (the zero address, the token's own contract or the service's contracts)");
   }
+  // A node that fails or does not answer is a 503 to retry, not a 500 (its error may name the RPC URL: logged, not answered).
+  const fromChain = <T>(read: Promise<T>): Promise<T> =>
+    read.catch((error: unknown) => {
+      if (error instanceof AppError) throw error;
+      deps.logger.warn({ err: error, payment: payment.id }, "refund request: chain read failed");
+      throw new ServiceUnavailableError(`The ${network.name} node did not answer; retry shortly.`);
+    });
+  const problem = await fromChain(rail.refundAddressProblem(network, payment, address, 20_000));
+  if (problem) throw new ValidationError("address", `Invalid field 'address': tokens refunded there could not be spent: ${problem}`);
   // Anyone holding the payment id may ask (the checkout page): an address whose transfers
   // revert (a blacklisted one) must not burn the operator's gas again and again.
   if ((await recentlyReverted(deps.db, payment.id, "refund", REVERT_LIMIT.withinHours)) >= REVERT_LIMIT.times) {
@@ -59,7 +68,7 @@ export async function requestRefund(
   // contract went straight to the merchant (a customer who paid twice, or whose contract
   // payment landed after a close), and the service holds none of it.
   const before = await movedOut(deps.db, payment.id);
-  const held = await rail.balanceOf(network, payment, 20_000);
+  const held = await fromChain(rail.balanceOf(network, payment, 20_000));
   let conflict: { message: string; code: string } | null = null;
   const row = await reserveTransferOut(deps.db, payment.id, (current, moved) => {
     const owed = refundable(current, moved.refund);

@@ -69,6 +69,8 @@ export const bridgeRail: Rail = {
   balanceOf: async () => {
     throw new NotFoundError("A cross-chain payment has no deposit address on its own chain; the bridge's deposit address is in GET /payments/cross-chain/status/{paymentId}.");
   },
+  // Nothing is refunded from here (the bridge returns what it holds on the origin chain).
+  refundAddressProblem: async () => null,
   operatorStatus: async () => null,
   executeTransferOut: async () => {
     throw noMoneyOut();

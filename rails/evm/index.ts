@@ -59,6 +59,8 @@ export const evmRail: Rail = {
   // below the finalized block is final.
   finalEvidenceHead: (_ctx, network, timeoutMs) => finalizedHead(network, timeoutMs),
   balanceOf: (network, payment, timeoutMs) => depositBalance(evmClient(network, timeoutMs), payment),
+  // An ERC-20 transfer credits the address itself, whatever it is: what cannot receive is in `unreceivableAddresses`.
+  refundAddressProblem: async () => null,
   operatorStatus,
   executeTransferOut,
   recheckTransferOut,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Connection, PublicKey } from "@solana/web3.js";
+import { Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { getBase58Codec } from "@solana/kit";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
@@ -432,5 +432,53 @@ describe("a refund and the subscriber's check at finalized", () => {
     }
     expect(await refund(ctx())({ data: { transferId: row!.id }, id: "test" } as never)).toMatchObject({ status: "confirmed" });
     expect((await depositStatus(deposit.id)).refunded).toBe("2");
+  });
+});
+
+// BUG: a refund pays a token account of the mint directly, else the associated token account
+// *owned by* the address given: a customer's USDT account (for a USDC payment), or their closed
+// USDC account, became the owner of a new account no one can spend from — the refund lost.
+describe("a refund address that could not spend what it gets", () => {
+  test("refused with a 400 naming the address: another mint's token account, a mint's program, an off-curve address holding nothing; a token account of the mint and a wallet are taken", async () => {
+    const deposit = await createDeposit("1");
+    const ask = (address: string) => api.request(`/api/v1/payments/public/${deposit.id}/refund-request`, { body: { address } });
+    const otherMint = getAssociatedTokenAddressSync(solana.feeToken.address, solana.customer.publicKey, true, solana.feeToken.programId);
+    const neverOpened = getAssociatedTokenAddressSync(solana.usdc.address, Keypair.generate().publicKey, true);
+    for (const [address, why] of [
+      [otherMint.toBase58(), "a token account of another token than USDC"],
+      [solana.feeToken.programId.toBase58(), "it is a program"],
+      [neverOpened.toBase58(), "no key can sign for it"],
+    ] as const) {
+      const refused = await ask(address);
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toContain("Invalid field 'address': tokens refunded there could not be spent");
+      expect(refused.body.message).toContain(why);
+    }
+    // The customer's own USDC account, and a wallet: the address is fine, there is just nothing to refund.
+    const usdcAccount = getAssociatedTokenAddressSync(solana.usdc.address, solana.customer.publicKey, true);
+    for (const address of [usdcAccount.toBase58(), Keypair.generate().publicKey.toBase58()]) {
+      const answer = await ask(address);
+      expect(answer.status).toBe(409);
+      expect(answer.body.error).toBe("nothing_to_refund");
+    }
+  });
+
+  // BUG: a node that failed the address's read answered 500 (the error could name the RPC URL and its key).
+  test("the node failing the read: 503, nothing recorded", async () => {
+    const deposit = await createDeposit("1");
+    const proxy = startRpcProxy(solana.chain.rpcUrl);
+    const served = network();
+    const rpcUrl = served.rpcUrl;
+    try {
+      proxy.fail(["getAccountInfo"]);
+      served.rpcUrl = proxy.url;
+      const answer = await api.request(`/api/v1/payments/public/${deposit.id}/refund-request`, { body: { address: Keypair.generate().publicKey.toBase58() } });
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ error: "service_unavailable", message: "The Solana Test node did not answer; retry shortly." });
+    } finally {
+      served.rpcUrl = rpcUrl;
+      await proxy.stop();
+    }
+    expect((await depositStatus(deposit.id)).refunds).toHaveLength(0);
   });
 });
