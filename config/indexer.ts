@@ -1,4 +1,4 @@
-import type { Config } from "./index.ts";
+import { ConfigError, type Config } from "./index.ts";
 import type { Network } from "./types.ts";
 
 export type IndexedNetwork = Network & { rpcUrl: string; startBlock: number | "latest" };
@@ -6,7 +6,10 @@ export type IndexedNetwork = Network & { rpcUrl: string; startBlock: number | "l
 /**
  * The EVM networks the indexer follows: enabled, with an RPC URL. Start blocks come
  * from `START_BLOCK_<chainId>`; local chains start at 0; a real chain without one
- * starts at "latest" (pin it in production so restarts never skip history).
+ * starts at "latest" outside production only. Ponder resolves "latest" again at each
+ * start while its build id stays the same: a restart (Ponder exits when its database
+ * drops) rolled back its unfinalised rows and never read those blocks again — payments
+ * completed there reverted, and money paid while it was down was never seen.
  */
 export function indexedEvmNetworks(config: Config, env: Record<string, string | undefined>): IndexedNetwork[] {
   return config.networks
@@ -15,8 +18,12 @@ export function indexedEvmNetworks(config: Config, env: Record<string, string | 
       const raw = env[`START_BLOCK_${n.chainId}`]?.trim();
       let startBlock: number | "latest" = n.isLocal ? 0 : "latest";
       if (raw) {
-        if (!/^\d+$/.test(raw)) throw new Error(`START_BLOCK_${n.chainId}: must be a block number`);
+        if (!/^\d+$/.test(raw)) throw new ConfigError(`START_BLOCK_${n.chainId}: must be a block number`);
         startBlock = Number(raw);
+      } else if (startBlock === "latest" && config.appEnv === "production") {
+        throw new ConfigError(
+          `START_BLOCK_${n.chainId}: required in production for ${n.name} (a block before the first payment, e.g. the chain's head when you deploy); without it each restart of the indexer would skip blocks`,
+        );
       }
       return { ...n, startBlock };
     });

@@ -24,14 +24,22 @@ export function superviseIndexer(config: Config, databaseUrl: string, options: {
     const startedAt = Date.now();
     const c = spawnIndexer(config, databaseUrl, options);
     child = c;
-    c.once("exit", (code, signal) => {
+    let ended = false;
+    // A process that could not be spawned (ENOENT, EAGAIN) reports "error", maybe with no "exit":
+    // either way it is started again, once.
+    const onEnd = (code: number | null, signal: NodeJS.Signals | null, error?: Error) => {
+      if (ended) return;
+      ended = true;
       child = null;
       if (stopping) return;
+      if (error) logger.error({ err: error }, "the indexer (Ponder) could not be started");
       if (Date.now() - startedAt > HEALTHY_AFTER_MS) delay = FIRST_DELAY_MS;
       logger.error({ code, signal, restartInMs: delay }, "the indexer (Ponder) exited; starting it again");
       timer = setTimeout(start, delay);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
-    });
+    };
+    c.once("exit", (code, signal) => onEnd(code, signal));
+    c.once("error", (error) => onEnd(null, null, error));
   };
   start();
 

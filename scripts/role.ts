@@ -78,7 +78,14 @@ if (role === "api") {
   });
 } else {
   // Ponder exits when its database goes away: the role starts it again rather than dying with it.
-  const { superviseIndexer } = await import("../indexer/supervise.ts");
+  // What Ponder's config would refuse at each start is refused here, once, rather than restarted forever.
+  const [{ superviseIndexer }, { indexedEvmNetworks }] = await Promise.all([import("../indexer/supervise.ts"), import("../config/indexer.ts")]);
+  try {
+    indexedEvmNetworks(config, process.env);
+  } catch (error) {
+    console.error(`Invalid configuration: ${(error as Error).message}`);
+    process.exit(1);
+  }
   const indexer = superviseIndexer(config, databaseUrl, { port: config.indexer.port, logLevel: config.logLevel }, logger);
   stopWith(async () => {
     await indexer.stop();

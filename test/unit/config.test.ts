@@ -6,6 +6,7 @@ import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "
 import { getAddress } from "viem";
 import { catalogue } from "../../config/catalogue.ts";
 import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, type Config } from "../../config/index.ts";
+import { indexedEvmNetworks } from "../../config/indexer.ts";
 import { networksFollowedBy } from "../../rails/index.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 
@@ -470,5 +471,44 @@ describe("operator settings", () => {
     [{ WORKER_METRICS_PORT: "70000" }, "WORKER_METRICS_PORT:"],
   ])("%p is refused naming the variable", (env, message) => {
     expect(configError(env).message).toStartWith(message);
+  });
+});
+
+// BUG: without START_BLOCK_<id> a real chain started at "latest", resolved again at each start of
+// Ponder under the same build id: a restart rolled back its unfinalised rows and never read those
+// blocks again (payments completed there reverted; money paid meanwhile was never seen).
+describe("indexed EVM networks: start blocks", () => {
+  const base = { RPC_URL_8453: "https://base.example", RPC_URL_BASE_SEPOLIA: "https://sepolia.base.example" };
+  const production = { ...base, APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY };
+  const startOf = (networks: ReturnType<typeof indexedEvmNetworks>, shortName: string) => networks.find((n) => n.shortName === shortName)?.startBlock;
+
+  test("outside production a real chain without one starts at latest; a local chain at 0; a pinned one where it says", () => {
+    const config = buildConfig(base, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] });
+    const networks = indexedEvmNetworks(config, { START_BLOCK_84532: " 123 " });
+    expect(startOf(networks, "base")).toBe("latest");
+    expect(startOf(networks, "base-sepolia")).toBe(123);
+    expect(startOf(networks, "anvil")).toBe(0);
+  });
+
+  test("in production every real chain must be pinned: a ConfigError naming the variable", () => {
+    const config = buildConfig(production);
+    const refused = (() => {
+      try {
+        indexedEvmNetworks(config, { START_BLOCK_8453: "30000000" });
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect(refused!.message.startsWith("START_BLOCK_84532: required in production")).toBe(true);
+    const networks = indexedEvmNetworks(config, { START_BLOCK_8453: "30000000", START_BLOCK_84532: "1" });
+    expect(networks.map((n) => [n.shortName, n.startBlock])).toEqual([
+      ["base", 30_000_000],
+      ["base-sepolia", 1],
+    ]);
+  });
+
+  test("a start block that is not a block number is refused", () => {
+    expect(() => indexedEvmNetworks(buildConfig(base), { START_BLOCK_8453: "latest" })).toThrow("START_BLOCK_8453: must be a block number");
   });
 });
