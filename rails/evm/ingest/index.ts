@@ -6,9 +6,16 @@ import { transferRow } from "./transferRow.ts";
 import { createWatchedAddresses } from "./watchedAddresses.ts";
 import { BlockUnknownToNodeError, watchedTransfers } from "./watchedTransfers.ts";
 
-/** How often, and how far apart, a block the node does not know yet is asked for again. */
-const UNKNOWN_BLOCK_ATTEMPTS = 20;
-const UNKNOWN_BLOCK_RETRY_MS = 250;
+/**
+ * How often a block's read is tried, and how far apart: a node that does not know the
+ * block yet every 250 ms; any other failure (a 429, a timeout, a 5xx, geth's "unknown
+ * block" error) from 250 ms doubling to 5 s — about a minute in all. A handler that throws
+ * ends Ponder (it takes its errors as final): it then restarts, waits out its lock and
+ * reads its unfinalised blocks again, every chain held meanwhile.
+ */
+const READ_ATTEMPTS = 20;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5_000;
 
 /**
  * The EVM rail's transfer ingest, run by the indexer's block handler: for each block, the
@@ -28,14 +35,13 @@ export function createTransferIngest(config: Config) {
       if (addresses.length === 0) return [];
       const tokens = network.tokens.map((t) => t.address as Address);
       const client = evmClient(network, config.rpcTimeoutMs * 5, { batch: true });
-      // A node that does not know the block yet (behind the one Ponder follows) is asked again
-      // shortly; still unknown, the handler fails and Ponder does not checkpoint the block.
+      // A failed read is asked again; still failing, the handler fails and Ponder does not checkpoint the block.
       for (let attempt = 1; ; attempt++) {
         try {
           return (await watchedTransfers(client, block, chainId, tokens, addresses)).map(transferRow);
         } catch (error) {
-          if (!(error instanceof BlockUnknownToNodeError) || attempt >= UNKNOWN_BLOCK_ATTEMPTS) throw error;
-          await sleep(UNKNOWN_BLOCK_RETRY_MS);
+          if (attempt >= READ_ATTEMPTS) throw error;
+          await sleep(error instanceof BlockUnknownToNodeError ? FIRST_RETRY_MS : Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS));
         }
       }
     },
