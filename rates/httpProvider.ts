@@ -20,6 +20,8 @@ type Cached = { rates: Record<string, string>; updatedAt: Date; fetchedAt: numbe
 
 /**
  * Rates from an HTTP source, cached in memory for `cacheTtlMs`, one request at a time.
+ * Past the TTL the cached rates are served while the source is asked again in the
+ * background (stale-while-revalidate); only a caller with no rates, or stale ones, waits.
  * When the source fails, the last good rates keep being served (with `stale` once they
  * pass `maxAgeMs`); with none at all, `current()` throws RateUnavailableError.
  */
@@ -46,7 +48,8 @@ export function createHttpRatesProvider(options: HttpRatesOptions): RatesProvide
       const fetchedAt = now().getTime();
       // A source clock ahead of ours must not make rates look newer than the moment we got them.
       const updatedAt = parsed.updatedAt && parsed.updatedAt.getTime() <= fetchedAt ? parsed.updatedAt : new Date(fetchedAt);
-      cached = { rates: parsed.rates, updatedAt, fetchedAt };
+      // A lagging mirror's older copy does not replace newer rates (it would turn them stale early).
+      cached = cached && updatedAt < cached.updatedAt ? { ...cached, fetchedAt } : { rates: parsed.rates, updatedAt, fetchedAt };
       lastFailure = null;
     } catch (error) {
       const e = error as Error;
@@ -72,7 +75,9 @@ export function createHttpRatesProvider(options: HttpRatesOptions): RatesProvide
       const backingOff = lastFailure && at - lastFailure.at < retryAfterMs;
       if (!fresh && !backingOff) {
         inflight ??= refresh().finally(() => (inflight = null));
-        await inflight;
+        // Rates still within their age are served at once while the source is asked (a slow
+        // or hanging source must not hold a payment's creation); none, or stale ones, wait for it.
+        if (!cached || snapshot(cached).stale) await inflight;
       }
       if (!cached) throw new RateUnavailableError(`Exchange rates are unavailable: ${source} failed (${lastFailure?.message ?? "no answer yet"}).`);
       return snapshot(cached);

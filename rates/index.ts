@@ -1,4 +1,5 @@
 import type { Config } from "../config/index.ts";
+import { createLogger, type Logger } from "../config/logger.ts";
 import { parseDecimal, type Decimal } from "../domain/decimal.ts";
 import { RateUnavailableError } from "../domain/errors.ts";
 import { createHttpRatesProvider } from "./httpProvider.ts";
@@ -10,11 +11,16 @@ export { createHttpRatesProvider } from "./httpProvider.ts";
 export { createStaticRatesProvider } from "./staticProvider.ts";
 export { parseRatesResponse, RatesResponseError } from "./parseRatesResponse.ts";
 
-/** The provider the configuration asks for (RATES_PROVIDER). */
-export function createRatesProvider(config: Config): RatesProvider {
-  return config.rates.provider === "http"
-    ? createHttpRatesProvider({ url: config.rates.url, timeoutMs: config.rates.timeoutMs, cacheTtlMs: config.rates.cacheTtlMs, maxAgeMs: config.rates.maxAgeMs })
-    : createStaticRatesProvider(config.rates.static);
+/** The provider the configuration asks for (RATES_PROVIDER); a failed fetch is logged (the cached rates hide it until they turn stale). */
+export function createRatesProvider(config: Config, logger: Logger = createLogger({ level: config.logLevel, name: "rates" })): RatesProvider {
+  if (config.rates.provider !== "http") return createStaticRatesProvider(config.rates.static);
+  return createHttpRatesProvider({
+    url: config.rates.url,
+    timeoutMs: config.rates.timeoutMs,
+    cacheTtlMs: config.rates.cacheTtlMs,
+    maxAgeMs: config.rates.maxAgeMs,
+    onError: (error) => logger.warn({ err: error, source: new URL(config.rates.url).host }, "exchange rates source failed; serving the last good rates while they last"),
+  });
 }
 
 const providers = new WeakMap<Config, RatesProvider>();

@@ -33,6 +33,13 @@ export async function priceInFiat(rates: RatesProvider, amount: unknown, currenc
   let rateAt = new Date();
   if (currency !== "USD") {
     const snapshot = await rates.current();
+    // Fresh rates without this code: the request can never succeed as sent, so a 400 (a 503
+    // tells a client to retry, for good). A stale table may just be missing it for now: 503.
+    if (!snapshot.stale && snapshot.rates[currency] === undefined) {
+      const priced = Object.keys(snapshot.rates).sort();
+      const listed = priced.length > 12 ? `${priced.slice(0, 12).join(", ")}, … (GET /currency/rates lists all ${priced.length})` : priced.join(", ");
+      throw new ValidationError("currency", `Invalid field 'currency': ${currency} has no exchange rate from ${snapshot.source}; price in USD, a stablecoin, or one of: ${listed}`);
+    }
     rate = usableRate(snapshot, currency);
     source = snapshot.source;
     rateAt = snapshot.updatedAt;

@@ -3,8 +3,10 @@ import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { merchants, payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { buildConfig } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
 import { RateUnavailableError } from "../../domain/errors.ts";
-import { createHttpRatesProvider } from "../../rates/index.ts";
+import { createHttpRatesProvider, createRatesProvider } from "../../rates/index.ts";
 import { startDeadRpc } from "../helpers/fixtures.ts";
 import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
@@ -87,8 +89,49 @@ describe("HTTP rates provider against a loopback server", () => {
     expect(source.requests - before).toBe(1);
     source.set({ body: erApi(0, { EUR: 0.93 }) });
     now += 2_000;
+    // Past the TTL the cached rates answer at once while the source is asked again.
+    expect((await p.current()).rates.EUR).toBe("0.92");
+    await Bun.sleep(100);
     expect((await p.current()).rates.EUR).toBe("0.93");
     expect(source.requests - before).toBe(2);
+  });
+
+  // BUG: past the TTL every caller waited for the source: with it hanging, a fiat payment's
+  // creation (and every stablecoin one of a non-USD merchant) waited out RATES_TIMEOUT_MS.
+  test("a hanging source past the TTL: the cached rates answer at once, not after the timeout", async () => {
+    source.set({ body: erApi(0) });
+    let now = Date.now();
+    const p = provider({ now: () => new Date(now), timeoutMs: 3_000, cacheTtlMs: 1_000 });
+    await p.current();
+    source.set({ body: erApi(0, { EUR: 0.95 }), delayMs: 2_000 });
+    now += 2_000;
+    const first = await Promise.race([p.current().then((s) => s.rates.EUR), Bun.sleep(1_000).then(() => "waited for the source")]);
+    expect(first).toBe("0.92");
+  });
+
+  // BUG: a lagging mirror's older copy replaced newer rates, which then read as stale early.
+  test("an answer older than the cached rates does not replace them", async () => {
+    source.set({ body: erApi(60, { EUR: 0.92 }) });
+    let now = Date.now();
+    const p = provider({ now: () => new Date(now), cacheTtlMs: 1_000, maxAgeMs: 3_600_000 });
+    const newer = await p.current();
+    source.set({ body: erApi(3_000, { EUR: 0.9 }) });
+    now += 2_000;
+    await p.current();
+    await Bun.sleep(100);
+    expect(await p.current()).toMatchObject({ rates: { EUR: "0.92" }, updatedAt: newer.updatedAt });
+  });
+
+  // BUG: a failing source was never logged: the cached rates hid it until every fiat creation was a 503.
+  test("a failed fetch is logged at warn, naming the source's host", async () => {
+    source.set({ status: 401, raw: "{}" });
+    const lines: string[] = [];
+    const logger = createLogger({ level: "info", destination: { write: (line: string) => void lines.push(line) } });
+    const config = buildConfig({ APP_ENV: "test", RATES_PROVIDER: "http", RATES_URL: source.url });
+    await createRatesProvider(config, logger).current().catch(() => {});
+    const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string; source: string; err: { message: string } });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 40, source: source.host, err: { message: "HTTP 401" } });
   });
 
   test("rates older than the maximum age are stale", async () => {
@@ -256,12 +299,14 @@ describe("payments priced in fiat, and GET /currency/rates", () => {
     }
   });
 
-  test("a currency with no rate → 503 and no payment", async () => {
+  // BUG: a code the (fresh) rates do not price was a 503: a client retries that for good.
+  test("a currency the fresh rates do not price → 400 naming 'currency' and what is priced, no payment", async () => {
     const orderId = `order-${randomUUID()}`;
     const response = await create({ amount: "10", currency: "GBP", token: "USDC", orderId });
-    expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ success: false, error: "service_unavailable", code: "RATE_UNAVAILABLE" });
-    expect(response.body.message).toContain("No exchange rate for GBP");
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ success: false, error: "invalid_request" });
+    expect(response.body.message).toStartWith("Invalid field 'currency': GBP has no exchange rate from ");
+    expect(response.body.message).toContain("price in USD, a stablecoin, or one of: EUR");
     expect(await api.db.select().from(payments).where(eq(payments.orderId, orderId))).toHaveLength(0);
   });
 
@@ -296,29 +341,39 @@ describe("payments priced in fiat, and GET /currency/rates", () => {
   });
 
   test("HTTP provider: stale rates are reported, and a fiat payment is refused with 503 (never a wrong amount)", async () => {
+    // A process whose source has only had rates two hours old (an answer older than rates
+    // already cached would not replace them).
     source.set({ body: erApi(7_200) });
-    await Bun.sleep(1_100); // past the cache TTL
-    const rates = await httpApi.request("/api/v1/currency/rates");
-    expect(rates.status).toBe(200);
-    expect(rates.body.stale).toBe(true);
-    const orderId = `order-${randomUUID()}`;
-    const refused = await create({ amount: "92", currency: "EUR", token: "USDC", orderId }, httpApi, httpMerchant);
-    expect(refused.status).toBe(503);
-    expect(refused.body).toMatchObject({ success: false, code: "RATE_UNAVAILABLE" });
-    expect(refused.body.message).toContain("stale");
-    expect(await httpApi.db.select().from(payments).where(eq(payments.orderId, orderId))).toHaveLength(0);
-    // USD and stablecoin prices need no rate, not even for a merchant settling in NGN: its
-    // statistics value the payment at the rate of the day they are read instead.
-    await httpApi.db.update(merchants).set({ settlementCurrency: "NGN" }).where(eq(merchants.id, httpMerchant.id));
+    const httpApi = await createTestApi({
+      env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, RATES_PROVIDER: "http", RATES_URL: source.url, RATES_TIMEOUT_MS: "300", RATES_MAX_AGE_SECONDS: "3600" },
+    });
+    const httpMerchant = await httpApi.seedMerchant("Fiat over HTTP, stale");
+    await setSettlementWallet(httpApi.db, httpMerchant.id, httpApi.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
     try {
-      for (const b of [{ amount: "5", currency: "USD", token: "USDC" }, { amount: "5", currency: "USDC" }]) {
-        const response = await create(b, httpApi, httpMerchant);
-        expect(response.status).toBe(201);
-        const [row] = await httpApi.db.select().from(payments).where(eq(payments.id, response.body.payment.id));
-        expect(row).toMatchObject({ settlementCurrency: "NGN", settlementRate: null });
+      const rates = await httpApi.request("/api/v1/currency/rates");
+      expect(rates.status).toBe(200);
+      expect(rates.body.stale).toBe(true);
+      const orderId = `order-${randomUUID()}`;
+      const refused = await create({ amount: "92", currency: "EUR", token: "USDC", orderId }, httpApi, httpMerchant);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ success: false, code: "RATE_UNAVAILABLE" });
+      expect(refused.body.message).toContain("stale");
+      expect(await httpApi.db.select().from(payments).where(eq(payments.orderId, orderId))).toHaveLength(0);
+      // USD and stablecoin prices need no rate, not even for a merchant settling in NGN: its
+      // statistics value the payment at the rate of the day they are read instead.
+      await httpApi.db.update(merchants).set({ settlementCurrency: "NGN" }).where(eq(merchants.id, httpMerchant.id));
+      try {
+        for (const b of [{ amount: "5", currency: "USD", token: "USDC" }, { amount: "5", currency: "USDC" }]) {
+          const response = await create(b, httpApi, httpMerchant);
+          expect(response.status).toBe(201);
+          const [row] = await httpApi.db.select().from(payments).where(eq(payments.id, response.body.payment.id));
+          expect(row).toMatchObject({ settlementCurrency: "NGN", settlementRate: null });
+        }
+      } finally {
+        await httpApi.db.update(merchants).set({ settlementCurrency: "USD" }).where(eq(merchants.id, httpMerchant.id));
       }
     } finally {
-      await httpApi.db.update(merchants).set({ settlementCurrency: "USD" }).where(eq(merchants.id, httpMerchant.id));
+      await httpApi.close();
     }
   });
 
