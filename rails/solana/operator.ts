@@ -6,9 +6,15 @@ export function solanaOperator(config: Config): Keypair | null {
   return config.solana.operatorSecretKey ? Keypair.fromSecretKey(config.solana.operatorSecretKey) : null;
 }
 
+/** Rent-exempt lamports of an account of `bytes` (the runtime's 128-byte overhead, 3,480 lamports per byte-year, two years). */
+const rentExempt = (bytes: number) => BigInt((bytes + 128) * 3_480 * 2);
+
 /**
- * Lamports a sweep may cost the operator at most: the merchant's associated token
- * account if it must be created (rent of a 170-byte account, Token-2022's size with
- * the immutable-owner extension) plus the fee; the deposit account's rent comes back.
+ * Lamports the operator must hold to send a sweep or refund: the recipient's associated
+ * token account if it must be created (182 bytes, Token-2022's with the transfer-fee and
+ * immutable-owner extensions: the largest the catalogue's mints make), two signatures'
+ * fees, and the operator's own rent-exempt minimum (an account paying below it fails the
+ * transaction, and a failed transaction still burns its fee). The deposit account's rent
+ * comes back only when the transfer empties it.
  */
-export const SWEEP_LAMPORTS = 2_100_000n;
+export const SWEEP_LAMPORTS = rentExempt(182) + 2n * 5_000n + rentExempt(0);

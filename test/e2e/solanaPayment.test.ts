@@ -15,7 +15,7 @@ import { reconcilePayments } from "../../reconcile/index.ts";
 import { solanaRail } from "../../rails/solana/index.ts";
 import { depositKeypair, depositSeed } from "../../rails/solana/depositKeys.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
-import { solanaOperator } from "../../rails/solana/operator.ts";
+import { solanaOperator, SWEEP_LAMPORTS } from "../../rails/solana/operator.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
@@ -433,6 +433,15 @@ describe("a refund and the subscriber's check at finalized", () => {
     expect(await refund(ctx())({ data: { transferId: row!.id }, id: "test" } as never)).toMatchObject({ status: "confirmed" });
     expect((await depositStatus(deposit.id)).refunded).toBe("2");
   });
+});
+
+// BUG: the SOL the operator had to hold (2.1M lamports) left out its own rent-exempt minimum and
+// Token-2022's larger account: with a little more than that, a transfer creating the recipient's
+// account landed failed for want of rent (the fee burned), three times and refunds were refused.
+test("the SOL the operator must hold covers the largest account a transfer creates, two fees and its own rent-exempt minimum", async () => {
+  const c = connection();
+  const rent = async (bytes: number) => BigInt(await c.getMinimumBalanceForRentExemption(bytes));
+  expect(SWEEP_LAMPORTS).toBe((await rent(182)) + 2n * 5_000n + (await rent(0)));
 });
 
 // BUG: a refund pays a token account of the mint directly, else the associated token account
