@@ -276,3 +276,16 @@ export async function reopenTransferOut(db: Db, id: string, reason: string): Pro
 export async function moveConfirmedTransfer(db: Db, id: string, blockNumber: bigint): Promise<void> {
   await db.update(transfersOut).set({ blockNumber, updatedAt: sql`now()` }).where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")));
 }
+
+/**
+ * Of these payments, those whose deposit address was swept (a confirmed sweep): a sweep goes
+ * out only once the completing block is final, so their completion no reorg can take back.
+ */
+export async function sweptPayments(db: Db, paymentIds: readonly string[]): Promise<Set<string>> {
+  if (paymentIds.length === 0) return new Set();
+  const rows = await queryRows<{ payment_id: string }>(
+    db,
+    sql`select distinct payment_id from transfers_out where kind = 'sweep' and status = 'confirmed' and payment_id = any(${sql.param([...paymentIds])}::uuid[])`,
+  );
+  return new Set(rows.map((r) => r.payment_id));
+}

@@ -6,6 +6,7 @@ import { announcePaymentChanges } from "../db/paymentChanges.ts";
 import { writePaymentEvents, type NewPaymentEvent } from "../db/paymentEvents.ts";
 import { lockPayments, type PaymentRow } from "../db/payments.ts";
 import { writeSettlements, type SettlementUpdate } from "../db/paymentSettlements.ts";
+import { sweptPayments } from "../db/transfersOut.ts";
 import { settle, type Settlement } from "../domain/settle.ts";
 import { observeReceiptToStatus } from "../metrics/settlementMetrics.ts";
 import { allRails } from "../rails/index.ts";
@@ -16,6 +17,13 @@ import { settlementEvents } from "./settlementEvents.ts";
 export type Reconciled = { before: PaymentRow; after: Settlement; changed: boolean };
 
 const quiet = createLogger({ level: "silent" });
+const loggers = new WeakMap<Config, ReturnType<typeof createLogger>>();
+/** What reconcile itself has to say (rare): one logger per loaded configuration. */
+function logger(config: Config) {
+  let found = loggers.get(config);
+  if (!found) loggers.set(config, (found = createLogger({ level: config.logLevel, name: "reconcile" })));
+  return found;
+}
 
 /**
  * How long a reconcile waits for a lock on the indexer's tables before it gives way. The
@@ -63,9 +71,25 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     const pastDeadline = rows.some((p) => !p.closedStatus && now > p.expiresAt);
     const horizons = pastDeadline ? await evidenceHorizons(ctx) : new Map<string, Date>();
 
+    // Completed payments whose completing transaction is missing from the evidence now. Those
+    // already swept were final (a sweep waits for finality): no reorg took it back, the read
+    // model lost it (an indexer redeployed from a later START_BLOCK, rows pruned).
+    const lostCompletions = rows.filter(
+      (p) => p.status === "completed" && p.completingTxHash && !(credits.get(p.id) ?? []).some((c) => c.txHash.toLowerCase() === p.completingTxHash!.toLowerCase()),
+    );
+    const final = lostCompletions.length > 0 ? await sweptPayments(t, lostCompletions.map((p) => p.id)) : new Set<string>();
+
     const updates: SettlementUpdate[] = [];
     const events: NewPaymentEvent[] = [];
     for (const p of rows) {
+      if (final.has(p.id)) {
+        logger(config).error(
+          { payment: p.id, chainId: p.chainId, completingTx: p.completingTxHash, completingBlock: p.completingBlock?.toString() },
+          "a swept payment's completing transfer is missing from the indexed evidence (was the indexer redeployed from a later START_BLOCK?); its answer stands — replay the range (cli replay) to restore the evidence",
+        );
+        result.set(p.id, { before: p, after: standing(p), changed: false });
+        continue;
+      }
       // The indexer restarted and is reading again blocks it had read: every answer on its
       // chains stands (a credit missing now may be back in a moment) until it is done.
       // So does a payment whose evidence could not be read now (its chain's node failing).

@@ -169,6 +169,28 @@ test("a ready indexer whose rows are gone is believed: a reorg's removal still r
   expect((await eventsOf(paid.id)).at(-1)).toBe("payment.reverted");
 });
 
+// BUG: the indexer redeployed from a later START_BLOCK (as the docs advised: "before the oldest
+// open payment") holds no rows for payments that ended before it: the next reconcile of one
+// (a refund request, a recheck after Redis lost its prompts) reverted a final, swept payment.
+test("a swept payment whose completing transfer is gone from the read model keeps its answer: a sweep waits for finality, no reorg took it", async () => {
+  const paid = await deposit(1_000_000n);
+  const block = paid.transfers[0]!.block;
+  await indexer({ safe: block - 50, latest: block + 5, ready: true });
+  await reconcilePayments(handle.db, config, [paid.id]);
+  const completed = await findPayment(handle.db, paid.id);
+  expect(completed).toMatchObject({ status: "completed" });
+  await handle.db.execute(sql`
+    insert into transfers_out (payment_id, kind, status, chain_id, token_address, to_address, amount, tx_hash, block_number)
+    values (${paid.id}, 'sweep', 'confirmed', ${String(CHAIN.chainId)}, ${completed!.tokenAddress}, '0x02', 1000000, '0xsweep', ${block + 4})`);
+  const told = await eventsOf(paid.id);
+  await dropTransfer(paid.transfers[0]!.txHash);
+  await indexer({ safe: block - 50, latest: block + 6, ready: true });
+  const run = await reconcilePayments(handle.db, config, [paid.id]);
+  expect(run.get(paid.id)!.changed).toBe(false);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", amountReceived: 1_000_000n });
+  expect(await eventsOf(paid.id)).toEqual(told);
+});
+
 test("late money keeps the block it came in as the payment's newest evidence; a reorg's removal takes it off what is owed back", async () => {
   const paid = await deposit(1_000_000n, 300_000n); // the amount, then an excess
   const [first, extra] = paid.transfers;
