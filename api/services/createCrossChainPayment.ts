@@ -80,10 +80,31 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   // the transaction's connection (a second connection, waited for under the key's lock, might
   // never come).
   const quoteLocally = bridgeAdapterFor(config.bridge, route.origin, route.destination) === "local";
-  const offTransaction = quoteLocally
-    ? null
-    : await sharedQuote(`${auth.merchantId}:${auth.mode}:${key}:${requestHash}`, () => quoteFor(ctx, route, amount, expiresIn, db));
+  const shared = quoteLocally ? null : shareQuote(`${auth.merchantId}:${auth.mode}:${key}:${requestHash}`, () => quoteFor(ctx, route, amount, expiresIn, db));
+  try {
+    return await insertCrossChainPayment(ctx, body, { idempotency, agentId, metadata, route, amount, expiresIn, settlement }, shared ? await shared.quote : null);
+  } finally {
+    shared?.release();
+  }
+}
 
+/** The payment, its bridge request and `payment.created`, once per idempotency key; then its expiry and first bridge read. */
+async function insertCrossChainPayment(
+  ctx: CrossChainContext,
+  body: CrossChainBody,
+  input: {
+    idempotency: Parameters<typeof withIdempotency>[1];
+    agentId: string | null;
+    metadata: ReturnType<typeof parseMetadata>;
+    route: CrossChainRoute;
+    amount: bigint;
+    expiresIn: number;
+    settlement: Awaited<ReturnType<typeof settlementRate>>;
+  },
+  offTransaction: QuotedPayment | null,
+) {
+  const { config, db, auth } = ctx;
+  const { idempotency, agentId, metadata, route, amount, expiresIn, settlement } = input;
   const result = await withIdempotency(db, idempotency, async (tx) => {
     const { id, now, expiresAt, quoted } = offTransaction ?? (await quoteFor(ctx, route, amount, expiresIn, tx));
     const { adapter, quote, refundTo } = quoted;
@@ -174,14 +195,21 @@ async function quoteFor(ctx: CrossChainContext, route: CrossChainRoute, amount: 
   return { id, now, expiresAt, quoted };
 }
 
-/** Quotes being taken in this process, by idempotency key and request: duplicates wait for the first. */
+/**
+ * Quotes taken in this process, by idempotency key and request, until the creation that took
+ * one has committed (or failed): a duplicate arriving meanwhile shares it, then waits on the
+ * key's row and replays the stored answer. Released at the quote's settling only, a duplicate
+ * that had checked for a stored answer before the first committed asked the bridge again.
+ */
 const quotesUnderWay = new Map<string, Promise<QuotedPayment>>();
 
-function sharedQuote(key: string, take: () => Promise<QuotedPayment>): Promise<QuotedPayment> {
-  let quote = quotesUnderWay.get(key);
-  if (!quote) {
-    quote = take().finally(() => quotesUnderWay.delete(key));
-    quotesUnderWay.set(key, quote);
-  }
-  return quote;
+function shareQuote(key: string, take: () => Promise<QuotedPayment>): { quote: Promise<QuotedPayment>; release: () => void } {
+  const under = quotesUnderWay.get(key);
+  if (under) return { quote: under, release: () => {} };
+  const quote = take();
+  quotesUnderWay.set(key, quote);
+  // A failed quote is not shared with later retries; the taker releases it once its creation is done.
+  const release = () => void (quotesUnderWay.get(key) === quote && quotesUnderWay.delete(key));
+  quote.catch(release);
+  return { quote, release };
 }

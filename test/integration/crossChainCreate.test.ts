@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import pg from "pg";
 import { getAddress } from "viem";
 import { queryRows } from "../../db/client.ts";
 import { ANVIL_USDC } from "../helpers/fixtures.ts";
@@ -136,6 +137,34 @@ describe("POST /payments/cross-chain/create", () => {
     const answers = await Promise.all([create(same), create(same), create(same)]);
     expect(new Set(answers.map((r) => r.body.payment.id)).size).toBe(1);
     expect(quotes().length - before).toBe(1);
+  });
+
+  // BUG (seen in CI): the quote was shared only until it settled. A duplicate that had found no
+  // stored answer (the first not committed yet) but reached the bridge after the first's quote
+  // came back asked Relay again.
+  test("a duplicate arriving between the first's quote and its commit shares the quote: Relay is asked once", async () => {
+    const before = quotes().length;
+    const same = body();
+    const lock = new pg.Client({ connectionString: x.api.databaseUrl });
+    await lock.connect();
+    try {
+      // The first's transaction waits on the idempotency table; reads (the duplicates' "stored answer?") still pass.
+      await lock.query("begin");
+      await lock.query("lock table idempotency_keys in exclusive mode");
+      const first = create(same);
+      const until = Date.now() + 10_000;
+      while (quotes().length === before && Date.now() < until) await Bun.sleep(10);
+      expect(quotes().length - before).toBe(1);
+      const duplicates = [create(same), create(same)];
+      await Bun.sleep(300); // both past their stored-answer check, at the quote
+      await lock.query("commit");
+      const answers = await Promise.all([first, ...duplicates]);
+      expect(answers.map((r) => r.status)).toEqual([201, 201, 201]);
+      expect(new Set(answers.map((r) => r.body.payment.id)).size).toBe(1);
+      expect(quotes().length - before).toBe(1);
+    } finally {
+      await lock.end();
+    }
   });
 
   test("a slow Relay holds no database connection: other requests are answered while quotes are out", async () => {
