@@ -38,20 +38,27 @@ export function startNotifyLoop(options: {
       await options.prepare?.(listener); // what it set up may have been dropped and recreated since
       return;
     }
-    const client = new pg.Client({ connectionString: options.databaseUrl });
+    // A connect that hangs (a partition, a slow failover) gives up in time for the next tick.
+    const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: Math.max(options.intervalMs, 5_000) });
     client.on("error", (error) => {
       logger.warn({ err: error }, `${name} listener lost; reconnecting`);
       if (listener === client) listener = null;
       client.end().catch(() => {});
     });
-    await client.connect();
-    if (options.prepare && !(await options.prepare(client))) {
-      await client.end();
-      return;
+    try {
+      await client.connect();
+      if (options.prepare && !(await options.prepare(client))) {
+        await client.end();
+        return;
+      }
+      const { onNotification } = options;
+      client.on("notification", onNotification ? (message) => onNotification(message.payload ?? "") : () => void loop.wake());
+      await client.query(`listen ${options.channel}`);
+    } catch (error) {
+      // A connection that failed half way (prepare or LISTEN refused) is closed, not left open.
+      await client.end().catch(() => {});
+      throw error;
     }
-    const { onNotification } = options;
-    client.on("notification", onNotification ? (message) => onNotification(message.payload ?? "") : () => void loop.wake());
-    await client.query(`listen ${options.channel}`);
     if (loop.stopped()) {
       await client.end();
       return;
@@ -59,10 +66,15 @@ export function startNotifyLoop(options: {
     listener = client;
   }
 
-  const tick = () =>
-    listen()
+  // One attempt to listen at a time: ticks during a connect that hangs do not open more
+  // connections (each would stay open, unreferenced, once the network came back).
+  let attempt: Promise<void> | null = null;
+  const tick = () => {
+    attempt ??= listen()
       .catch((error) => logger.warn({ err: error }, `${name} could not listen; polling`))
-      .then(() => loop.wake());
+      .finally(() => (attempt = null));
+    return attempt.then(() => loop.wake());
+  };
   const timer = setInterval(() => void tick(), options.intervalMs);
   const ready = tick();
 

@@ -9,10 +9,13 @@ export type ErrorBody = { success: false; error: string; message?: string; code?
  * shutdown terminating sessions), 57P02 crash shutdown, 57P03 cannot connect now (shutting
  * down or starting up), 53300 too many connections, class 08 connection exceptions; and the
  * ones Postgres itself says to retry: 40P01 deadlock, 40001 serialization failure, 55P03
- * lock not available (a reconcile giving way to the indexer's start-up migration). Each
- * rolled its transaction back whole.
+ * lock not available (a reconcile giving way to the indexer's start-up migration); and a
+ * database that is not (yet) the one to write to or gave up on the statement: 25006 read-only
+ * transaction (a connection still on the old primary, now a standby, after a failover), 57014
+ * query cancelled (a statement timeout, an operator's cancel), 25P03 idle-in-transaction
+ * timeout. Each rolled its transaction back whole.
  */
-const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006", "40P01", "40001", "55P03"]);
+const UNAVAILABLE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006", "40P01", "40001", "55P03", "25006", "57014", "25P03"]);
 /** Socket-level failures (Node/Bun errno names), and Bun SQL's own connection and pool errors. */
 const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ERR_POSTGRES_IDLE_TIMEOUT", "ERR_POSTGRES_LIFETIME_TIMEOUT"]);
 

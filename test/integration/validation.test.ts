@@ -168,6 +168,17 @@ describe("error mapping (errorsPlugin)", () => {
       503,
       { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
     ],
+    // BUG: these were 500s.
+    ...[
+      ["25006", "cannot execute INSERT in a read-only transaction"],
+      ["57014", "canceling statement due to statement timeout"],
+      ["25P03", "terminating connection due to idle-in-transaction timeout"],
+    ].map(([errno, message]): [string, unknown, number, Record<string, unknown>] => [
+      `Bun SQL: ${message} (${errno}: a failover's old primary, a timeout) is a retry`,
+      new Error("Failed query: insert", { cause: Object.assign(new Error(message), { code: "ERR_POSTGRES_SERVER_ERROR", errno }) }),
+      503,
+      { success: false, error: "service_unavailable", message: "A backing service is unavailable; retry shortly." },
+    ]),
     [
       "Bun SQL: a lock not available (55P03: a reconcile giving way to the indexer's migration) is a retry",
       new Error("Failed query: select 1", { cause: Object.assign(new Error("canceling statement due to lock timeout"), { code: "ERR_POSTGRES_SERVER_ERROR", errno: "55P03" }) }),

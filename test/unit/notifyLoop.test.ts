@@ -60,3 +60,39 @@ test("stopping during the spacing wait ends the loop without another run", async
   await loop.stop();
   expect(starts.length).toBe(1);
 });
+
+// BUG: each tick started another connect while one hung (a partition, a slow failover): when the
+// network came back every one of them connected and LISTENed, and all but the last stayed open.
+test("a connect that hangs is tried once at a time, whatever the ticks, and gives up in time", async () => {
+  const sockets = new Set<unknown>();
+  let accepted = 0;
+  // Accepts connections and never answers: Postgres behind a partition.
+  const silent = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open: (socket) => void (accepted++, sockets.add(socket)),
+      close: (socket) => void sockets.delete(socket),
+      data: () => {},
+    },
+  });
+  const loop = startNotifyLoop({
+    name: "test",
+    channel: "test",
+    databaseUrl: `postgres://user@127.0.0.1:${silent.port}/db`,
+    intervalMs: 50,
+    logger,
+    run: async () => {},
+  });
+  try {
+    await Bun.sleep(600);
+    expect(accepted).toBe(1); // twelve ticks, one connection
+    expect(loop.listening()).toBe(false);
+    await Bun.sleep(5_000); // the connect timeout (5 s at least): given up, closed, and tried again
+    expect(accepted).toBe(2);
+    expect(sockets.size).toBe(1);
+  } finally {
+    await loop.stop();
+    silent.stop(true);
+  }
+}, 20_000);
