@@ -67,7 +67,13 @@ export function createBatchedCreations(db: Db, logger: Logger, prompts: Prompts,
     expireAt: (paymentId, at) => expiries.load({ paymentId, at }),
     async write(creation) {
       const written = await batches.load(creation);
-      return written ? { ...written, replayed: false } : writePaymentCreation(db, creation);
+      if (written) return { ...written, replayed: false };
+      const alone = await writePaymentCreation(db, creation);
+      // The batch's COMMIT reached the database though its answer was lost (the connection
+      // dropped): the stored answer holds this very payment, so this is its first answer, not
+      // a replay (and its expiry is still to be prompted).
+      const stored = (alone.body as { payment?: { id?: unknown } } | null)?.payment?.id;
+      return alone.replayed && creation.payment.id !== undefined && stored === creation.payment.id ? { ...alone, replayed: false } : alone;
     },
   };
 }

@@ -143,6 +143,31 @@ describe("createBatchedCreations", () => {
     expect(failed.status).toBe("rejected");
     expect(await counts([good.idempotency.key, bad.idempotency.key])).toEqual({ keys: 1, payments: 1, events: 1, unanswered: 0 });
   });
+
+  // BUG: a batch whose COMMIT reached the database but whose answer was lost (the connection
+  // dropped) sent each creation down the one-at-a-time path, which found the key the batch had
+  // just committed: the first and only answer was marked a replay, and no expiry was prompted.
+  test("a batch committed whose answer was lost: each create's first answer is not a replay", async () => {
+    let lose = true;
+    const flaky = Object.create(api.db) as typeof api.db;
+    flaky.transaction = (async (work: Parameters<typeof api.db.transaction>[0], config?: Parameters<typeof api.db.transaction>[1]) => {
+      const result = await api.db.transaction(work, config);
+      if (lose) {
+        lose = false;
+        throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+      }
+      return result;
+    }) as typeof api.db.transaction;
+    const creations = createBatchedCreations(flaky, logger, api.deps.prompts);
+    const batch = [creation(), creation()];
+    const results = await Promise.all(batch.map((c) => creations.write(c)));
+    expect(lose).toBe(false);
+    expect(results.map(paymentIdOf)).toEqual(batch.map((c) => c.payment.id!));
+    expect(results.map((r) => r.replayed)).toEqual([false, false]);
+    // A true retry of the same key is still a replay.
+    expect((await creations.write(creation(batch[0]!.idempotency.key))).replayed).toBe(true);
+    expect(await counts(batch.map((c) => c.idempotency.key))).toEqual({ keys: 2, payments: 2, events: 2, unanswered: 0 });
+  });
 });
 
 describe("merchant settings for creates", () => {
