@@ -3,6 +3,7 @@ import Redis from "ioredis";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
+import { rolePoolProbe } from "../db/probedPool.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { createChainStatusService } from "../rails/chainStatus.ts";
 import { createApp } from "./app.ts";
@@ -15,7 +16,7 @@ import { loadPublicViews } from "./services/publicPaymentViews.ts";
 
 /** Starts the HTTP API on the configured host and port; `stop` drains and closes (the prompts too). */
 export async function startApiServer(config: Config, logger: Logger, databaseUrl: string, prompts: Prompts, queues: Queue[] = []) {
-  const handle = createDb(databaseUrl, { max: config.databasePoolSize });
+  const handle = createDb(databaseUrl, { max: config.databasePoolSize, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
   redis.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
   await redis.connect().catch((error) => logger.warn({ err: error }, "redis not reachable yet"));

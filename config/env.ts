@@ -45,6 +45,8 @@ export const envSchema = z.object({
     .refine((list) => list.length > 0 && list.every((o) => o === "*" || /^https?:\/\/[^/\s]+$/.test(o)), "must be * or a comma-separated list of origins (scheme://host[:port])"),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** How long a role waits for Postgres to answer its probe before dropping its connections (a partition); 0: never. */
+  DATABASE_PROBE_TIMEOUT_MS: z.coerce.number().int().refine((v) => v === 0 || (v >= 500 && v <= 120_000), "must be 0 (off) or 500 to 120000").default(5_000),
   REDIS_URL: url(["redis:", "rediss:"]).default("redis://127.0.0.1:6379"),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_:-]+$/).default("stablepay"),
   /** How long the API waits for Redis to take a prompt before answering without it (or 503 where it is needed). */

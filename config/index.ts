@@ -21,6 +21,8 @@ export type Config = {
   /** Absent only outside production, where the dev stack starts embedded Postgres. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** How long a role waits for its Postgres probe (`createProbedPool`); 0: no probe. */
+  databaseProbeTimeoutMs: number;
   dataDir: string;
   redis: { url: string; prefix: string; timeoutMs: number };
   /** `nodeStaleAfterMs`: a (non-local) node whose newest block is older than this is taken to be stuck. */
@@ -155,6 +157,7 @@ export function buildConfig(
     http: { host: e.HOST, port: e.PORT, publicBaseUrl, corsOrigins: e.CORS_ORIGINS.includes("*") ? "*" : e.CORS_ORIGINS },
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseProbeTimeoutMs: e.DATABASE_PROBE_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     redis: { url: e.REDIS_URL, prefix: e.QUEUE_PREFIX, timeoutMs: e.QUEUE_TIMEOUT_MS },
     indexer: {

@@ -1,16 +1,27 @@
 import { SQL } from "bun";
 import { sql, type SQLWrapper } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
+import { createProbedPool, type PoolProbe } from "./probedPool.ts";
 import * as schema from "./schema/index.ts";
+
+export type DbOptions = {
+  max?: number;
+  /** The roles' pools: replaced when the database goes silent (`createProbedPool`); `onReplace` hears of it. */
+  probe?: PoolProbe & { onReplace: (waitedMs: number) => void };
+};
 
 /**
  * Drizzle over Bun's built-in SQL client: on these machines it serves ~2x the
  * requests of `pg` (DESIGN.md, "Measured"). Use `.prepare()` on hot paths.
  */
-export function createDb(url: string, options: { max?: number } = {}) {
-  const client = new SQL({ url, max: options.max ?? 10, idleTimeout: 30 });
+export function createDb(url: string, options: DbOptions = {}) {
+  const { probe } = options;
+  // A connection that cannot be made within the probe's wait fails like a refused one.
+  const open = () => new SQL({ url, max: options.max ?? 10, idleTimeout: 30, ...(probe ? { connectionTimeout: Math.max(1, Math.ceil(probe.timeoutMs / 1000)) } : {}) });
+  const pool = probe ? createProbedPool(open, probe, probe.onReplace) : null;
+  const client = pool ? pool.client : open();
   const db = drizzle({ client, schema });
-  return { db, client, close: () => client.close() };
+  return { db, client, close: () => (pool ? pool.close() : client.close()) };
 }
 
 export type Db = ReturnType<typeof createDb>["db"];

@@ -8,6 +8,7 @@
 import { loadConfigOrExit } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
+import { rolePoolProbe } from "../db/probedPool.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 import { startRoleMetrics } from "./lib/roleMetrics.ts";
@@ -45,7 +46,7 @@ if (role === "api") {
 } else if (role === "worker") {
   const { startWorkers } = await import("../jobs/worker.ts");
   await runMigrations(databaseUrl, { viewsSchema: config.indexer.viewsSchema, networks: config.networks });
-  const handle = createDb(databaseUrl, { max: config.databasePoolSize });
+  const handle = createDb(databaseUrl, { max: config.databasePoolSize, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
   const workers = await startWorkers({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {
     await workers.close();
@@ -59,7 +60,7 @@ if (role === "api") {
   }
   const { startLocalRelayer } = await import("../rails/bridge/local/index.ts");
   await runMigrations(databaseUrl);
-  const handle = createDb(databaseUrl, { max: 4 });
+  const handle = createDb(databaseUrl, { max: 4, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
   const relayer = startLocalRelayer({ config, db: handle.db, logger, databaseUrl });
   stopWith(async () => {
     await relayer.stop();
@@ -69,7 +70,7 @@ if (role === "api") {
   // The Solana rail's subscriber: one per deployment, like the indexer.
   const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }] = await Promise.all([import("../rails/solana/ingest/startSolanaSubscriber.ts"), import("../rails/index.ts")]);
   await runMigrations(databaseUrl);
-  const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10) });
+  const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10), probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
   const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
   stopWith(async () => {
     await subscriber.stop();

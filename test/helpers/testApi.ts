@@ -4,7 +4,7 @@ import type { ApiDeps } from "../../api/deps.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
 import { buildConfig, type FileNetworkInput } from "../../config/index.ts";
 import { createLogger, type Logger } from "../../config/logger.ts";
-import { createDb } from "../../db/client.ts";
+import { createDb, type DbOptions } from "../../db/client.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
@@ -30,14 +30,16 @@ export type TestMerchant = {
  * A real app on an isolated database and Redis prefix. `request` goes through
  * `app.handle` with no server; `close` drops everything the test made.
  */
-export async function createTestApi(options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger; database?: TestDatabase } = {}) {
+export async function createTestApi(
+  options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger; database?: TestDatabase; databaseProbe?: DbOptions["probe"] } = {},
+) {
   const database = options.database ?? (await createTestDatabase());
   const redis = createTestRedis(options.env?.REDIS_URL);
   const config = buildConfig(
     { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, LOG_LEVEL: "silent", ...options.env },
     { extraNetworks: options.networks },
   );
-  const handle = createDb(database.url, { max: 5 });
+  const handle = createDb(database.url, { max: 5, probe: options.databaseProbe });
   const logger = options.logger ?? createLogger({ level: "silent" });
   const prompts = createPrompts(config, { failFast: true });
   const deps: ApiDeps = {
