@@ -47,6 +47,7 @@ export function createProbedPool(open: () => SQL, probe: PoolProbe, onReplace: (
     const [stuck, stuckProber] = [pool, prober];
     pool = open();
     prober = open();
+    bound.clear();
     onReplace(Date.now() - started);
     await Promise.all([stuck.close({ timeout: 0 }), stuckProber.close({ timeout: 0 })]).catch(() => {});
   };
@@ -58,11 +59,18 @@ export function createProbedPool(open: () => SQL, probe: PoolProbe, onReplace: (
   };
   schedule();
 
+  // Methods bound to the pool of the moment, once each (drizzle calls `unsafe` per query).
+  const bound = new Map<PropertyKey, unknown>();
   const client = new Proxy(function pooled() {} as unknown as SQL, {
     apply: (_target, _this, args: unknown[]) => (pool as unknown as (...a: unknown[]) => unknown)(...args),
     get: (_target, property) => {
+      const cached = bound.get(property);
+      if (cached !== undefined) return cached;
       const value = Reflect.get(pool, property, pool) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(pool) : value;
+      if (typeof value !== "function") return value;
+      const method = (value as (...a: unknown[]) => unknown).bind(pool);
+      bound.set(property, method);
+      return method;
     },
   });
 
