@@ -17,7 +17,7 @@ export type DbOptions = {
 export function createDb(url: string, options: DbOptions = {}) {
   const { probe } = options;
   // A connection that cannot be made within the probe's wait fails like a refused one.
-  const open = () => new SQL({ url, max: options.max ?? 10, idleTimeout: 30, ...(probe ? { connectionTimeout: Math.max(1, Math.ceil(probe.timeoutMs / 1000)) } : {}) });
+  const open = (max = options.max ?? 10) => new SQL({ url, max, idleTimeout: 30, ...(probe ? { connectionTimeout: Math.max(1, Math.ceil(probe.timeoutMs / 1000)) } : {}) });
   const pool = probe ? createProbedPool(open, probe, probe.onReplace) : null;
   const client = pool ? pool.client : open();
   const db = drizzle({ client, schema });

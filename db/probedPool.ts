@@ -22,9 +22,10 @@ export type ProbedPool = {
  * restarts needs none of this: the pool reconnects by itself, and the probe only acts
  * on silence.
  */
-export function createProbedPool(open: () => SQL, probe: PoolProbe, onReplace: (waitedMs: number) => void): ProbedPool {
+/** `open(max)` makes a pool of up to `max` connections (the probe's is 1: Bun opens a pool's connections ahead of need). */
+export function createProbedPool(open: (max?: number) => SQL, probe: PoolProbe, onReplace: (waitedMs: number) => void): ProbedPool {
   let pool = open();
-  let prober = open();
+  let prober = open(1);
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -46,7 +47,7 @@ export function createProbedPool(open: () => SQL, probe: PoolProbe, onReplace: (
     if (answered || closed) return;
     const [stuck, stuckProber] = [pool, prober];
     pool = open();
-    prober = open();
+    prober = open(1);
     bound.clear();
     onReplace(Date.now() - started);
     await Promise.all([stuck.close({ timeout: 0 }), stuckProber.close({ timeout: 0 })]).catch(() => {});

@@ -69,7 +69,7 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
     const child = spawn(["bun", ...profile, roleScript, role], {
       cwd: projectRoot,
       env: { ...process.env, ...env, PORT: String(port), WORKER_METRICS_PORT: String(metricsPort), SOLANA_METRICS_PORT: String(metricsPort), ...extraEnv },
-      stdout: "ignore",
+      stdout: process.env.ROLE_STDOUT ? "inherit" : "ignore",
       stderr: "inherit",
     });
     processes.push(child);
