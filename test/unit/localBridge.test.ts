@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { localAmounts } from "../../rails/bridge/local/localAmounts.ts";
 import { judgeDeposit } from "../../rails/bridge/local/relayer/judgeDeposit.ts";
+import { judgedState } from "../../rails/bridge/local/relayer/relayerTick.ts";
 
 describe("localAmounts: what the customer sends for the merchant to receive `amount`", () => {
   test.each([
@@ -38,5 +39,28 @@ describe("judgeDeposit: strict, to the second", () => {
     expect(judged.disposition).toBe(disposition);
     expect(judged.state).toBe(state);
     expect(judged.reason).toContain(reason);
+  });
+});
+
+describe("judgedState: the state a request's judged deposits put it in", () => {
+  // A pass cut short between judging a deposit and saving the request's state left it `open`:
+  // a second deposit was then judged against `open` and filled again.
+  test.each([
+    ["open", [], "open"],
+    ["open", [{ disposition: null }], "open"],
+    ["open", [{ disposition: "fill" }], "filling"],
+    ["open", [{ disposition: "refund" }, { disposition: null }], "refunding"],
+    ["open", [{ disposition: "refund" }, { disposition: "fill" }], "filling"],
+    ["filled", [{ disposition: "fill" }], "filled"],
+    ["refunding", [{ disposition: "refund" }], "refunding"],
+    ["failed", [{ disposition: "fill" }], "failed"],
+  ] as const)("%s with %j → %s", (state, deposits, expected) => {
+    expect(judgedState(state, deposits)).toBe(expected);
+  });
+
+  test("after a crash left a filled request open, a second deposit is refunded, not filled", () => {
+    const request = { amountToSend: 10n, expiresAt: new Date(Date.now() + 60_000), refundRequested: false };
+    const state = judgedState("open", [{ disposition: "fill" }]);
+    expect(judgeDeposit({ ...request, state }, { amount: 10n, blockTimestamp: new Date() }).disposition).toBe("refund");
   });
 });

@@ -89,6 +89,19 @@ export async function updateTransfer(db: Db, id: string, values: Partial<typeof 
   await db.update(localBridgeTransfers).set({ ...values, updatedAt: sql`now()` }).where(eq(localBridgeTransfers.id, id));
 }
 
+/**
+ * Records a planned transfer's signed bytes, if it is still planned: of two relayers signing
+ * it at once (one that lost its lock), only the one whose record lands may broadcast.
+ */
+export async function markSigned(db: Db, id: string, values: { fromAddress: string; nonce: number; rawTx: string; txHash: string }): Promise<boolean> {
+  const rows = await db
+    .update(localBridgeTransfers)
+    .set({ ...values, status: "signed", updatedAt: sql`now()` })
+    .where(and(eq(localBridgeTransfers.id, id), eq(localBridgeTransfers.status, "planned")))
+    .returning({ id: localBridgeTransfers.id });
+  return rows.length > 0;
+}
+
 export const unfinishedTransfers = (db: Db): Promise<LocalBridgeTransferRow[]> =>
   db.select().from(localBridgeTransfers).where(inArray(localBridgeTransfers.status, ["planned", "signed"])).orderBy(asc(localBridgeTransfers.createdAt));
 

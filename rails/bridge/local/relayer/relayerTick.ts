@@ -68,7 +68,7 @@ async function planAll(deps: RelayerDeps, confirmedTo: ReadonlyMap<string, bigin
   const relayer = relayerAccount(deps.config).address;
   for (const request of requests) {
     const own = deposits.filter((d) => d.requestId === request.id);
-    let state = request.state;
+    let state = judgedState(request.state, own);
     const confirmed = confirmedTo.get(request.originChainId) ?? -1n;
     for (const deposit of own.filter((d) => d.disposition === null && d.blockNumber <= confirmed)) {
       const judged = judgeDeposit({ ...request, state }, deposit);
@@ -77,10 +77,12 @@ async function planAll(deps: RelayerDeps, confirmedTo: ReadonlyMap<string, bigin
       deposit.reason = judged.reason;
       state = judged.state;
     }
+    // Saved before the transfers are planned: the next deposit is judged against it.
+    if (state !== request.state) await updateRequest(deps.db, request.id, { state });
     const ownTransfers = transfers.filter((t) => t.requestId === request.id);
     for (const deposit of own) await planFor(deps, request, deposit, ownTransfers, relayer);
-    state = nextState(state, own, ownTransfers);
-    if (state !== request.state) await updateRequest(deps.db, request.id, { state });
+    const next = nextState(state, own, ownTransfers);
+    if (next !== state) await updateRequest(deps.db, request.id, { state: next });
   }
 }
 
@@ -104,6 +106,18 @@ async function planFor(deps: RelayerDeps, request: LocalBridgeRequestRow, deposi
   if (fill.status !== "confirmed") return;
   await origin("collect", relayer, request.amountToSend);
   if (deposit.amount > request.amountToSend) await origin("refund", deposit.sender, deposit.amount - request.amountToSend);
+}
+
+/**
+ * The state the request's judged deposits put it in. The first deposit judged decides it
+ * (`judgeDeposit`); a pass cut short between a judgement and saving the state (a crash, a
+ * lost connection) left it `open`, and a second deposit would then be filled as well.
+ */
+export function judgedState(state: LocalRequestState, deposits: ReadonlyArray<Pick<LocalBridgeDepositRow, "disposition">>): LocalRequestState {
+  if (state !== "open") return state;
+  if (deposits.some((d) => d.disposition === "fill")) return "filling";
+  if (deposits.some((d) => d.disposition === "refund")) return "refunding";
+  return state;
 }
 
 /** A request's state from its deposits and their transfers. */

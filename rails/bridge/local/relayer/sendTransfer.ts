@@ -5,7 +5,7 @@ import type { Db } from "../../../../db/client.ts";
 import { evmClient } from "../../../evm/client.ts";
 import { nullIfNotFound } from "../../../evm/nullIfNotFound.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../../../evm/settlement/index.ts";
-import { findFactory, lastNonce, updateTransfer, type LocalBridgeTransferRow } from "../books.ts";
+import { findFactory, lastNonce, markSigned, updateTransfer, type LocalBridgeTransferRow } from "../books.ts";
 import { relayerAccount, relayerWallet } from "../relayerAccount.ts";
 
 export type RelayerDeps = { config: Config; db: Db; logger: Logger };
@@ -25,7 +25,8 @@ const networkOf = (config: Config, chainId: string): Network => {
 /**
  * Signs a planned transfer with the relayer's next nonce on its chain and records the
  * signed bytes and hash (committed) before broadcasting them: a crash from here on finds
- * them and sends the same transaction, never a second one. A fill the relayer cannot
+ * them and sends the same transaction, never a second one; a transfer another relayer
+ * signed meanwhile is left to it (`markSigned`). A fill the relayer cannot
  * cover is closed as failed instead (nothing is sent; its deposit is refunded).
  */
 export async function signTransfer(deps: RelayerDeps, row: LocalBridgeTransferRow): Promise<void> {
@@ -60,7 +61,10 @@ export async function signTransfer(deps: RelayerDeps, row: LocalBridgeTransferRo
   const request = await wallet.prepareTransactionRequest({ account, chain: wallet.chain, to, data, gas, nonce });
   const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as Parameters<typeof wallet.signTransaction>[0]);
   const txHash = keccak256(raw);
-  await updateTransfer(deps.db, row.id, { status: "signed", fromAddress: account.address, nonce, rawTx: raw, txHash });
+  if (!(await markSigned(deps.db, row.id, { fromAddress: account.address, nonce, rawTx: raw, txHash }))) {
+    deps.logger.warn({ transfer: row.id }, "local relayer: the transfer was signed by another relayer; not sending this one");
+    return;
+  }
   await client.sendRawTransaction({ serializedTransaction: raw }).catch((error: Error) => {
     deps.logger.warn({ err: error, transfer: row.id }, "local relayer: broadcast failed; the next pass looks again");
   });

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { getAddress, type Hex } from "viem";
+import { buildConfig, type Config } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
+import { createDb, type DbHandle } from "../../db/client.ts";
+import { insertRequest, planTransfer, recordDeposit, transfersOf } from "../../rails/bridge/local/books.ts";
+import { signTransfer } from "../../rails/bridge/local/relayer/sendTransfer.ts";
+import { relayerAddress, relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { merchantWallet } from "../helpers/paymentChain.ts";
+
+/**
+ * The local relayer signs each planned transfer once. A relayer whose lock session dropped
+ * (a database restart) kept running while a second one took the lock: both signed the same
+ * planned fill, with consecutive nonces, and both were mined (the merchant paid twice from
+ * the relayer's liquidity). Only the relayer whose record of the signed bytes lands broadcasts.
+ */
+let chains: BridgeChains;
+let database: TestDatabase;
+let handle: DbHandle;
+let config: Config;
+beforeAll(async () => {
+  [chains, database] = await Promise.all([startBridgeChains(), createTestDatabase()]);
+  handle = createDb(database.url, { max: 4 });
+  config = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, NETWORKS_FILE: chains.networksFile, BRIDGE_ADAPTER: "local", BRIDGE_LOCAL_RELAYER_KEY: relayerKey, LOG_LEVEL: "silent" });
+}, 120_000);
+afterAll(async () => {
+  await handle?.close();
+  await database?.drop();
+  await chains?.stop();
+});
+
+test("two relayers signing one planned fill (both read it as planned): one transaction is sent, the row holds its hash", async () => {
+  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
+  const requestId = randomUUID();
+  await insertRequest(handle.db, {
+    id: requestId,
+    reference: randomUUID(),
+    originChainId: "31338",
+    originToken: usdc(chains.origin),
+    destinationChainId: "31337",
+    destinationToken: usdc(chains.destination),
+    recipient: merchantWallet,
+    depositAddress: "0x000000000000000000000000000000000000dEaD",
+    amount: 1_000_000n,
+    amountToSend: 1_001_000n,
+    fee: 1_000n,
+    expiresAt: new Date(Date.now() + 600_000),
+    state: "filling",
+    scannedBlock: 0n,
+  });
+  await recordDeposit(handle.db, {
+    requestId,
+    chainId: "31338",
+    txHash: `0x${"ab".repeat(32)}`,
+    logIndex: 0,
+    sender: relayerAddress,
+    amount: 1_001_000n,
+    blockNumber: 1n,
+    blockTimestamp: new Date(),
+    disposition: "fill",
+    reason: "paid",
+  });
+  const [deposit] = await handle.client`select id from local_bridge_deposits where request_id = ${requestId}`;
+  await planTransfer(handle.db, { requestId, depositId: deposit.id, kind: "fill", chainId: "31337", token: usdc(chains.destination), toAddress: merchantWallet, amount: 1_000_000n });
+  const [planned] = await transfersOf(handle.db, [requestId]);
+  const deps = { config, db: handle.db, logger: createLogger({ level: "silent" }) };
+  const nonceBefore = await chains.destination.publicClient.getTransactionCount({ address: relayerAddress, blockTag: "pending" });
+  const merchantBefore = await chains.balanceOf(chains.destination, "USDC", merchantWallet);
+
+  // Both read the row as planned; the second signs after the first recorded and sent its own.
+  await signTransfer(deps, planned!);
+  await signTransfer(deps, planned!);
+  await chains.destination.mine(1);
+
+  const [row] = await transfersOf(handle.db, [requestId]);
+  expect(row!.status).toBe("signed");
+  const receipt = await chains.destination.publicClient.getTransactionReceipt({ hash: row!.txHash as Hex });
+  expect(receipt.status).toBe("success");
+  expect(await chains.destination.publicClient.getTransactionCount({ address: relayerAddress, blockTag: "pending" })).toBe(nonceBefore + 1);
+  expect(await chains.balanceOf(chains.destination, "USDC", merchantWallet)).toBe(merchantBefore + 1_000_000n);
+}, 60_000);
