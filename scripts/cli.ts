@@ -61,6 +61,7 @@ function parsedArgs() {
         address: { type: "string" },
         url: { type: "string" },
         events: { type: "string" },
+        origins: { type: "string" },
         id: { type: "string" },
         "dry-run": { type: "boolean" },
         from: { type: "string" },

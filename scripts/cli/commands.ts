@@ -155,7 +155,9 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
   async "return-origins set"({ db }, flags) {
     const merchant = await merchantOf(db, flags);
     const mode = oneOf(flags, "mode", ["test", "live"]);
-    const given = typeof flags.origins === "string" ? flags.origins.split(",").map((o) => o.trim()).filter(Boolean) : [];
+    // Required, so a forgotten flag never clears the list: an empty value does that.
+    if (typeof flags.origins !== "string") throw new UsageError("--origins is required: a comma-separated list of origins (an empty value clears the list)");
+    const given = flags.origins.split(",").map((o) => o.trim()).filter(Boolean);
     let origins: string[];
     try {
       origins = parseReturnOrigins(given);

@@ -148,6 +148,20 @@ describe("operator CLI", () => {
     },
   );
 
+  // BUG: the entry point refused --origins (not among its flags), and without it `set` cleared the list.
+  test("the npm entry point sets return origins with --origins, and refuses a set without it", async () => {
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), ...args], { encoding: "utf8", env: { ...process.env, APP_ENV: "test", DATABASE_URL: database.url } });
+    const id = merchantIdOf(await run("merchant create", { name: "Origins via CLI" }));
+    const set = cli("return-origins", "set", "--merchant", id, "--mode", "live", "--origins", "https://shop.example");
+    expect({ status: set.status, stderr: set.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(set.stdout).toContain("Return origins in live mode: https://shop.example");
+    const forgotten = cli("return-origins", "set", "--merchant", id, "--mode", "live");
+    expect(forgotten.status).toBe(2);
+    expect(forgotten.stderr + forgotten.stdout).toContain("--origins is required");
+    expect(await run("return-origins list", { merchant: id })).toBe("test: (none)\nlive: https://shop.example");
+  });
+
   test("the npm entry point runs a command against DATABASE_URL", () => {
     const result = spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), "merchant", "create", "--name", "Via CLI"], {
       encoding: "utf8",
