@@ -104,7 +104,7 @@ export async function claimTransferOutBroadcast(
 ): Promise<TransferOutRow | undefined> {
   const [row] = await db
     .update(transfersOut)
-    .set({ ...values, status: "broadcast", updatedAt: sql`now()` })
+    .set({ ...values, status: "broadcast", broadcastAt: sql`now()`, updatedAt: sql`now()` })
     .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "requested")))
     .returning();
   return row;
@@ -138,11 +138,18 @@ export async function recentlyReverted(db: Db, paymentId: string, kind: Transfer
   return row?.n ?? 0;
 }
 
+/**
+ * Since when an unfinished row has been waiting: a sent one since it was first sent (its
+ * replacements, every `TRANSFER_REPLACE_AFTER`, do not make it younger); a requested one since
+ * its last change (a refund waits for its credits' finality before it is signed).
+ */
+export const OUT_SINCE = sql.raw(`coalesce(case when status = 'broadcast' then broadcast_at end, updated_at)`);
+
 /** Per chain: sweeps and refunds not yet final, and how long the oldest has been waiting (seconds). */
 export async function transfersInFlight(db: Db): Promise<Map<string, { inFlight: number; oldestSeconds: number }>> {
   const rows = await queryRows<{ chain_id: string; n: number; oldest: number }>(
     db,
-    sql`select chain_id, count(*)::int as n, floor(extract(epoch from now() - min(updated_at)))::int as oldest
+    sql`select chain_id, count(*)::int as n, floor(extract(epoch from now() - min(${OUT_SINCE})))::int as oldest
         from transfers_out where status in ('requested', 'broadcast') group by chain_id`,
   );
   return new Map(rows.map((r) => [r.chain_id, { inFlight: r.n, oldestSeconds: r.oldest }]));
@@ -265,7 +272,7 @@ export async function reopenTransferOut(db: Db, id: string, reason: string): Pro
     if (open) return "blocked";
     const rows = await tx
       .update(transfersOut)
-      .set({ status: "broadcast", blockNumber: null, error: reason, updatedAt: sql`now()` })
+      .set({ status: "broadcast", blockNumber: null, error: reason, broadcastAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")))
       .returning({ id: transfersOut.id });
     return rows.length > 0 ? "reopened" : null;

@@ -39,7 +39,7 @@ function gauge(name: string, help: string, value: (row: Awaited<ReturnType<typeo
 gauge("stablepay_transfers_out_in_flight", "Sweeps and refunds requested or broadcast, not yet final, per network and kind.", (r) => r.inFlight);
 gauge(
   "stablepay_transfers_out_stuck",
-  "Sweeps and refunds in flight that have not changed for three TRANSFER_REPLACE_AFTER rounds (health's `stuck`), per network and kind.",
+  "Sweeps and refunds in flight for three TRANSFER_REPLACE_AFTER rounds since first sent, replacements or not (unsent: unchanged that long) (health's `stuck`), per network and kind.",
   (r) => r.stuck,
 );
 gauge("stablepay_transfers_out_oldest_seconds", "Seconds the oldest in-flight sweep or refund has waited since its last change, per network and kind.", (r) => r.oldestSeconds);

@@ -36,6 +36,8 @@ export const transfersOut = pgTable(
     blockhash: text("blockhash"),
     lastValidBlockHeight: amount("last_valid_block_height"),
     error: text("error"),
+    /** When it was first sent (replacements keep it): how long it has been out, for "stuck". */
+    broadcastAt: timestamp("broadcast_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

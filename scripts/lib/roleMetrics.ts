@@ -1,6 +1,7 @@
 import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import { createDb } from "../../db/client.ts";
+import { rolePoolProbe } from "../../db/probedPool.ts";
 import { watchChains } from "../../metrics/chainMetrics.ts";
 import { startMetricsServer } from "../../metrics/metricsServer.ts";
 import { fetchPonderMetrics } from "../../metrics/ponderMetrics.ts";
@@ -28,7 +29,7 @@ export function startRoleMetrics(role: string, config: Config, logger: Logger, d
   const port = role === "indexer" ? metricsPorts.indexer : role === "solana" ? metricsPorts.solana : 0;
   const followed = networksFollowedBy(config, role);
   if (port === 0) return async () => {};
-  const handle = createDb(databaseUrl, { max: 2 });
+  const handle = createDb(databaseUrl, { max: 2, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
   const unwatch = watchChains(createChainStatusService(config, handle.db), followed);
   const extra = role === "indexer" ? () => fetchPonderMetrics(config.indexer.port) : undefined;
   const server = startMetricsServer({ host, port, token, logger, extra });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { transfersOutByState } from "../../db/transfersOutByState.ts";
 import { erc20Abi, type Address } from "viem";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { insertTransferOut, updateTransferOut } from "../../db/transfersOut.ts";
@@ -106,6 +107,18 @@ test("/payments/health counts sweeps in flight per chain and calls one stuck pas
     const stuck = await anvilOf();
     expect(stuck.transfers).toMatchObject({ inFlight: 1, stuck: true });
     expect(stuck.transfers.oldestSeconds).toBeGreaterThanOrEqual(600);
+
+    // BUG: a sent transaction replaced every round (updated_at fresh each time) was never stuck:
+    // what counts is how long it has been out.
+    await api.db.execute(
+      sql`update transfers_out set status = 'broadcast', tx_hash = '0x01', broadcast_at = now() - interval '3600 seconds', updated_at = now() where id = ${row.id}`,
+    );
+    const replaced = await anvilOf();
+    expect(replaced.transfers).toMatchObject({ inFlight: 1, stuck: true });
+    expect(replaced.transfers.oldestSeconds).toBeGreaterThanOrEqual(3600);
+    const [metric] = await transfersOutByState(api.db, 540);
+    expect(metric).toMatchObject({ chainId: "31337", kind: "sweep", inFlight: 1, stuck: 1 });
+    expect(metric!.oldestSeconds).toBeGreaterThanOrEqual(3600);
   } finally {
     await updateTransferOut(api.db, row.id, { status: "failed", error: "test row" });
   }

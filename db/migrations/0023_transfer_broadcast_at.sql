@@ -1,0 +1,1 @@
+ALTER TABLE "transfers_out" ADD COLUMN "broadcast_at" timestamp with time zone;
