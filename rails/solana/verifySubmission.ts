@@ -36,7 +36,9 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
     throw new ServiceUnavailableError(`Could not read the transaction from ${network.name}: ${error.message.split("\n")[0]}`);
   });
   if (!parsed) throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} was not found on ${network.name} (not confirmed yet?)`);
-  if (parsed.meta?.err) throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} failed`);
+  // Served without its status metadata there are no balances to read what it pays: not "pays nothing", ask again.
+  if (!parsed.meta) throw new ServiceUnavailableError(`${network.name} served transaction ${transaction} without its metadata; try again in a few seconds`);
+  if (parsed.meta.err) throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} failed`);
   const watch = watchOf(network, payment);
   const credit = creditOf(watch, transaction, parsed);
   if (!credit) return [];

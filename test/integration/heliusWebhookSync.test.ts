@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { WebhookClient } from "helius-sdk/webhooks/client";
 import { createHeliusWebhookSync } from "../../rails/solana/ingest/syncHeliusWebhook.ts";
 
 /**
@@ -102,4 +103,32 @@ test("a refused call throws and leaves the set unregistered, so the next call tr
   expect(enhanced().accountAddresses).toEqual(["Addr5"]);
   await mainnet(["Addr6"]);
   expect(enhanced().accountAddresses).toEqual(["Addr6"]);
+});
+
+// BUG: the subscriber calls sync about once a second without waiting; two calls at once,
+// before the webhook was known, both listed none and both created one: duplicate webhooks.
+test("calls at once run one at a time: one webhook is created, and the calls queued behind it send only the newest set", async () => {
+  const sent: string[] = [];
+  let release!: () => void;
+  const slow = new Promise<void>((resolve) => (release = resolve));
+  const client = {
+    getAll: async () => (sent.push("getAll"), []),
+    create: async (params: { accountAddresses: string[] }) => {
+      sent.push(`create ${params.accountAddresses}`);
+      await slow; // Helius takes its time
+      return { webhookID: "created-1", ...params };
+    },
+    update: async (id: string, params: { accountAddresses: string[] }) => (sent.push(`update ${id} ${params.accountAddresses}`), { webhookID: id, ...params }),
+    toggle: async (id: string) => (sent.push(`toggle ${id}`), { webhookID: id }),
+  } as unknown as WebhookClient;
+  const mainnet = createHeliusWebhookSync({ apiKey: API_KEY, webhookUrl: URL_, authHeader: AUTH, devnet: false, client });
+  const first = mainnet(["A"]);
+  await Bun.sleep(20); // its create is under way
+  const queued = [mainnet(["A", "B"]), mainnet(["A", "B", "C"])];
+  await Bun.sleep(20);
+  release();
+  await Promise.all([first, ...queued]);
+  expect(sent).toEqual(["getAll", "create A", "update created-1 A,B,C"]);
+  await mainnet(["C", "B", "A"]);
+  expect(sent.length).toBe(3);
 });

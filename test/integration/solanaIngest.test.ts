@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { TOKEN_PROGRAM_ID, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { TOKEN_PROGRAM_ID, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { Connection, Keypair, PublicKey, Transaction } from "@solana/web3.js";
 import { base58 } from "@scure/base";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
@@ -10,7 +10,10 @@ import { renderMetrics } from "../../metrics/registry.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { advanceFinality } from "../../rails/solana/ingest/advanceFinality.ts";
 import { startChainSubscriber, type ChainSubscriber } from "../../rails/solana/ingest/chainSubscriber.ts";
-import { recordCredits } from "../../rails/solana/ingest/recordCredits.ts";
+import { addressCursor, recordCredits } from "../../rails/solana/ingest/recordCredits.ts";
+import { scanAddress } from "../../rails/solana/ingest/scanAddress.ts";
+import { paymentsToWatch } from "../../rails/solana/readModel/watchList.ts";
+import { watchOf } from "../../rails/solana/watchedAccount.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
@@ -272,6 +275,74 @@ describe("a poll that could not read everything listed does not vouch for the ch
     }
   });
 
+  // BUG: a page after the first (`before` = the oldest signature of the page before) could
+  // go to a node behind the same URL that has not reached that signature: it answers [],
+  // which read as the end of the list; the cursor jumped to the newest signature and the
+  // pass was complete, so the older signatures in between were never listed again.
+  test("a page after the first asks for the slot of its `before` signature: a node that does not know that signature refuses instead of ending the list", async () => {
+    let laggingAt: number | null = null;
+    let refused = 0;
+    const slots = new Map<string, number>();
+    // Pages carrying `before` go to a node at `laggingAt`: it refuses a read that needs more, knows no newer signature (Agave lists nothing before an unknown one), lists nothing newer.
+    const proxy = rewritingProxy(solana.chain.rpcUrl, (call, answer) => {
+      if (call.method !== "getSignaturesForAddress" || !Array.isArray(answer.result)) return answer;
+      const listed = answer.result as Array<{ signature: string; slot: number }>;
+      for (const s of listed) slots.set(s.signature, s.slot);
+      const { before, minContextSlot } = (call.params?.[1] ?? {}) as { before?: string; minContextSlot?: number };
+      if (laggingAt === null || before === undefined) return answer;
+      if ((minContextSlot ?? 0) > laggingAt) {
+        refused++;
+        return { jsonrpc: "2.0", id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: laggingAt } } } as never;
+      }
+      return { ...answer, result: (slots.get(before) ?? Infinity) > laggingAt ? [] : listed.filter((s) => s.slot <= laggingAt!) };
+    });
+    try {
+      const deposit = await create("/api/v1/deposits/create", "3");
+      const row = (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!;
+      const polled = await solana.connection.getSlot("confirmed");
+      const signatures: string[] = [];
+      for (let i = 0; i < 3; i++) signatures.push(await solana.pay({ to: deposit.receiveAddress, amount: 1_000_000n })); // a slot each
+      const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL, pageSize: 2 };
+      laggingAt = polled;
+      await expect(scanAddress(deps, watchOf(network(), row), "poll", polled)).rejects.toThrow("Minimum context slot");
+      expect(refused).toBe(1);
+      expect(await creditsOf(deposit.id)).toEqual([]); // nothing recorded, the cursor where it was
+
+      laggingAt = null; // caught up
+      expect(await scanAddress(deps, watchOf(network(), row), "poll", polled)).toEqual({ inserted: 3, complete: true });
+      expect((await creditsOf(deposit.id)).map((c) => c.signature)).toEqual(signatures);
+    } finally {
+      proxy.stop();
+    }
+  });
+
+  // BUG: a pass fetched every transaction listed since the cursor before recording any: one
+  // failure after thousands of (spam) transactions lost all of the pass's progress, every pass.
+  test("a pass records a chunk at a time, oldest first: a failure later in the list keeps what was read before it", async () => {
+    let failing: string | null = null;
+    const proxy = rewritingProxy(solana.chain.rpcUrl, (call, answer) =>
+      call.method === "getTransaction" && call.params?.[0] === failing ? ({ jsonrpc: "2.0", id: answer.id, error: { code: -32005, message: "Node is unhealthy" } } as never) : answer,
+    );
+    try {
+      const deposit = await create("/api/v1/deposits/create", "5");
+      const watch = watchOf(network(), (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!);
+      const signatures: string[] = [];
+      for (let i = 0; i < 5; i++) signatures.push(await solana.pay({ to: deposit.receiveAddress, amount: 1_000_000n }));
+      const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL, chunkSize: 2 };
+      failing = signatures[3]!; // in the second chunk
+      await expect(scanAddress(deps, watch, "poll")).rejects.toThrow("Node is unhealthy");
+      expect((await creditsOf(deposit.id)).map((c) => c.signature)).toEqual(signatures.slice(0, 2));
+      expect(await addressCursor(api.db, network().chainId, watch.scan)).toBe(signatures[1]!);
+
+      failing = null;
+      expect(await scanAddress(deps, watch, "poll")).toEqual({ inserted: 3, complete: true });
+      expect((await creditsOf(deposit.id)).map((c) => c.signature)).toEqual(signatures);
+      expect(await addressCursor(api.db, network().chainId, watch.scan)).toBe(signatures[4]!);
+    } finally {
+      proxy.stop();
+    }
+  });
+
   // BUG: a pass asked for every new credit's status in one call; a node answers at most 256,
   // so 257 dust transfers to one address (or a replay after an outage) stopped its scans for
   // good — and with them the chain's evidence horizon, so nothing on it could expire.
@@ -310,6 +381,32 @@ describe("a poll that could not read everything listed does not vouch for the ch
       expect((await creditsOf(deposit.id)).map((c) => [c.signature, c.amount])).toEqual([[signature, "4000000"]]);
     } finally {
       await quiet.stop();
+      proxy.stop();
+    }
+  });
+
+  // BUG: /payments/process read a transaction served without its metadata as one that pays
+  // nothing: a 400 "does not pay" for a payment it may well pay.
+  test("/payments/process: a transaction served without its metadata is a 503 (try again), not one that pays nothing", async () => {
+    const proxy = withholdingProxy(solana.chain.rpcUrl);
+    const configured = network();
+    const rpcUrl = configured.rpcUrl;
+    configured.rpcUrl = proxy.url; // the API reads the chain through the proxy
+    try {
+      const deposit = await create("/api/v1/deposits/create", "2");
+      const signature = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
+      proxy.metaless.add(signature);
+      const process = () => api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: deposit.id, txHash: signature } });
+      const refused = await process();
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ success: false, error: "service_unavailable" });
+      expect(await creditsOf(deposit.id)).toEqual([]);
+      proxy.metaless.clear();
+      const processed = await process();
+      expect(processed.status).toBe(200);
+      expect(processed.body.payment).toMatchObject({ amountReceived: "2", transactionHash: signature });
+    } finally {
+      configured.rpcUrl = rpcUrl;
       proxy.stop();
     }
   });
@@ -372,6 +469,37 @@ describe("a credit the node does not know (a fork dropped it)", () => {
     expect((await recordCredits(api.db, { chainId, channel: INDEXED_CHANNEL, foundBy: "replay", credits: [again] })).inserted).toBe(1);
     expect(await removedAt(credit.signature)).toBeNull();
     expect((await status(deposit.id)).amountReceived).toBe("3");
+  });
+
+  // BUG: a transaction credited at `confirmed` on a fork that was dropped can land again on
+  // the kept fork and fail there: finalized with an error was neither "done" nor "dropped",
+  // so the credit stayed open and the finalized watermark stayed below its slot for good.
+  test("a credit whose transaction finalized failed is removed, and the watermark moves past it", async () => {
+    const deposit = await create("/api/v1/deposits/create", "2");
+    const account = getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(deposit.receiveAddress), true);
+    const source = getAssociatedTokenAddressSync(solana.usdc.address, solana.customer.publicKey);
+    // More than the customer holds: the token program fails it (sent without preflight, it lands failed).
+    const { blockhash, lastValidBlockHeight } = await solana.connection.getLatestBlockhash("confirmed");
+    const transaction = new Transaction({ feePayer: solana.customer.publicKey, blockhash, lastValidBlockHeight }).add(
+      createTransferCheckedInstruction(source, solana.usdc.address, account, solana.customer.publicKey, 10n ** 15n, 6),
+    );
+    transaction.sign(solana.customer);
+    const signature = await solana.connection.sendRawTransaction(transaction.serialize(), { skipPreflight: true });
+    solana.chain.advanceSlots(1);
+    const [landed] = (await solana.connection.getSignatureStatuses([signature])).value;
+    expect(landed?.err).not.toBeNull();
+    const slot = BigInt(landed!.slot);
+    // As the credit read on the dropped fork, where it succeeded.
+    const credit = { signature, account: account.toBase58(), paymentId: deposit.id, source: "transfer" as const, owner: deposit.receiveAddress, mint: usdc(), tokenProgram: TOKEN_PROGRAM_ID.toBase58(), amount: 2_000_000n, slot, blockTime: new Date(), accountIndex: 1, finalized: false };
+    const chainId = network().chainId;
+    expect((await recordCredits(api.db, { chainId, channel: INDEXED_CHANNEL, foundBy: "poll", credits: [credit] })).inserted).toBe(1);
+    expect((await status(deposit.id)).amountReceived).toBe("2");
+
+    solana.chain.finalize();
+    const watermark = await advanceFinality({ db: api.db, connection: solana.connection, chainId, channel: INDEXED_CHANNEL });
+    expect(await removedAt(signature)).toBeInstanceOf(Date);
+    expect(watermark).toBeGreaterThanOrEqual(slot);
+    expect((await status(deposit.id)).amountReceived).toBe("0");
   });
 });
 

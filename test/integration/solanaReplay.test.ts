@@ -3,10 +3,12 @@ import { sql } from "drizzle-orm";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { replaySlots } from "../../rails/solana/ingest/replaySlots.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { commands } from "../../scripts/cli/commands.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
 
 /**
  * `npm run cli -- replay` on the Solana rail: transfers made while no subscriber ran
@@ -98,4 +100,45 @@ test("slots past the finalized one are left to the subscriber", async () => {
   const head = BigInt(solana.chain.finalize());
   const out = await run({ network: "solana-local", "from-slot": "0", "to-slot": String(head + 100n) });
   expect(out).toContain(`slots after ${head - BigInt(solana.chain.finalityDepth)} are not final yet: the subscriber follows them`);
+});
+
+// BUG: a page after the first (`before` = the oldest signature of the page before) could go
+// to a node behind the same URL that has not reached that signature: it answers [], which
+// read as the end of the list, and the transfers older than it were not replayed.
+test("a page after the first asks for the slot of its `before` signature: a node that does not know it refuses, and the replay fails instead of missing transfers", async () => {
+  const deposit = await create("/api/v1/deposits/create", "3");
+  const paid = await solana.pay({ to: deposit.depositAddress!, amount: 3_000_000n });
+  solana.chain.finalize();
+  const lagging = await solana.connection.getSlot("finalized");
+  for (let i = 0; i < 3; i++) await solana.pay({ to: deposit.depositAddress!, amount: 1n }); // newer, a slot each
+  solana.chain.finalize();
+  let laggingAt: number | null = lagging;
+  let refused = 0;
+  const slots = new Map<string, number>();
+  // A node at `laggingAt` answers the finalized slot, and the pages carrying `before`: it refuses a read that
+  // needs more, and knows no newer signature (Agave lists nothing before an unknown one). Page 1 comes from a node ahead.
+  const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) => {
+    if (laggingAt !== null && call.method === "getSlot") return { ...answer, result: laggingAt };
+    if (call.method !== "getSignaturesForAddress" || !Array.isArray(answer.result)) return answer;
+    const listed = answer.result as Array<{ signature: string; slot: number }>;
+    for (const s of listed) slots.set(s.signature, s.slot);
+    const { before, minContextSlot } = (call.params?.[1] ?? {}) as { before?: string; minContextSlot?: number };
+    if (laggingAt === null || before === undefined) return answer;
+    if ((minContextSlot ?? 0) > laggingAt) {
+      refused++;
+      return { jsonrpc: "2.0", id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: laggingAt } } } as never;
+    }
+    return { ...answer, result: (slots.get(before) ?? Infinity) > laggingAt ? [] : listed.filter((s) => s.slot <= laggingAt!) };
+  });
+  try {
+    const { value } = await solana.connection.getSignatureStatuses([paid]);
+    const range = { from: BigInt(value[0]!.slot), to: BigInt(lagging) };
+    const replay = () => replaySlots({ db: api.db, config: api.config, logger }, { ...network(), rpcUrl: proxy.url }, range, { dryRun: true }, { pageSize: 2 });
+    await expect(replay()).rejects.toThrow("Minimum context slot");
+    expect(refused).toBe(1);
+    laggingAt = null; // caught up
+    expect(await replay()).toMatchObject({ found: 1, added: 1, known: 0, paymentIds: [deposit.id] });
+  } finally {
+    proxy.stop();
+  }
 });

@@ -6,7 +6,9 @@ import type { Network } from "../../config/types.ts";
 import type { PaymentRow, TransferOutRow } from "../../db/schema/index.ts";
 import { solanaPayTransferUri } from "../../domain/paymentUri.ts";
 import { depositKeyPath, depositKeypair } from "../../rails/solana/depositKeys.ts";
-import { addressesInHeliusPayload, heliusAuthorized } from "../../rails/solana/ingest/heliusPayload.ts";
+import { createLogger } from "../../config/logger.ts";
+import { addressesInHeliusPayload, heliusAuthorized, isHeliusPayload } from "../../rails/solana/ingest/heliusPayload.ts";
+import { serveHeliusWebhook } from "../../rails/solana/ingest/serveHeliusWebhook.ts";
 import { normalizeSolanaAddress } from "../../rails/solana/normalizeAddress.ts";
 import { parseSolanaSecretKey } from "../../rails/solana/parseSecretKey.ts";
 import { solanaPayReference } from "../../rails/solana/solanaPayReference.ts";
@@ -108,6 +110,47 @@ describe("Helius deliveries", () => {
     expect([...addressesInHeliusPayload(payload)].sort()).toEqual(["ata", "ata2", "owner", "ref", "src", "u2"]);
     expect(addressesInHeliusPayload({ not: "an array" }).size).toBe(0);
     expect(addressesInHeliusPayload([null, 3, "x"]).size).toBe(0);
+  });
+
+  // BUG: an authenticated delivery of another shape (`tokenTransfers: 1`, `[null]`,
+  // `tokenBalanceChanges: {}`) threw a TypeError: a 500 for every retry Helius made.
+  const malformed = [
+    [{ tokenTransfers: 1 }],
+    [{ tokenTransfers: [null] }],
+    [{ tokenTransfers: "ata" }],
+    [{ accountData: {} }],
+    [{ accountData: [null] }],
+    [{ accountData: [{ account: "ref", tokenBalanceChanges: {} }] }],
+    [{ accountData: [{ account: "ref", tokenBalanceChanges: [null, 5] }] }],
+    [[]],
+    {},
+  ];
+
+  test("a payload not of the documented shape names only its well-formed parts, and never throws", () => {
+    for (const body of malformed) expect(addressesInHeliusPayload(body)).toBeInstanceOf(Set);
+    expect(addressesInHeliusPayload([{ tokenTransfers: [null, 7, { toTokenAccount: "ata" }], accountData: [null, { account: "ref", tokenBalanceChanges: [null, { userAccount: "u" }] }] }])).toEqual(
+      new Set(["ata", "ref", "u"]),
+    );
+    expect(addressesInHeliusPayload([{ accountData: [{ account: "ref", tokenBalanceChanges: {} }] }])).toEqual(new Set(["ref"]));
+    for (const body of malformed) expect([body, isHeliusPayload(body)]).toEqual([body, false]);
+    expect(isHeliusPayload([{ tokenTransfers: [{ toTokenAccount: "ata" }], accountData: [{ account: "ref", tokenBalanceChanges: [] }] }, { tokenTransfers: null }])).toBe(true);
+    expect(isHeliusPayload([])).toBe(true);
+  });
+
+  test("the receiver answers 400 to an authenticated body not of the documented shape, and 413 to one too large", async () => {
+    const named: Array<Set<string>> = [];
+    const authHeader = "Bearer secret-secret-secret";
+    const receiver = serveHeliusWebhook({ host: "127.0.0.1", port: 0, authHeader, logger: createLogger({ level: "silent" }), onAddresses: (a) => named.push(a) });
+    try {
+      const post = (body: string) => fetch(`http://127.0.0.1:${receiver.port}/`, { method: "POST", headers: { "content-type": "application/json", authorization: authHeader }, body });
+      for (const body of malformed) expect([body, (await post(JSON.stringify(body))).status]).toEqual([body, 400]);
+      expect(named).toEqual([]);
+      expect((await post(JSON.stringify([{ tokenTransfers: [{ toTokenAccount: "ata" }] }]))).status).toBe(200);
+      expect(named).toEqual([new Set(["ata"])]);
+      expect((await post(JSON.stringify([{ description: "x".repeat(9 * 1024 * 1024) }]))).status).toBe(413);
+    } finally {
+      receiver.stop();
+    }
   });
 });
 

@@ -15,12 +15,14 @@ const BLOCKHASH_EXPIRY_SLOTS = 300n;
  * Moves a chain's finalized watermark: reads the confirmed and finalized slots, checks
  * every credit not yet seen at `finalized` up to the finalized slot
  * (`getSignatureStatuses`, with history), marks those the node reports `finalized`,
- * and removes those it does not know at all once their blockhash has expired (a fork
- * dropped them; the payment gets `reverted`) — only on the word of a node that has itself
- * reached the finalized slot read (the answer's context slot): behind a load balancer the
- * statuses may come from a node lagging behind the one that gave the slot, which does not
- * know the transaction *yet*. The watermark is then the finalized slot,
- * held below the oldest credit still unchecked, and never moves back. Announces a
+ * and removes (the payment gets `reverted`) those it reports finalized but *failed*
+ * (credited on a fork that was dropped, the transaction landed again on the kept one and
+ * failed there: final, whichever node says it) and those it does not know at all once
+ * their blockhash has expired (a fork dropped them) — these only on the word of a node
+ * that has itself reached the finalized slot read (the answer's context slot): behind a
+ * load balancer the statuses may come from a node lagging behind the one that gave the
+ * slot, which does not know the transaction *yet*. The watermark is then the finalized
+ * slot, held below the oldest credit still unchecked, and never moves back. Announces a
  * change on `channel`. Returns the watermark.
  */
 export async function advanceFinality(deps: { db: Db; connection: Connection; chainId: string; channel: string }): Promise<bigint> {
@@ -37,7 +39,7 @@ export async function advanceFinality(deps: { db: Db; connection: Connection; ch
     const caughtUp = BigInt(context.slot) >= finalized;
     batch.forEach((r, j) => {
       const status = value[j];
-      if (status?.confirmationStatus === "finalized" && status.err === null) done.push(r.signature);
+      if (status?.confirmationStatus === "finalized") (status.err === null ? done : dropped).push(r.signature);
       else if (!status && caughtUp && BigInt(r.slot) + BLOCKHASH_EXPIRY_SLOTS < finalized) dropped.push(r.signature);
     });
   }

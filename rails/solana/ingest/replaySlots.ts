@@ -1,4 +1,4 @@
-import { PublicKey, type ConfirmedSignatureInfo } from "@solana/web3.js";
+import type { ConfirmedSignatureInfo } from "@solana/web3.js";
 import { sql } from "drizzle-orm";
 import type { Network } from "../../../config/index.ts";
 import { queryRows } from "../../../db/client.ts";
@@ -7,7 +7,7 @@ import { INDEXED_CHANNEL } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf } from "../watchedAccount.ts";
-import { creditOf, markFinalized } from "./scanAddress.ts";
+import { creditOf, markFinalized, signaturePages } from "./scanAddress.ts";
 import { recordCredits, type FoundCredit } from "./recordCredits.ts";
 
 const PAGE = 1000;
@@ -22,7 +22,13 @@ const FOREVER_MS = 100 * 365 * 24 * 3_600_000;
  * (unique on signature and account, so a replay twice adds nothing). Address cursors are
  * not moved: the subscriber's own scan goes on from where it was.
  */
-export async function replaySlots(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult> {
+export async function replaySlots(
+  ctx: RailContext,
+  network: Network,
+  range: { from: bigint; to: bigint },
+  options: ReplayOptions,
+  limits: { pageSize?: number } = {},
+): Promise<ReplayResult> {
   const connection = solanaConnection(network, "finalized", ctx.config.rpcTimeoutMs * 5);
   const final = BigInt(await connection.getSlot("finalized"));
   const from = range.from;
@@ -34,12 +40,11 @@ export async function replaySlots(ctx: RailContext, network: Network, range: { f
   let done = 0;
   for (const watch of watches) {
     const inRange: ConfirmedSignatureInfo[] = [];
-    for (let before: string | undefined; ; ) {
-      const page = await connection.getSignaturesForAddress(new PublicKey(watch.scan), { before, limit: PAGE }, "finalized");
+    // From a node at the finalized slot read at least (one behind it lists fewer).
+    for await (const page of signaturePages(connection, watch.scan, { limit: limits.pageSize ?? PAGE, minContextSlot: Number(final) }, "finalized")) {
       inRange.push(...page.filter((s) => s.err === null && BigInt(s.slot) >= from && BigInt(s.slot) <= to));
       // Newest first: once a page reaches below the range, nothing older can be in it.
-      if (page.length < PAGE || BigInt(page.at(-1)!.slot) < from) break;
-      before = page.at(-1)!.signature;
+      if (page.length > 0 && BigInt(page.at(-1)!.slot) < from) break;
     }
     const transactions = await connection.getParsedTransactions(inRange.map((s) => s.signature), { maxSupportedTransactionVersion: 0, commitment: "finalized" });
     inRange.forEach((info, i) => {

@@ -6,13 +6,18 @@ import type { PaymentWatch } from "../watchedAccount.ts";
 import { addressCursor, recordCredits, type FoundBy, type FoundCredit } from "./recordCredits.ts";
 
 const PAGE = 1000;
-const TRANSACTIONS_PER_BATCH = 100;
+/** Transactions fetched (one batched call) and recorded at a time. */
+const CHUNK = 100;
+
+type ScanDeps = { db: Db; connection: Connection; chainId: string; channel: string; pageSize?: number; chunkSize?: number };
 
 /**
  * One pass over one watched address: every signature since its cursor
- * (`getSignaturesForAddress(address, {until: cursor})`, paged, at `confirmed`), the
- * successful ones fetched (`getTransaction`, jsonParsed, versions 0), each credit read
- * from the watched token account's balance change, stored with the new cursor.
+ * (`getSignaturesForAddress(address, {until: cursor})`, paged, at `confirmed`), then,
+ * oldest first, a chunk at a time: the successful ones fetched (`getTransaction`,
+ * jsonParsed, versions 0), each credit read from the watched token account's balance
+ * change, stored with the cursor moved past the chunk — so a failure after thousands of
+ * (spam) transactions keeps what was read before it, and the next pass goes on from there.
  * Failed transactions are skipped (and passed by the cursor). A transaction the node
  * cannot return yet stops the pass before it; the next pass starts there again.
  * Returns how many credits were new, and whether the pass read everything listed
@@ -21,35 +26,31 @@ const TRANSACTIONS_PER_BATCH = 100;
  * That slot is the list's `minContextSlot`: a node behind it (another one behind the same
  * URL) refuses instead of listing fewer signatures, and the pass fails.
  */
-export async function scanAddress(
-  deps: { db: Db; connection: Connection; chainId: string; channel: string },
-  watch: PaymentWatch,
-  foundBy: FoundBy,
-  minContextSlot?: number,
-): Promise<{ inserted: number; complete: boolean }> {
-  const { connection } = deps;
+export async function scanAddress(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, minContextSlot?: number): Promise<{ inserted: number; complete: boolean }> {
   const until = (await addressCursor(deps.db, deps.chainId, watch.scan)) ?? undefined;
   const listed: ConfirmedSignatureInfo[] = [];
-  for (let before: string | undefined; ; ) {
-    const page = await connection.getSignaturesForAddress(new PublicKey(watch.scan), { until, before, limit: PAGE, minContextSlot }, "confirmed");
-    listed.push(...page);
-    if (page.length < PAGE) break;
-    before = page.at(-1)!.signature;
-  }
-  if (listed.length === 0) return { inserted: 0, complete: true };
+  for await (const page of signaturePages(deps.connection, watch.scan, { until, limit: deps.pageSize ?? PAGE, minContextSlot }, "confirmed")) listed.push(...page);
   const oldestFirst = listed.reverse();
-  const wanted = oldestFirst.filter((s) => s.err === null).map((s) => s.signature);
-  const transactions = new Map<string, ParsedTransactionWithMeta | null>();
-  for (let i = 0; i < wanted.length; i += TRANSACTIONS_PER_BATCH) {
-    const batch = wanted.slice(i, i + TRANSACTIONS_PER_BATCH);
-    const fetched = await connection.getParsedTransactions(batch, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
-    batch.forEach((signature, j) => transactions.set(signature, fetched[j] ?? null));
+  const chunkSize = deps.chunkSize ?? CHUNK;
+  let inserted = 0;
+  for (let i = 0; i < oldestFirst.length; i += chunkSize) {
+    const chunk = await recordChunk(deps, watch, foundBy, oldestFirst.slice(i, i + chunkSize));
+    inserted += chunk.inserted;
+    // Stopped inside the chunk: the cursor stays before where it stopped, and so must the chunks after it.
+    if (!chunk.complete) return { inserted, complete: false };
   }
+  return { inserted, complete: true };
+}
 
+/** Reads and records one chunk of listed signatures (oldest first); complete when the cursor moved past all of it. */
+async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, chunk: ConfirmedSignatureInfo[]): Promise<{ inserted: number; complete: boolean }> {
+  const wanted = chunk.filter((s) => s.err === null).map((s) => s.signature);
+  const fetched = wanted.length === 0 ? [] : await deps.connection.getParsedTransactions(wanted, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
+  const transactions = new Map(wanted.map((signature, j) => [signature, fetched[j] ?? null]));
   const signatures: Array<{ signature: string; slot: bigint }> = [];
   const credits: FoundCredit[] = [];
   let complete = true;
-  for (const info of oldestFirst) {
+  for (const info of chunk) {
     if (info.err === null) {
       const transaction = transactions.get(info.signature);
       // Listed but not served yet, or served without its status metadata (no balances to
@@ -63,9 +64,32 @@ export async function scanAddress(
     }
     signatures.push({ signature: info.signature, slot: BigInt(info.slot) });
   }
-  await markFinalized(connection, credits);
+  await markFinalized(deps.connection, credits);
   const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, scanned: { address: watch.scan, signatures } });
   return { inserted, complete: complete && refused === null };
+}
+
+/**
+ * The signatures at `address`, page by page (newest first), down to `until` (exclusive).
+ * A page after the first asks for the slot of its `before` signature at least: a node that
+ * has not reached it (another one behind the same URL) does not know that signature and
+ * answers an empty page, which would read as the end of the list; asked so, it refuses
+ * instead, and the caller fails.
+ */
+export async function* signaturePages(
+  connection: Connection,
+  address: string,
+  options: { until?: string; limit: number; minContextSlot?: number },
+  commitment: "confirmed" | "finalized",
+): AsyncGenerator<ConfirmedSignatureInfo[]> {
+  const { until, limit } = options;
+  for (let before: ConfirmedSignatureInfo | undefined; ; ) {
+    const minContextSlot = before ? Math.max(options.minContextSlot ?? 0, before.slot) : options.minContextSlot;
+    const page = await connection.getSignaturesForAddress(new PublicKey(address), { until, before: before?.signature, limit, minContextSlot }, commitment);
+    yield page;
+    if (page.length < limit) return;
+    before = page.at(-1);
+  }
 }
 
 /** The credit a transaction carries for a watched payment, if any (Solana Pay: only with the reference among its keys). */
