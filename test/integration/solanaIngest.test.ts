@@ -17,6 +17,7 @@ import { watchOf } from "../../rails/solana/watchedAccount.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { laggingBeforeNode } from "../helpers/laggingBeforeNode.ts";
 import { rewritingRpcProxy as rewritingProxy } from "../helpers/rewritingRpcProxy.ts";
 
 /**
@@ -281,21 +282,8 @@ describe("a poll that could not read everything listed does not vouch for the ch
   // pass was complete, so the older signatures in between were never listed again.
   test("a page after the first asks for the slot of its `before` signature: a node that does not know that signature refuses instead of ending the list", async () => {
     let laggingAt: number | null = null;
-    let refused = 0;
-    const slots = new Map<string, number>();
-    // Pages carrying `before` go to a node at `laggingAt`: it refuses a read that needs more, knows no newer signature (Agave lists nothing before an unknown one), lists nothing newer.
-    const proxy = rewritingProxy(solana.chain.rpcUrl, (call, answer) => {
-      if (call.method !== "getSignaturesForAddress" || !Array.isArray(answer.result)) return answer;
-      const listed = answer.result as Array<{ signature: string; slot: number }>;
-      for (const s of listed) slots.set(s.signature, s.slot);
-      const { before, minContextSlot } = (call.params?.[1] ?? {}) as { before?: string; minContextSlot?: number };
-      if (laggingAt === null || before === undefined) return answer;
-      if ((minContextSlot ?? 0) > laggingAt) {
-        refused++;
-        return { jsonrpc: "2.0", id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: laggingAt } } } as never;
-      }
-      return { ...answer, result: (slots.get(before) ?? Infinity) > laggingAt ? [] : listed.filter((s) => s.slot <= laggingAt!) };
-    });
+    const lagging = laggingBeforeNode(() => laggingAt);
+    const proxy = rewritingProxy(solana.chain.rpcUrl, lagging.rewrite);
     try {
       const deposit = await create("/api/v1/deposits/create", "3");
       const row = (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!;
@@ -305,7 +293,7 @@ describe("a poll that could not read everything listed does not vouch for the ch
       const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL, pageSize: 2 };
       laggingAt = polled;
       await expect(scanAddress(deps, watchOf(network(), row), "poll", polled)).rejects.toThrow("Minimum context slot");
-      expect(refused).toBe(1);
+      expect(lagging.refused()).toBe(1);
       expect(await creditsOf(deposit.id)).toEqual([]); // nothing recorded, the cursor where it was
 
       laggingAt = null; // caught up

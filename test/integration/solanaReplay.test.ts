@@ -8,6 +8,7 @@ import { reconcilePayments } from "../../reconcile/index.ts";
 import { commands } from "../../scripts/cli/commands.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { laggingBeforeNode } from "../helpers/laggingBeforeNode.ts";
 import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
 
 /**
@@ -113,29 +114,17 @@ test("a page after the first asks for the slot of its `before` signature: a node
   for (let i = 0; i < 3; i++) await solana.pay({ to: deposit.depositAddress!, amount: 1n }); // newer, a slot each
   solana.chain.finalize();
   let laggingAt: number | null = lagging;
-  let refused = 0;
-  const slots = new Map<string, number>();
-  // A node at `laggingAt` answers the finalized slot, and the pages carrying `before`: it refuses a read that
-  // needs more, and knows no newer signature (Agave lists nothing before an unknown one). Page 1 comes from a node ahead.
-  const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) => {
-    if (laggingAt !== null && call.method === "getSlot") return { ...answer, result: laggingAt };
-    if (call.method !== "getSignaturesForAddress" || !Array.isArray(answer.result)) return answer;
-    const listed = answer.result as Array<{ signature: string; slot: number }>;
-    for (const s of listed) slots.set(s.signature, s.slot);
-    const { before, minContextSlot } = (call.params?.[1] ?? {}) as { before?: string; minContextSlot?: number };
-    if (laggingAt === null || before === undefined) return answer;
-    if ((minContextSlot ?? 0) > laggingAt) {
-      refused++;
-      return { jsonrpc: "2.0", id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: laggingAt } } } as never;
-    }
-    return { ...answer, result: (slots.get(before) ?? Infinity) > laggingAt ? [] : listed.filter((s) => s.slot <= laggingAt!) };
-  });
+  // A node at `laggingAt` answers the finalized slot too.
+  const node = laggingBeforeNode(() => laggingAt);
+  const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) =>
+    laggingAt !== null && call.method === "getSlot" ? { ...answer, result: laggingAt } : node.rewrite(call, answer),
+  );
   try {
     const { value } = await solana.connection.getSignatureStatuses([paid]);
     const range = { from: BigInt(value[0]!.slot), to: BigInt(lagging) };
     const replay = () => replaySlots({ db: api.db, config: api.config, logger }, { ...network(), rpcUrl: proxy.url }, range, { dryRun: true }, { pageSize: 2 });
     await expect(replay()).rejects.toThrow("Minimum context slot");
-    expect(refused).toBe(1);
+    expect(node.refused()).toBe(1);
     laggingAt = null; // caught up
     expect(await replay()).toMatchObject({ found: 1, added: 1, known: 0, paymentIds: [deposit.id] });
   } finally {
