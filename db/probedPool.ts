@@ -20,14 +20,16 @@ export type ProbedPool = {
  * in the workers, each transaction rolled back or, if its COMMIT had left, as committed as
  * any lost connection's) and a new pool takes the calls. A database that refuses or
  * restarts needs none of this: the pool reconnects by itself, and the probe only acts
- * on silence.
+ * on silence. `open(max)` makes a pool of up to `max` connections (the probe's is 1: Bun
+ * opens a pool's connections ahead of need).
  */
-/** `open(max)` makes a pool of up to `max` connections (the probe's is 1: Bun opens a pool's connections ahead of need). */
 export function createProbedPool(open: (max?: number) => SQL, probe: PoolProbe, onReplace: (waitedMs: number) => void): ProbedPool {
   let pool = open();
   let prober = open(1);
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Methods bound to the pool of the moment, once each (drizzle calls `unsafe` per query).
+  const bound = new Map<PropertyKey, unknown>();
 
   const check = async () => {
     const started = Date.now();
@@ -60,8 +62,6 @@ export function createProbedPool(open: (max?: number) => SQL, probe: PoolProbe, 
   };
   schedule();
 
-  // Methods bound to the pool of the moment, once each (drizzle calls `unsafe` per query).
-  const bound = new Map<PropertyKey, unknown>();
   const client = new Proxy(function pooled() {} as unknown as SQL, {
     apply: (_target, _this, args: unknown[]) => (pool as unknown as (...a: unknown[]) => unknown)(...args),
     get: (_target, property) => {
