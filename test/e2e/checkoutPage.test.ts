@@ -247,8 +247,15 @@ describe("the hosted checkout page", () => {
   test("Pay with wallet: an injected EIP-1193 wallet (the sandbox customer's key) switches chain, approves and pays", async () => {
     const payment = await create("/api/v1/payments/create", "12.34");
     const { page, walletCalls } = await open(payment.id, { wallet: { chainId: "0x1" } });
+    // Every message the wallet line shows: "Sent." is cleared at once when the service has
+    // already seen the payment (the view moved on), too soon for a poll to see it (a CI flake).
+    await page.evaluate(() => {
+      const line = document.getElementById("wallet-message")!;
+      const seen: string[] = ((window as unknown as { __walletMessages: string[] }).__walletMessages = []);
+      new MutationObserver(() => seen.push(line.textContent ?? "")).observe(line, { childList: true, characterData: true, subtree: true });
+    });
     await page.click("#wallet-pay");
-    await page.waitForFunction(() => document.getElementById("wallet-message")?.textContent?.startsWith("Sent."), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => (window as unknown as { __walletMessages: string[] }).__walletMessages.some((m) => m.startsWith("Sent.")), undefined, { timeout: 30_000 });
     expect(walletCalls).toContain("wallet_switchEthereumChain");
     expect(walletCalls.filter((m) => m === "eth_sendTransaction")).toHaveLength(2);
     // Confirming until the next block (another test's sweep may already have mined it).
