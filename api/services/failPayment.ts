@@ -1,17 +1,21 @@
 import type { Config, Mode } from "../../config/index.ts";
+import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import { closePayment, findMerchantPayment } from "../../db/payments.ts";
 import { ConflictError } from "../../domain/errors.ts";
+import type { Prompts } from "../../domain/prompts.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { requirePayment } from "./requirePayment.ts";
 
 /**
  * Marks a payment failed, cancelled or expired, only while it is pending: first it is
  * brought up to date with the chain, so a payment whose money has arrived cannot be
- * closed over it. Money arriving later is recorded as owed back to the customer.
+ * closed over it. Money arriving later is recorded as owed back to the customer. A
+ * cross-chain payment's bridge is read at once: a bridge that refunds on request is told
+ * before a deposit waiting for it is filled (`observeBridge`).
  */
 export async function failPayment(
-  deps: { config: Config; db: Db },
+  deps: { config: Config; db: Db; logger: Logger; prompts: Prompts },
   auth: { merchantId: string; mode: Mode },
   body: { paymentId: string; status: "failed" | "cancelled" | "expired"; reason?: string },
 ) {
@@ -23,5 +27,9 @@ export async function failPayment(
     throw new ConflictError(`Payment is ${current?.status ?? payment.status}; only a pending payment can be marked ${body.status}.`, "invalid_state");
   }
   await reconcilePayments(deps.db, deps.config, [payment.id]);
+  if (payment.kind === "cross_chain") {
+    // After commit; if Redis is down the bridge's next poll (or the periodic recheck) asks.
+    await deps.prompts.bridge([payment.id]).catch((error: unknown) => deps.logger.warn({ err: error, paymentId: payment.id }, "could not prompt the bridge read after closing"));
+  }
   return (await findMerchantPayment(deps.db, auth.merchantId, auth.mode, payment.id))!;
 }

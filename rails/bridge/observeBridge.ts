@@ -27,8 +27,8 @@ const networkOf = (config: Config, chainId: string): Network | undefined =>
  * chain from its receipts: the deposits into the origin deposit address (amount, and the
  * block time the expiry is judged by), the refunds back on the origin chain, and the fill
  * transfers of the payment's token to the merchant's wallet on the destination chain. A
- * payment the merchant closed while a deposit waits unfilled gets its refund asked for,
- * from a bridge that refunds on request.
+ * payment the merchant closed before it was filled gets its refund asked for, from a
+ * bridge that refunds on request: of a deposit waiting unfilled, or of any deposit to come.
  */
 export async function observeBridge(ctx: RailContext, payment: PaymentRow, request: BridgeRequestRow): Promise<BridgeObservation> {
   const origin = networkOf(ctx.config, request.originChainId);
@@ -38,7 +38,8 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   const readAt = new Date();
   let status = await adapter.status(ref);
   let refundRequested = false;
-  if (adapter.refundsOnRequest && payment.closedStatus && !request.refundRequestedAt && status.originTxHashes.length > 0 && UNFILLED.includes(status.progress)) {
+  // Asked before any deposit too: a deposit made after the merchant closed the payment is then returned, never filled.
+  if (adapter.refundsOnRequest && payment.closedStatus && !request.refundRequestedAt && UNFILLED.includes(status.progress)) {
     status = await adapter.refund({ ...ref, refundTo: request.refundTo ?? zeroAddress });
     refundRequested = true;
   }
@@ -81,7 +82,9 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
       }
     }
   }
-  const underWay = status.refundTxHashes.length > 0 || refundRequested || request.refundRequestedAt !== null;
+  // A refund asked for while nothing was deposited has nothing under way until a deposit comes.
+  const asked = refundRequested || request.refundRequestedAt !== null;
+  const underWay = status.refundTxHashes.length > 0 || (asked && status.originTxHashes.length > 0);
   return {
     progress: status.progress,
     bridgeStatus: publicBridgeStatus(status.progress, { underWay }),

@@ -232,6 +232,25 @@ describe("the merchant cancels", () => {
     expect(done).toMatchObject({ status: "cancelled", amountReceived: "0", bridge: { refund: { amountRefunded: "6.006" }, destination: { fillTxHashes: [] } } });
     expect(await chains.balanceOf(chains.origin, "USDC", customer.address)).toBe(customerBefore);
   }, 90_000);
+
+  // BUG: the service asked the bridge for a refund only once a deposit was listed, so a
+  // deposit made after the cancel (the customer's wallet still held the address) was filled.
+  test("cancelled before the customer paid: a deposit made afterwards is returned, never filled", async () => {
+    const payment = await create({ amount: "4" });
+    const customerBefore = await chains.balanceOf(chains.origin, "USDC", customer.address);
+    const merchantBefore = await chains.balanceOf(chains.destination, "USDC", merchantWallet);
+    const cancelled = await api.request("/api/v1/payments/fail", { headers: headers(), body: { paymentId: payment.id, status: "cancelled" } });
+    expect(cancelled.status).toBe(200);
+    // Nothing is under way while nothing was deposited: the request waits, told to return what comes.
+    const told = await follow(payment.id, (v) => v.bridge.refund.requestedAt !== null);
+    expect(told).toMatchObject({ status: "cancelled", bridgeStatus: "awaiting_deposit" });
+    await chains.pay("USDC", payment.relayDepositAddress, BigInt(payment.amountToSend));
+    await chains.origin.mine(1);
+    const done = await follow(payment.id, (v) => v.bridgeStatus === "refunded" && v.bridge.refund.amountRefunded !== "0");
+    expect(done).toMatchObject({ status: "cancelled", amountReceived: "0", bridge: { refund: { amountRefunded: "4.004" }, destination: { fillTxHashes: [] } } });
+    expect(await chains.balanceOf(chains.origin, "USDC", customer.address)).toBe(customerBefore);
+    expect(await chains.balanceOf(chains.destination, "USDC", merchantWallet)).toBe(merchantBefore);
+  }, 90_000);
 });
 
 describe("NO_ROUTE", () => {
