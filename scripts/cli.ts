@@ -5,7 +5,7 @@ import { loadConfigOrExit, type Config } from "../config/index.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { createLogger } from "../config/logger.ts";
-import { commands, UsageError, usage } from "./cli/commands.ts";
+import { CommandFailedError, commands, UsageError, usage } from "./cli/commands.ts";
 
 const { positionals, values } = parsedArgs();
 const name = positionals.slice(0, 2).join(" ");
@@ -26,9 +26,9 @@ const handle = createDb(databaseUrl, { max: 1 });
 try {
   console.log(await command({ db: handle.db, config, databaseUrl, logger: createLogger({ level: config.logLevel, name: "cli", stderr: true }) }, values));
 } catch (error) {
-  if (!(error instanceof UsageError)) throw error;
+  if (!(error instanceof UsageError || error instanceof CommandFailedError)) throw error;
   console.error(error.message);
-  process.exitCode = 2;
+  process.exitCode = error instanceof UsageError ? 2 : 1;
 } finally {
   await handle.close();
 }

@@ -19,7 +19,7 @@ import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
 import { uuidPattern } from "../../domain/uuid.ts";
 import type { Logger } from "../../config/logger.ts";
-import { required, UsageError, type Flags } from "./flags.ts";
+import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { replay } from "./replay.ts";
 import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
@@ -27,7 +27,7 @@ import { allRails, railOfPayment } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 import { ratesFor } from "../../rates/index.ts";
 
-export { UsageError, type Flags } from "./flags.ts";
+export { CommandFailedError, UsageError, type Flags } from "./flags.ts";
 
 const oneOf = <T extends string>(flags: Flags, name: string, values: readonly T[]): T => {
   const value = required(flags, name);
@@ -93,7 +93,7 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
       const snapshot = await ratesFor(config)
         .current()
         .catch((error: Error) => {
-          throw new UsageError(`--currency: the exchange rates could not be read to check ${settlementCurrency} (${error.message}); try again`);
+          throw new CommandFailedError(`--currency: the exchange rates could not be read to check ${settlementCurrency} (${error.message}); try again`);
         });
       if (snapshot.rates[settlementCurrency] === undefined) {
         throw new UsageError(`--currency: no exchange rate for ${settlementCurrency} from ${snapshot.source} (USD, or one of: ${Object.keys(snapshot.rates).sort().join(", ")})`);
@@ -262,7 +262,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
       }
       return `${sent}\nNot mined yet: the ${row.kind} closes when one of them is (\`transfers list\` shows it).`;
     } catch (error) {
-      if (error instanceof AppError) throw new UsageError(error.message);
+      // A refusal (unknown id, nothing to cancel) is the operator's to fix; a node or key that failed is not.
+      if (error instanceof AppError) throw error.status < 500 ? new UsageError(error.message) : new CommandFailedError(error.message);
       throw error;
     }
   },
@@ -297,4 +298,7 @@ export const usage = `Usage: npm run cli -- <command> [flags]
                                                                         (left by an indexer that recorded every transfer); never a payment's
   transfers list                                                        sweeps and refunds in flight (signed or waiting)
   transfers cancel --id TRANSFER_ID                                     spend a stuck sweep/refund's nonce on a transfer of nothing to the
-                                                                        operator (later ones queue behind it); what it was to move is owed again`;
+                                                                        operator (later ones queue behind it); what it was to move is owed again
+
+Exit codes: 0 done; 2 a usage error or a refusal (unknown id, nothing to cancel); 1 the command failed on
+our side (a node, the operator key, the rates source): try again once it is fixed.`;

@@ -4,11 +4,13 @@ import { resolve } from "node:path";
 import { createLogger } from "../../config/logger.ts";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
+import { transfersOut } from "../../db/schema/index.ts";
 import { findActiveCredential, listCredentials } from "../../db/credentials.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { secretMatches } from "../../domain/credentials.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
 
 let database: TestDatabase;
 let handle: DbHandle;
@@ -160,6 +162,29 @@ describe("operator CLI", () => {
     expect(forgotten.status).toBe(2);
     expect(forgotten.stderr + forgotten.stdout).toContain("--origins is required");
     expect(await run("return-origins list", { merchant: id })).toBe("test: (none)\nlive: https://shop.example");
+  });
+
+  // BUG: every failure of `transfers cancel` exited 2 ("you typed it wrong"), also a node or key that failed.
+  test("the npm entry point: transfers cancel exits 2 for a refusal and 1 for what failed on our side", async () => {
+    const env: Record<string, string | undefined> = { ...process.env, APP_ENV: "test", DATABASE_URL: database.url, RPC_URL_8453: "http://127.0.0.1:1" };
+    delete env.OPERATOR_PRIVATE_KEY;
+    const cli = (...args: string[]) => spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), ...args], { encoding: "utf8", env });
+    const merchantId = merchantIdOf(await run("merchant create", { name: "Stuck sweeps" }));
+    const payment = paymentRowFactory(config)(merchantId, { network: "base", receiveAddress: "0x5555555555555555555555555555555555555555" });
+    await insertPaymentRows(handle.db, [payment]);
+    const row = { paymentId: payment.id!, kind: "sweep" as const, chainId: payment.chainId, tokenAddress: payment.tokenAddress, toAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", amount: 1n };
+    const [done, stuck] = await handle.db
+      .insert(transfersOut)
+      .values([
+        { ...row, status: "confirmed" },
+        { ...row, status: "broadcast", nonce: 0, rawTx: "0x02" },
+      ])
+      .returning();
+
+    const refused = cli("transfers", "cancel", "--id", done!.id);
+    expect({ status: refused.status, stderr: refused.stderr.trim() }).toEqual({ status: 2, stderr: `transfer ${done!.id} is already confirmed` });
+    const failed = cli("transfers", "cancel", "--id", stuck!.id);
+    expect({ status: failed.status, stderr: failed.stderr.trim() }).toEqual({ status: 1, stderr: "OPERATOR_PRIVATE_KEY is not set" });
   });
 
   test("the npm entry point runs a command against DATABASE_URL", () => {
