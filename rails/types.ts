@@ -244,7 +244,16 @@ export type ReplayOptions = {
 };
 
 /** What a replay found: evidence rows on chain in the range, how many were new to the service, and the payments they belong to. */
-export type ReplayResult = { from: bigint; to: bigint; found: number; added: number; known: number; paymentIds: string[] };
+export type ReplayResult = {
+  from: bigint;
+  to: bigint;
+  found: number;
+  added: number;
+  known: number;
+  paymentIds: string[];
+  /** Transactions in the range the node listed but did not serve (Solana: a node without that history); the range is not fully read. */
+  unread?: string[];
+};
 
 /** What a prune removed (or, dry, would remove) and what stays. */
 export type PruneResult = { removed: number; kept: number };

@@ -2,7 +2,7 @@ import { findPayment } from "../../db/payments.ts";
 import { railFor } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import type { CliContext } from "./commands.ts";
-import { required, UsageError, type Flags } from "./flags.ts";
+import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { progressBar } from "./progressBar.ts";
 
 /** Payments reconciled per transaction (what a reconcile job takes). */
@@ -44,9 +44,16 @@ export async function replay({ db, config, logger }: CliContext, flags: Flags): 
     `${dryRun ? "Dry run: " : ""}replayed ${network.name} ${unit} ${from}–${result.to}${result.to < to ? ` (${unit} after ${result.to} are not final yet: ${follower} follows them)` : ""}`,
     `evidence found: ${result.found}, new: ${result.added}, already known: ${result.known}`,
   ];
+  // What was read is recorded; a range the node could not serve whole is a failure to retry elsewhere.
+  const unread = result.unread ?? [];
+  const answer = (text: string[]) => {
+    if (unread.length === 0) return text.join("\n");
+    const some = unread.slice(0, 5).join(", ") + (unread.length > 5 ? ", …" : "");
+    throw new CommandFailedError([...text, `not read: ${unread.length} transaction(s) the node listed but did not serve (${some}); replay the range again against a node with full history`].join("\n"));
+  };
   if (dryRun) {
     lines.push(`payments it belongs to: ${result.paymentIds.length}${result.paymentIds.length ? ` (${result.paymentIds.join(", ")})` : ""}`, "Nothing was recorded or reconciled.");
-    return lines.join("\n");
+    return answer(lines);
   }
   const changed: string[] = [];
   for (let i = 0; i < result.paymentIds.length; i += BATCH) {
@@ -58,5 +65,5 @@ export async function replay({ db, config, logger }: CliContext, flags: Flags): 
     }
   }
   lines.push(`payments whose state changed: ${changed.length}`, ...changed);
-  return lines.join("\n");
+  return answer(lines);
 }

@@ -6,8 +6,13 @@ export type RpcAnswer = { id: unknown; result?: unknown };
  * A loopback JSON-RPC proxy in front of `upstream` that passes each answer (single or
  * batched) through `rewrite`: a node that withholds, lags or misreports, answer by answer;
  * an async `rewrite` holds the answer back until it resolves (a slow node, at a chosen moment).
+ * `onRequest` sees each HTTP request's calls (a batch's size).
  */
-export function rewritingRpcProxy(upstream: string, rewrite: (call: RpcCall, answer: RpcAnswer) => RpcAnswer | Promise<RpcAnswer>) {
+export function rewritingRpcProxy(
+  upstream: string,
+  rewrite: (call: RpcCall, answer: RpcAnswer) => RpcAnswer | Promise<RpcAnswer>,
+  options: { onRequest?: (calls: RpcCall[]) => void } = {},
+) {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -15,7 +20,9 @@ export function rewritingRpcProxy(upstream: string, rewrite: (call: RpcCall, ans
       const body = await request.text();
       const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
       const parsedCalls = JSON.parse(body) as RpcCall | RpcCall[];
-      const calls = new Map((Array.isArray(parsedCalls) ? parsedCalls : [parsedCalls]).map((c) => [c.id, c]));
+      const list = Array.isArray(parsedCalls) ? parsedCalls : [parsedCalls];
+      options.onRequest?.(list);
+      const calls = new Map(list.map((c) => [c.id, c]));
       const parsed = (await answer.json()) as RpcAnswer | RpcAnswer[];
       const each = async (r: RpcAnswer) => (calls.has(r.id) ? rewrite(calls.get(r.id)!, r) : r);
       return Response.json(Array.isArray(parsed) ? await Promise.all(parsed.map(each)) : await each(parsed), { status: answer.status });

@@ -131,3 +131,44 @@ test("a page after the first asks for the slot of its `before` signature: a node
     proxy.stop();
   }
 });
+
+// BUG: the replay asked for all of an address's transactions in the range in one JSON-RPC
+// batch (providers refuse large batches; a spammed address lists thousands), and took a
+// transaction the node listed but did not serve for one that carries no credit.
+test("transactions are read in batches; one the node lists but does not serve is reported and fails the command, not skipped", async () => {
+  const deposit = await create("/api/v1/deposits/create", "3");
+  const paid: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    paid.push(await solana.pay({ to: deposit.depositAddress!, amount: 1_000_000n }));
+    solana.chain.advanceSlots(1);
+  }
+  solana.chain.finalize();
+  const { value } = await solana.connection.getSignatureStatuses(paid);
+  const range = { from: BigInt(value[0]!.slot), to: BigInt(value[2]!.slot) };
+  let withheld: string | null = paid[1]!;
+  const batches: number[] = [];
+  const proxy = rewritingRpcProxy(
+    solana.chain.rpcUrl,
+    (call, answer) => (call.method === "getTransaction" && (call.params as string[])[0] === withheld ? { ...answer, result: null } : answer),
+    { onRequest: (calls) => batches.push(calls.filter((c) => c.method === "getTransaction").length) },
+  );
+  try {
+    const viaProxy = { ...network(), rpcUrl: proxy.url };
+    const partial = await replaySlots({ db: api.db, config: api.config, logger }, viaProxy, range, { dryRun: false }, { chunkSize: 2 });
+    expect(partial).toMatchObject({ found: 2, added: 2, unread: [withheld] });
+    expect(Math.max(...batches)).toBe(2);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(3);
+
+    // The command records what it read and exits 1 naming what it could not.
+    const config = { ...api.config, networks: api.config.networks.map((n) => (n.id === viaProxy.id ? viaProxy : n)) };
+    const cli = commands.replay!({ db: api.db, config, databaseUrl: api.databaseUrl, logger }, { network: "solana-local", "from-slot": String(range.from), "to-slot": String(range.to) });
+    await expect(cli).rejects.toThrow(new RegExp(`not read: 1 transaction\\(s\\) the node listed but did not serve \\(${withheld}\\)`));
+    expect((await status(deposit.id)).amountReceived).toBe("2");
+
+    withheld = null; // served again
+    expect(await replaySlots({ db: api.db, config: api.config, logger }, viaProxy, range, { dryRun: false })).toMatchObject({ found: 3, added: 1, known: 2, unread: [] });
+    expect(await status(deposit.id)).toMatchObject({ amountReceived: "3", amountRemaining: "0" });
+  } finally {
+    proxy.stop();
+  }
+});

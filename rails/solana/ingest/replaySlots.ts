@@ -11,6 +11,8 @@ import { creditOf, markFinalized, signaturePages } from "./scanAddress.ts";
 import { recordCredits, type FoundCredit } from "./recordCredits.ts";
 
 const PAGE = 1000;
+/** Transactions asked in one JSON-RPC batch: providers refuse large batches (a spammed address lists thousands). */
+const CHUNK = 100;
 /** Watch every payment the chain ever had, whatever its age: a replay looks for what was missed. */
 const FOREVER_MS = 100 * 365 * 24 * 3_600_000;
 
@@ -20,23 +22,25 @@ const FOREVER_MS = 100 * 365 * 24 * 3_600_000;
  * its signatures in that slot range, their transactions, and the credit each carries
  * (the watched account's balance rise) — recorded as the subscriber records them
  * (unique on signature and account, so a replay twice adds nothing). Address cursors are
- * not moved: the subscriber's own scan goes on from where it was.
+ * not moved: the subscriber's own scan goes on from where it was. Transactions are read
+ * 100 to a batch; one the node lists but does not serve is returned in `unread`.
  */
 export async function replaySlots(
   ctx: RailContext,
   network: Network,
   range: { from: bigint; to: bigint },
   options: ReplayOptions,
-  limits: { pageSize?: number } = {},
+  limits: { pageSize?: number; chunkSize?: number } = {},
 ): Promise<ReplayResult> {
   const connection = solanaConnection(network, "finalized", ctx.config.rpcTimeoutMs * 5);
   const final = BigInt(await connection.getSlot("finalized"));
   const from = range.from;
   const to = range.to < final ? range.to : final;
-  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [] };
+  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [], unread: [] };
 
   const watches = (await paymentsToWatch(ctx.db, network.chainId, FOREVER_MS)).map((p) => watchOf(network, p));
   const found: FoundCredit[] = [];
+  const unread: string[] = [];
   let done = 0;
   for (const watch of watches) {
     const inRange: ConfirmedSignatureInfo[] = [];
@@ -46,12 +50,18 @@ export async function replaySlots(
       // Newest first: once a page reaches below the range, nothing older can be in it.
       if (page.length > 0 && BigInt(page.at(-1)!.slot) < from) break;
     }
-    const transactions = await connection.getParsedTransactions(inRange.map((s) => s.signature), { maxSupportedTransactionVersion: 0, commitment: "finalized" });
-    inRange.forEach((info, i) => {
-      const transaction = transactions[i];
-      const credit = transaction && creditOf(watch, info.signature, transaction);
-      if (credit) found.push(credit);
-    });
+    const chunkSize = limits.chunkSize ?? CHUNK;
+    for (let i = 0; i < inRange.length; i += chunkSize) {
+      const chunk = inRange.slice(i, i + chunkSize);
+      const transactions = await connection.getParsedTransactions(chunk.map((s) => s.signature), { maxSupportedTransactionVersion: 0, commitment: "finalized" });
+      chunk.forEach((info, j) => {
+        const transaction = transactions[j];
+        // Listed but not served (a node without that history) or without its balances: reported, never taken as "no credit".
+        if (!transaction?.meta) return void unread.push(info.signature);
+        const credit = creditOf(watch, info.signature, transaction);
+        if (credit) found.push(credit);
+      });
+    }
     options.onProgress?.((BigInt(++done) * (to - from + 1n)) / BigInt(watches.length), to - from + 1n);
   }
   await markFinalized(connection, found);
@@ -59,7 +69,7 @@ export async function replaySlots(
   const known = await knownCredits(ctx, network.chainId, found);
   const fresh = found.filter((c) => !known.has(`${c.signature}:${c.account}`));
   const added = options.dryRun || fresh.length === 0 ? fresh.length : (await recordCredits(ctx.db, { chainId: network.chainId, channel: INDEXED_CHANNEL, foundBy: "replay", credits: fresh })).inserted;
-  return { from, to, found: found.length, added, known: found.length - fresh.length, paymentIds: [...new Set(found.map((c) => c.paymentId))] };
+  return { from, to, found: found.length, added, known: found.length - fresh.length, paymentIds: [...new Set(found.map((c) => c.paymentId))], unread };
 }
 
 async function knownCredits(ctx: RailContext, chainId: string, credits: FoundCredit[]): Promise<Set<string>> {
