@@ -135,6 +135,8 @@ export const envSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(16),
   /** Attempts to one URL in flight at once, across all workers: a receiver that hangs holds this many slots, not every worker's. */
   WEBHOOK_MAX_IN_FLIGHT_PER_URL: z.coerce.number().int().min(1).max(500).default(4),
+  /** Attempts to one merchant's URLs in flight at once, across all workers: a merchant whose many URLs hang (or vary only in their query) leaves the other merchants' webhooks their slots. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_MERCHANT: z.coerce.number().int().min(1).max(500).default(8),
   /**
    * Where test-mode webhooks may go: `public` addresses only (as live ones), or `any` (a
    * receiver on the merchant's own machine or network). Default: `public` when

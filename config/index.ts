@@ -95,6 +95,7 @@ export type WebhooksConfig = {
   secretOverlapMs: number;
   concurrency: number;
   maxInFlightPerUrl: number;
+  maxInFlightPerMerchant: number;
   testTargets: "any" | "public";
 };
 
@@ -184,6 +185,7 @@ export function buildConfig(
       secretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
       concurrency: e.WEBHOOK_CONCURRENCY,
       maxInFlightPerUrl: e.WEBHOOK_MAX_IN_FLIGHT_PER_URL,
+      maxInFlightPerMerchant: e.WEBHOOK_MAX_IN_FLIGHT_PER_MERCHANT,
       testTargets: e.WEBHOOK_TEST_TARGETS ?? (production ? "public" : "any"),
     },
     checkout: { maxStreams: e.CHECKOUT_MAX_STREAMS },

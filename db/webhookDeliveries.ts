@@ -22,23 +22,25 @@ const attemptableNow = (id: string) =>
  * pending, another attempt holds it, or its next attempt is not due: a retry's job that
  * comes back early (BullMQ recovering a stalled job before moving it to its delay) must
  * not skip the schedule; the relay enqueues the delivery again once it is due. A second
- * of slack covers the clocks of Redis and Postgres. Also undefined while `perUrl` attempts
- * to the same URL are in flight (`waitsForItsUrl` tells that case apart).
+ * of slack covers the clocks of Redis and Postgres. Also undefined while the merchant has
+ * `caps.perUrl` attempts to the same URL, or `caps.perMerchant` to any of its URLs, in
+ * flight (`waitsForItsUrl` tells that case apart).
  */
-export async function claimDelivery(db: Db, id: string, leaseMs: number, perUrl: number): Promise<WebhookDeliveryRow | undefined> {
+export async function claimDelivery(db: Db, id: string, leaseMs: number, caps: { perUrl: number; perMerchant: number }): Promise<WebhookDeliveryRow | undefined> {
   return db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
-    const [target] = await tx.select({ url: webhookDeliveries.url }).from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+    const [target] = await tx.select({ url: webhookDeliveries.url, merchantId: webhookDeliveries.merchantId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
     if (!target) return undefined;
-    // Claims of one URL take turns: each counts the attempts the ones before it committed.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhook url ${target.url}`}, 0))`);
+    // Claims of one merchant take turns: each counts the attempts the ones before it committed.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhook merchant ${target.merchantId}`}, 0))`);
+    const inFlight = sql`select o.url from webhook_deliveries o where o.merchant_id = ${target.merchantId} and o.status = 'pending' and o.locked_until > now()`;
     const [row] = await tx
       .update(webhookDeliveries)
       .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` })
       .where(
         and(
           attemptableNow(id),
-          sql`(select count(*) from webhook_deliveries o where o.url = ${target.url} and o.status = 'pending' and o.locked_until > now()) < ${perUrl}`,
+          sql`(select count(*) filter (where f.url = ${target.url}) < ${caps.perUrl} and count(*) < ${caps.perMerchant} from (${inFlight}) f)`,
         ),
       )
       .returning();

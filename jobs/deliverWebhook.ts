@@ -40,13 +40,13 @@ export class RetryDeliveryError extends Error {
  */
 export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger }) => async (job: Job<JobPayloads["deliver"]>, token?: string): Promise<unknown> => {
   const { config, db, logger } = deps;
-  const { retryDelaysMs, timeoutMs, maxInFlightPerUrl } = config.webhooks;
-  const delivery = await claimDelivery(db, job.data.deliveryId, timeoutMs + 30_000, maxInFlightPerUrl);
+  const { retryDelaysMs, timeoutMs, maxInFlightPerUrl, maxInFlightPerMerchant } = config.webhooks;
+  const delivery = await claimDelivery(db, job.data.deliveryId, timeoutMs + 30_000, { perUrl: maxInFlightPerUrl, perMerchant: maxInFlightPerMerchant });
   if (!delivery) {
     if (!(await waitsForItsUrl(db, job.data.deliveryId))) return { skipped: true };
-    // Its URL has its share of attempts in flight (a receiver that hangs would otherwise hold
-    // every slot, and every other merchant's webhooks would wait): back later, more slowly
-    // each time, without spending one of the delivery's attempts.
+    // Its URL, or its merchant, has its share of attempts in flight (a receiver that hangs
+    // would otherwise hold every slot, and every other merchant's webhooks would wait): back
+    // later, more slowly each time, without spending one of the delivery's attempts.
     const waits = job.data.waits ?? 0;
     await job.updateData({ ...job.data, waits: waits + 1 });
     await job.moveToDelayed(Date.now() + Math.min(URL_BUSY_MAX_WAIT_MS, URL_BUSY_WAIT_MS * 2 ** waits) * (0.75 + Math.random() / 2), token);

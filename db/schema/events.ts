@@ -122,8 +122,8 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_event_idx").on(t.eventId),
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
     index("webhook_deliveries_endpoint_idx").on(t.endpointId).where(sql`status = 'pending'`),
-    // Attempts in flight per URL (claimDelivery's share of slots per receiver).
-    index("webhook_deliveries_url_idx").on(t.url).where(sql`status = 'pending'`),
+    // Attempts in flight per merchant, and per URL among them (claimDelivery's shares of the slots).
+    index("webhook_deliveries_in_flight_idx").on(t.merchantId, t.lockedUntil).where(sql`status = 'pending'`),
   ],
 );
 

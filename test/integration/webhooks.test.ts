@@ -485,6 +485,36 @@ describe("delivery", () => {
     }
   });
 
+  // BUG: the share was per URL only: a merchant whose URLs hang (several endpoints, or one
+  // callbackUrl varied by its query per payment) held every slot, and other merchants waited.
+  test("a merchant whose many URLs hang holds its merchant's share of the slots; another merchant is served meanwhile", async () => {
+    const hanging = await Promise.all(["/hangs-a", "/hangs-b", "/hangs-c"].map((path) => addEndpoint(receiver.url(path), { events: ["payment.created"] })));
+    for (let i = 0; i < 3; i++) await createPayment();
+    const fine = await addEndpoint(receiver.url("/other-fine"), { events: ["payment.created"] }, other);
+    let hung = 0;
+    receiver.setRule(async (path) => {
+      if (!path.startsWith("/hangs-")) return 200;
+      hung++;
+      await Bun.sleep(2_000); // past the 1.5 s timeout
+      return 200;
+    });
+    await createPayment({}, other.publicKey);
+    // 4 slots, 2 per URL, 2 per merchant: without the merchant's share its 3 URLs took all 4.
+    const config = { ...api.config, webhooks: { ...api.config.webhooks, concurrency: 4, maxInFlightPerUrl: 2, maxInFlightPerMerchant: 2 } };
+    const workers = await startWorkers({ config, db: api.db, logger, databaseUrl: api.databaseUrl, dispatch: false, transfers: false });
+    try {
+      const started = Date.now();
+      await waitUntil("the other merchant's delivery", async () => (await deliveriesTo(fine.url))[0]?.status === "delivered");
+      expect(Date.now() - started).toBeLessThan(1_200);
+      expect(hung).toBeLessThanOrEqual(2);
+    } finally {
+      await workers.close();
+      for (const endpoint of hanging) await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+      await api.request(`/api/v1/webhook-endpoints/${fine.id}`, { method: "DELETE", headers: secretAuth(other) });
+      receiver.setRule(() => 200);
+    }
+  });
+
   test("callbackUrl deliveries are signed with the merchant's per-mode secret; rotation sends both signatures", async () => {
     const secret = await api.request("/api/v1/webhook-secret", { headers: secretAuth() });
     expect(secret.status).toBe(200);

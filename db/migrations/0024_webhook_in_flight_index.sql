@@ -1,0 +1,2 @@
+DROP INDEX "webhook_deliveries_url_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_in_flight_idx" ON "webhook_deliveries" USING btree ("merchant_id","locked_until") WHERE status = 'pending';
