@@ -18,8 +18,12 @@ export async function refundWaits(ctx: RailContext, row: TransferOutRow): Promis
   const payment = await findPayment(ctx.db, row.paymentId);
   if (!payment) return null;
   const { network, rail } = railOfPayment(ctx.config, payment);
-  const credits = (await rail.loadCredits(ctx, [payment], await rail.indexedHeads(ctx))).get(payment.id) ?? [];
-  const newest = credits.filter((c) => !c.final).reduce<bigint | null>((max, c) => (max === null || c.blockNumber > max ? c.blockNumber : max), null);
+  // An indexer reading again after a restart has dropped its unfinal rows: what it holds
+  // now says nothing of what the stored answer counted.
+  if ((await rail.indexedHeads(ctx)).rereading?.has(payment.chainId)) return "the indexer is reading the chain again after a restart";
+  // The newest unfinal block reconcile counted, of every source: a submitted transaction
+  // above the indexed head counts toward what is owed, and ingest's rows do not hold it.
+  const newest = payment.evidenceBlock;
   if (newest !== null) {
     const finalized = await rail.finalEvidenceHead(ctx, network, 20_000);
     if (newest > finalized) return `block ${newest} is not final yet (final: ${finalized})`;

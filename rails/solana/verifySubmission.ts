@@ -42,7 +42,9 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
   const watch = watchOf(network, payment);
   const credit = creditOf(watch, transaction, parsed);
   if (!credit) return [];
-  await markFinalized(connection, [credit]);
+  await markFinalized(connection, [credit]).catch((error: Error) => {
+    throw new ServiceUnavailableError(`Could not read the transaction's status from ${network.name}: ${error.message.split("\n")[0]}`);
+  });
   const { refused } = await recordCredits(ctx.db, { chainId: network.chainId, channel: INDEXED_CHANNEL, foundBy: "submission", credits: [credit] });
   if (refused) throw new ServiceUnavailableError(`Transaction ${transaction} is not final yet on ${network.name}; try again in a few seconds`);
   const [owner] = await queryRows<{ payment_id: string }>(ctx.db, sql`

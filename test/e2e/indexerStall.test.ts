@@ -4,6 +4,7 @@ import { erc20Abi, type Address } from "viem";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { refund } from "../../jobs/refund.ts";
 import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
 import { reconcilePayments, watchIngest } from "../../reconcile/index.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
@@ -57,6 +58,44 @@ async function deposit(amount: string) {
   expect(created.status).toBe(201);
   return created.body.payment as { id: string; depositAddress: Address; expiresAt: string };
 }
+
+// BUG: a refund waited only for the credits the indexer holds; an excess the customer
+// submitted (POST /payments/process) while the indexer was behind counted toward what is
+// owed but not toward that wait, and its refund was signed before its block was final.
+test("an excess known only from the customer's submission is refunded only once its block is final", async () => {
+  indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile);
+  const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
+  const pay = async (to: Address, amount: bigint) => {
+    const hash = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [to, amount], account: customer, chain: null });
+    await chain.publicClient.waitForTransactionReceipt({ hash });
+    return hash;
+  };
+  const paid = await deposit("2");
+  await pay(paid.depositAddress, 2_000_000n);
+  await chain.mine(3);
+  await indexedToHead();
+  await reconcilePayments(api.db, api.config, [paid.id]);
+  expect(await statusOf(paid.id)).toMatchObject({ status: "completed", amountReceived: "2" });
+
+  await indexer.stop();
+  indexer = undefined;
+  const excess = await pay(paid.depositAddress, 1_000_000n);
+  const submitted = await api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: paid.id, txHash: excess } });
+  expect(submitted.status).toBe(200);
+  expect(submitted.body.payment).toMatchObject({ amountReceived: "3" });
+  const refundTo = "0x00000000000000000000000000000000000000b0";
+  const request = await api.request(`/api/v1/deposits/refund-request/${paid.id}`, { headers: headers(), body: { address: refundTo } });
+  expect(request.status).toBe(202);
+  const run = () => refund({ ...ctx(), databaseUrl: api.databaseUrl })({ data: { transferId: request.body.refund.id }, id: "test" } as never);
+  expect(await run()).toMatchObject({ status: "requested", waiting: expect.stringMatching(/is not final yet/) });
+  const balance = () => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [refundTo] });
+  expect(await balance()).toBe(0n);
+
+  // Final now (the indexer still stopped): the refund goes out from money the chain cannot take back.
+  await chain.mine(3);
+  expect(await run()).toMatchObject({ status: "confirmed" });
+  expect(await balance()).toBe(1_000_000n);
+}, 120_000);
 
 test("a customer who paid in time is never expired because the indexer fell behind; the unpaid one gets the time back", async () => {
   indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile);

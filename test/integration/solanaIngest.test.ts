@@ -400,6 +400,31 @@ describe("a poll that could not read everything listed does not vouch for the ch
   });
 });
 
+// BUG: /payments/process read the transaction's finality unguarded: a node failing on that
+// second read (rate-limited, behind) was an unhandled error, a 500.
+test("/payments/process: a node failing on the transaction's status is a 503 (try again), not a 500", async () => {
+  let failing = true;
+  const proxy = rewritingProxy(solana.chain.rpcUrl, (call, answer) =>
+    failing && call.method === "getSignatureStatuses" ? ({ id: answer.id, jsonrpc: "2.0", error: { code: -32005, message: "Node is behind by 42 slots" } } as never) : answer,
+  );
+  const configured = network();
+  const rpcUrl = configured.rpcUrl;
+  configured.rpcUrl = proxy.url;
+  try {
+    const deposit = await create("/api/v1/deposits/create", "2");
+    const signature = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
+    const process = () => api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: deposit.id, txHash: signature } });
+    const refused = await process();
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ success: false, error: "service_unavailable" });
+    failing = false;
+    expect((await process()).status).toBe(200);
+  } finally {
+    configured.rpcUrl = rpcUrl;
+    proxy.stop();
+  }
+});
+
 describe("a credit the node does not know (a fork dropped it)", () => {
   /** A loopback JSON-RPC proxy whose `getSignatureStatuses` answers come from a node stuck at `slot` (its context slot). */
   function laggingProxy(upstream: string, slot: number) {

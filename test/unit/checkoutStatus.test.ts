@@ -140,6 +140,12 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
     expect(describeStatus(x("refunding"), en, "en", NOW)).toMatchObject({ phase: "refunding", tone: "warning" });
     expect(phaseOf(x("refunding", { status: "expired" }), NOW)).toBe("refunding");
     expect(describeStatus(x("refunded", { status: "failed" }), en, "en", NOW)).toMatchObject({ phase: "refunded", title: "Your payment was returned" });
+    // BUG: a bridge that failed ended the payment `failed`, and the page said the merchant had cancelled it.
+    expect(describeStatus(x("failed", { status: "failed" }), en, "en", NOW)).toMatchObject({ phase: "refunding", title: "Your payment is being returned" });
+    expect(phaseOf(x("refunding", { status: "failed" }), NOW)).toBe("refunding");
+    expect(phaseOf(x("refunding", { status: "cancelled" }), NOW)).toBe("refunding");
+    // Cancelled before any deposit: nothing is coming back.
+    expect(describeStatus(x("awaiting_deposit", { status: "cancelled" }), en, "en", NOW)).toMatchObject({ phase: "closed", title: "This payment was cancelled" });
     expect(sectionsOf(x("refunded", { status: "failed", excessOwed: "25.5", cancelUrl: "https://shop.example/cart" }), NOW)).toMatchObject({ refund: false, cancel: true });
     expect(describeStatus(x("awaiting_deposit", { status: "expired" }), en, "en", NOW).detail).toBe(
       "Nothing arrived in time. If you sent USDT after the time was up, the bridge returns it to you on Anvil 2. To pay, start again at Acme.",

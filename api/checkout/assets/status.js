@@ -69,7 +69,9 @@ export function phaseOf(view, now) {
     case "expired":
       return bridgePhase(view) === "refunding" ? "refunding" : "expired";
     default:
-      return view.crossChain?.bridgeStatus === "refunded" ? "refunded" : "closed";
+      // A bridge that failed (or is returning the deposit) ended the payment: the money is coming back, nobody cancelled it.
+      if (view.crossChain?.bridgeStatus === "refunded") return "refunded";
+      return bridgePhase(view) === "refunding" ? "refunding" : "closed";
   }
 }
 
