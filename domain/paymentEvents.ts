@@ -55,7 +55,7 @@ const ended = (status: PaymentEventState["status"]) => status === "expired" || s
  * - `completed`: the required confirmations were reached;
  * - `overpaid`: completed holding more than the amount in time (again if more arrives in time later);
  * - `expired` / `failed` / `cancelled`: the payment ended that way;
- * - `underpaid`: a partial amount grew while pending, or the payment ended holding a partial amount;
+ * - `underpaid`: a partial amount grew while pending or after the end (read late), or the payment ended holding a partial amount;
  * - `late_payment`: money arrived after the payment could use it (`lateAmount` grew).
  */
 export function eventsForTransition(before: PaymentEventState, after: PaymentEventState): PaymentEventType[] {
@@ -76,7 +76,8 @@ export function eventsForTransition(before: PaymentEventState, after: PaymentEve
   if (statusChanged && ended(after.status)) events.push(`payment.${after.status}` as PaymentEventType);
 
   const partial = onTime(after) > 0n && onTime(after) < after.amount;
-  if (partial && ((after.status === "pending" && onTime(after) > onTime(before)) || (ended(after.status) && statusChanged))) {
+  // An ended payment's on-time amount grows when ingest reads, after the end, money stamped before it.
+  if (partial && (((after.status === "pending" || ended(after.status)) && onTime(after) > onTime(before)) || (ended(after.status) && statusChanged))) {
     events.push("payment.underpaid");
   }
   if (after.lateAmount > before.lateAmount) events.push("payment.late_payment");

@@ -47,7 +47,8 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
     const credits = result.get(r.payment_id)!;
     // Once ingest has passed the block, only ingested rows decide (a reorged tx must not live on).
     if (head !== undefined && BigInt(r.block_number) <= head) continue;
-    if (credits.some((c) => c.txHash.toLowerCase() === r.tx_hash.toLowerCase() && c.logIndex === Number(r.log_index))) continue;
+    // Ingest holds the transaction (in any block, under any log index: a reorg re-mined it lower): its rows decide.
+    if (credits.some((c) => c.txHash.toLowerCase() === r.tx_hash.toLowerCase() && c.source !== "submission")) continue;
     credits.push({
       amount: BigInt(r.amount),
       blockNumber: BigInt(r.block_number),

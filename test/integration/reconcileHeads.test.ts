@@ -5,6 +5,7 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { findPayment } from "../../db/payments.ts";
+import { insertSubmissions } from "../../db/submissions.ts";
 import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -201,6 +202,20 @@ test("late money keeps the block it came in as the payment's newest evidence; a 
   await indexer({ safe: first!.block - 50, latest: extra!.block + 6, ready: true });
   await reconcilePayments(handle.db, config, [paid.id]);
   expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed", amountReceived: 1_000_000n, excessOwed: 0n, evidenceBlock: BigInt(first!.block) });
+});
+
+// BUG: a submitted transfer was left out only when ingest held the same log (block and log
+// index aside): re-mined lower by a reorg, under another log index, it counted twice.
+test("a submitted transaction that ingest holds under another block and log index (re-mined by a reorg) counts once", async () => {
+  const paid = await deposit(1_000_000n);
+  const [mined] = paid.transfers;
+  await indexer({ safe: mined!.block - 50, latest: mined!.block + 1, ready: true });
+  // Submitted when it sat in a later block, at another log index; ingest has not reached that block.
+  await insertSubmissions(handle.db, [
+    { paymentId: paid.id, chainId: String(CHAIN.chainId), txHash: mined!.txHash, logIndex: 7, blockNumber: BigInt(mined!.block + 5), blockTimestamp: new Date(Date.now() - 30_000), amount: 1_000_000n },
+  ]);
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ amountReceived: 1_000_000n, excessOwed: 0n });
 });
 
 test("a reconcile meeting the indexer's start-up migration gives way: the indexer is never the deadlock's victim", async () => {
