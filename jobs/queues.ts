@@ -32,12 +32,22 @@ export type JobPayloads = {
 
 export type JobName = keyof JobPayloads;
 
-/** Completed jobs are removed so a deterministic job id can be used again later. */
+/** The longest wait between two tries of a job (`cappedBackoff`). */
+export const RETRY_CAP_MS = 60_000;
+
+/**
+ * Retries double from half a second up to a minute: a job holds the only prompt for its
+ * work (dispatch moves its cursor past the evidence once the job is queued), so it must
+ * outlast a database outage or failover of hours, not give up after a minute of them.
+ */
+export const cappedBackoff = (attemptsMade: number): number => Math.min(500 * 2 ** Math.max(attemptsMade - 1, 0), RETRY_CAP_MS);
+
+/** Completed jobs are removed so a deterministic job id can be used again later. About four hours of tries (`cappedBackoff`). */
 export const defaultJobOptions = {
   removeOnComplete: true,
   removeOnFail: 1_000,
-  attempts: 8,
-  backoff: { type: "exponential", delay: 500 },
+  attempts: 250,
+  backoff: { type: "capped" },
 } as const;
 
 /**

@@ -9,7 +9,7 @@ import { startDispatcher } from "../reconcile/index.ts";
 import { idempotencyCleanup } from "./idempotencyCleanup.ts";
 import { withJobLogContext } from "./jobLogContext.ts";
 import { createPrompts } from "./prompts.ts";
-import { QUEUES, openQueue, redisConnection } from "./queues.ts";
+import { QUEUES, cappedBackoff, openQueue, redisConnection } from "./queues.ts";
 import { recheck } from "./recheck.ts";
 import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
@@ -58,7 +58,8 @@ export async function startWorkers(deps: {
 }) {
   const { config, db, logger } = deps;
   const connection = redisConnection(config.redis.url);
-  const options = { connection, prefix: config.redis.prefix };
+  // Every queue's jobs but the webhooks' retry on `cappedBackoff` (their `backoff: { type: "capped" }`).
+  const options = { connection, prefix: config.redis.prefix, settings: { backoffStrategy: cappedBackoff } };
 
   const prompts = createPrompts(config);
   const maintenanceQueue = openQueue(config, QUEUES.maintenance);
