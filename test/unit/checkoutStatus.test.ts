@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { describeStatus, format, formatAmount, payingOf, phaseOf, refundLines, sectionsOf, timeLeft } from "../../api/checkout/assets/status.js";
+import { refusalOf } from "../../api/checkout/assets/refund.js";
 import { LANGUAGES, chooseLanguage } from "../../api/checkout/messages/index.ts";
 import { en } from "../../api/checkout/messages/en.ts";
 import type { PublicPaymentView } from "../../api/presenters/publicPayment.ts";
@@ -188,4 +189,24 @@ describe("checkout languages", () => {
       }
     }
   });
+});
+
+// BUG: every refusal but two said "Try again in a moment", also those a retry never changes
+// (dust under the refund minimum, money that went to the merchant directly).
+test("a refused refund request says why, in the page's language, and only a failure says try again", () => {
+  const view = { merchantName: "Acme" };
+  expect(refusalOf(en, "refund_below_minimum", view)).toBe(
+    "What is owed back is less than this service refunds (the network fee would cost more than it returns). Contact Acme about it.",
+  );
+  expect(refusalOf(en, "refund_not_held", view)).toBe("This service does not hold this money: it went to Acme directly. Ask Acme to return it.");
+  expect(refusalOf(en, "refund_reverting", view)).toContain("contact Acme");
+  expect(refusalOf(en, "nothing_to_refund", view)).toBe(en.refundNothing);
+  expect(refusalOf(en, "service_unavailable", view)).toBe(en.refundFailed);
+  for (const { messages } of LANGUAGES) {
+    for (const code of ["refund_below_minimum", "refund_not_held", "refund_reverting"]) {
+      const said = refusalOf(messages, code, view);
+      expect(said).toContain("Acme");
+      expect(said).not.toContain("{");
+    }
+  }
 });

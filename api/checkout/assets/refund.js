@@ -5,6 +5,25 @@
  */
 import { format, formatAmount } from "./status.js";
 
+/** What the page says to a refused refund request (its `error` code): a refusal that will not change says so, not "try again". */
+export function refusalOf(t, error, view) {
+  const merchant = { merchant: view.merchantName };
+  switch (error) {
+    case "nothing_to_refund":
+      return t.refundNothing;
+    case "refund_in_progress":
+      return t.refundInProgress;
+    case "refund_below_minimum":
+      return format(t.refundBelowMinimum, merchant);
+    case "refund_not_held":
+      return format(t.refundNotHeld, merchant);
+    case "refund_reverting":
+      return format(t.refundReverting, merchant);
+    default:
+      return t.refundFailed;
+  }
+}
+
 export function setUpRefund({ t, locale, apiBase, getView, onRequested }) {
   const form = document.getElementById("refund-form");
   const input = document.getElementById("refund-address");
@@ -49,7 +68,7 @@ export function setUpRefund({ t, locale, apiBase, getView, onRequested }) {
         input.focus();
         return;
       }
-      say(body.error === "nothing_to_refund" ? t.refundNothing : body.error === "refund_in_progress" ? t.refundInProgress : t.refundFailed, true);
+      say(refusalOf(t, body.error, view), true);
     } catch {
       say(t.refundFailed, true);
     } finally {

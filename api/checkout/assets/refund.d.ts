@@ -1,0 +1,5 @@
+/** Types of `refund.js` for its tests (the browser runs it as is). */
+import type { Messages } from "../messages/en.ts";
+
+export function refusalOf(t: Messages, error: string | undefined, view: { merchantName: string }): string;
+export function setUpRefund(options: { t: Messages; locale: string; apiBase: string; getView: () => unknown; onRequested: () => void }): void;
