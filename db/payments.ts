@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
+import { closedAmounts } from "../domain/settle.ts";
 import { preparedPer, queryRows, type Db } from "./client.ts";
 import { allColumns, insertRecords, rowFromDriver } from "./jsonRecords.ts";
 import { announcePaymentChanges } from "./paymentChanges.ts";
@@ -55,8 +56,8 @@ export async function insertPayment(db: Db, values: NewPayment): Promise<Payment
 }
 
 /**
- * Closes a payment the merchant gave up on, only while nothing has completed it:
- * the `where` makes the check and the write one atomic step. Its event
+ * Closes a payment the merchant gave up on, only while nothing has completed it: the
+ * row is locked, checked still pending and written in one transaction. Its event
  * (`payment.failed`/`cancelled`/`expired`, and `underpaid` if funds had arrived) is
  * written in the same transaction.
  */
@@ -68,15 +69,17 @@ export async function closePayment(
 ): Promise<PaymentRow | undefined> {
   return db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
+    const open = await lockPayment(tx, id);
+    if (!open || open.merchantId !== merchantId || open.status !== "pending") return undefined;
+    // The amounts are the closed payment's from the start (as `settle` gives them), so its
+    // event tells the merchant what is owed back even if the reconcile after it fails.
     const [row] = await tx
       .update(payments)
-      .set({ closedStatus: closed.status, closedReason: closed.reason, closedAt: sql`now()`, status: closed.status, updatedAt: sql`now()` })
-      .where(and(eq(payments.id, id), eq(payments.merchantId, merchantId), eq(payments.status, "pending")))
+      .set({ closedStatus: closed.status, closedReason: closed.reason, closedAt: sql`now()`, status: closed.status, ...closedAmounts(open.amountReceived), updatedAt: sql`now()` })
+      .where(eq(payments.id, id))
       .returning();
-    if (row) {
-      const types = eventsForTransition({ ...row, status: "pending" }, row);
-      await Promise.all([recordPaymentEvents(tx, types.map((type) => ({ payment: row, type }))), announcePaymentChanges(tx, [row.id])]);
-    }
+    const types = eventsForTransition(open, row!);
+    await Promise.all([recordPaymentEvents(tx, types.map((type) => ({ payment: row!, type }))), announcePaymentChanges(tx, [id])]);
     return row;
   });
 }

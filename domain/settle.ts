@@ -73,6 +73,9 @@ export type Settlement = {
 const byChainOrder = (a: Credit, b: Credit) =>
   a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1;
 
+/** A payment the merchant closed before it had the full amount: nothing is due, and everything received is owed back. */
+export const closedAmounts = (amountReceived: bigint) => ({ amountRemaining: 0n, excessOwed: amountReceived });
+
 /**
  * pending → confirming (full amount seen, not yet deep enough) → completed; expired
  * when time runs out first and ingest has read the chain past the deadline (unless
@@ -122,7 +125,7 @@ export function settle(input: SettleInput): Settlement {
 
   const base = { amountReceived, confirmations: 0, detectedAt, confirmedAt: null, completingCredit: null };
   if (input.closed) {
-    return { ...base, status: input.closed.status, amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
+    return { ...base, status: input.closed.status, ...closedAmounts(amountReceived), lateAmount };
   }
   // Paid in time and on its way (bridged): the payment waits for it instead of expiring.
   if (input.inTransitSince && input.inTransitSince <= deadline) {

@@ -1,6 +1,7 @@
 import type { Network } from "../../config/types.ts";
 import type { PublicPaymentRecord } from "../../db/publicPayments.ts";
 import { formatAmount } from "../../domain/amounts.ts";
+import { refundMinimum } from "../../domain/refundable.ts";
 import { railForPayment } from "../../rails/index.ts";
 import { presentCheckoutBridge } from "./checkoutBridge.ts";
 import { owedBack, refundedOf } from "./deposit.ts";
@@ -20,9 +21,10 @@ import { amountsOf, paymentUriOf } from "./payment.ts";
  * wallet button ask for that, while the amounts stay what reaches the merchant.
  */
 export function presentPublicPayment(
-  { payment: p, merchantName, refunds, bridge }: PublicPaymentRecord,
+  { payment: p, merchantName, refunds: made, bridge }: PublicPaymentRecord,
   network: Network | undefined,
   networkOf: (chainId: string) => Network | undefined,
+  refunds: { minimum: string },
 ) {
   const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
   const rail = network && railForPayment(network, p);
@@ -40,7 +42,7 @@ export function presentPublicPayment(
     status: p.status,
     ...amountsOf(p),
     // What is still owed back to the customer: over- or late payments, or all of an ended payment, less refunds sent or under way.
-    excessOwed: units(owedBack(p, refundedOf(refunds))),
+    excessOwed: units(owedBack(p, refundedOf(made))),
     currency: p.currency,
     token: p.tokenSymbol,
     tokenAddress: p.tokenAddress,
@@ -65,7 +67,9 @@ export function presentPublicPayment(
     fiatCurrency: p.fiatCurrency,
     isTest: p.isTest,
     expiresAt: p.expiresAt.toISOString(),
-    refunds: refunds.map((r) => ({ status: r.status, amount: units(r.amount), transactionHash: r.txHash, createdAt: r.createdAt.toISOString() })),
+    // The least this service refunds from the payment's address (REFUND_MIN_AMOUNT); null where it refunds nothing itself.
+    refundMinimum: rail?.holdsFunds(p) && !crossChain ? units(refundMinimum(refunds.minimum, p.tokenDecimals)) : null,
+    refunds: made.map((r) => ({ status: r.status, amount: units(r.amount), transactionHash: r.txHash, createdAt: r.createdAt.toISOString() })),
     // The "Pay with wallet" button's transactions for what is due now (null: nothing to send).
     wallet: crossChain ? crossChain.wallet : (rail?.checkoutWallet(p, new Date()) ?? null),
     crossChain: crossChain && {

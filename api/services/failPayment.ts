@@ -26,7 +26,12 @@ export async function failPayment(
     const current = await findMerchantPayment(deps.db, auth.merchantId, auth.mode, payment.id);
     throw new ConflictError(`Payment is ${current?.status ?? payment.status}; only a pending payment can be marked ${body.status}.`, "invalid_state");
   }
-  await reconcilePayments(deps.db, deps.config, [payment.id]);
+  // The close has committed with its amounts and events; money that arrived in between is
+  // read here or, if this fails, by the prompted reconcile job: the merchant is told it is closed.
+  await reconcilePayments(deps.db, deps.config, [payment.id]).catch(async (error: unknown) => {
+    deps.logger.warn({ err: error, paymentId: payment.id }, "reconcile after closing failed; prompting it");
+    await deps.prompts.reconcile([payment.id], `close:${payment.id}`).catch(() => undefined);
+  });
   if (payment.kind === "cross_chain") {
     // After commit; if Redis is down the bridge's next poll (or the periodic recheck) asks.
     await deps.prompts.bridge([payment.id]).catch((error: unknown) => deps.logger.warn({ err: error, paymentId: payment.id }, "could not prompt the bridge read after closing"));

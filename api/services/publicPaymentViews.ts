@@ -7,7 +7,7 @@ import { presentPublicPayment, type PublicPaymentView } from "../presenters/publ
 export async function loadPublicViews(deps: { config: Config; db: Db }, ids: readonly string[]): Promise<Map<string, PublicPaymentView>> {
   const records = await findPublicPayments(deps.db, ids);
   const networkOf = (chainId: string) => deps.config.networks.find((n) => n.chainId === chainId);
-  return new Map([...records].map(([id, record]) => [id, presentPublicPayment(record, networkOf(record.payment.chainId), networkOf)]));
+  return new Map([...records].map(([id, record]) => [id, presentPublicPayment(record, networkOf(record.payment.chainId), networkOf, deps.config.refunds)]));
 }
 
 /** One payment's checkout view, or undefined when no payment has that id. */

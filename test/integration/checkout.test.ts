@@ -120,6 +120,8 @@ describe("GET /payments/public/{id}: the checkout view", () => {
       successUrl: "https://shop.example/thanks",
       cancelUrl: "https://shop.example/cart",
       isTest: true,
+      // REFUND_MIN_AMOUNT (0.50 by default), in the token's units: the page offers no form for less.
+      refundMinimum: "0.5",
       refunds: [],
     });
     // The wallet button's transactions are the ones the merchant's record lists.

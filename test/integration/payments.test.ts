@@ -853,6 +853,19 @@ describe("POST /payments/fail", () => {
     });
   });
 
+  // BUG: the closing's event carried the pending row's amounts (excessOwed 0, the old
+  // amountRemaining): the merchant was never told the partial payment is owed back.
+  test("a partly paid payment closed: its event says the partial amount is owed back", async () => {
+    const p = await createOk(body({ amount: "4" }));
+    expect((await submit(p.id, await transfer(usdc, p.receiveAddress, 1_500_000n))).status).toBe(200);
+    expect((await post("/api/v1/payments/fail", { paymentId: p.id, status: "failed" })).status).toBe(200);
+    const feed = await api.request(`/api/v1/events?paymentId=${p.id}`, { headers: { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret } });
+    const events = feed.body.events as Array<{ type: string; data: { payment: Record<string, unknown> } }>;
+    // (Whether the transfer counts as on time or late depends on the chain's clock, which an earlier test moved ahead.)
+    const failed = events.find((e) => e.type === "payment.failed");
+    expect(failed?.data.payment).toMatchObject({ status: "failed", amountReceived: "1.5", amountRemaining: "0", excessOwed: "1.5" });
+  });
+
   test("an unknown or another merchant's payment: 404", async () => {
     const p = await createOk(body({ amount: "4" }));
     expect((await post("/api/v1/payments/fail", { paymentId: randomUUID(), status: "failed" })).status).toBe(404);

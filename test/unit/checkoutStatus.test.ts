@@ -86,6 +86,26 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
     expect(sectionsOf(view({ status: "confirming" }), NOW).progress).toBe(true);
   });
 
+  // BUG: an excess below REFUND_MIN_AMOUNT offered the refund form, which could only refuse it.
+  test("owed back less than the service refunds: no form; the page says to contact the merchant", () => {
+    const small = (over: Partial<PublicPaymentView>) => view({ refundMinimum: "0.05", ...over });
+    expect(sectionsOf(small({ status: "completed", excessOwed: "0.049999" }), NOW).refund).toBe(false);
+    expect(sectionsOf(small({ status: "completed", excessOwed: "0.05" }), NOW).refund).toBe(true);
+    expect(sectionsOf(small({ status: "expired", amountReceived: "0.1", excessOwed: "0.1" }), NOW).refund).toBe(true);
+    expect(sectionsOf(small({ status: "cancelled", excessOwed: "0.01" }), NOW).refund).toBe(false);
+    expect(sectionsOf(small({ status: "cancelled", excessOwed: "1.5", refundMinimum: "2" }), NOW).refund).toBe(false);
+    expect(sectionsOf(small({ status: "cancelled", excessOwed: "12", refundMinimum: "2" }), NOW).refund).toBe(true);
+    expect(describeStatus(small({ status: "completed", excessOwed: "0.01" }), en, "en", NOW).detail).toBe(
+      "Acme has received 25.50 USDC. You sent 0.01 USDC too much, less than this service refunds (the network fee would cost more than it returns): contact Acme about it.",
+    );
+    expect(describeStatus(small({ status: "expired", amountReceived: "0.01", excessOwed: "0.01" }), en, "en", NOW).detail).toBe(
+      "The full amount did not arrive in time. 0.01 USDC is owed back to you, less than this service refunds (the network fee would cost more than it returns): contact Acme about it.",
+    );
+    expect(describeStatus(small({ status: "failed", excessOwed: "0.01" }), en, "en", NOW).detail).toContain("contact Acme about it");
+    // No minimum known (a service that refunds nothing itself): unchanged.
+    expect(describeStatus(view({ status: "completed", excessOwed: "0.01", refundMinimum: null }), en, "en", NOW).detail).toContain("give an address below");
+  });
+
   test("paid straight to the merchant (Solana Pay): the QR is the way, no address to type, refunds are the merchant's", () => {
     const direct = (over: Partial<PublicPaymentView>) => view({ directToMerchant: true, ...over });
     expect(describeStatus(direct({}), en, "en", NOW).detail).toBe(en.waitingDetailUri);

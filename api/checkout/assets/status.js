@@ -22,6 +22,17 @@ export function formatAmount(amount, locale) {
 
 const isZero = (amount) => /^0*(\.0*)?$/.test(amount ?? "0");
 
+/** Whether decimal string `a` is below `b`, exactly (as integers scaled to the longer fraction). */
+function isBelow(a, b) {
+  const [ai, af = ""] = a.split(".");
+  const [bi, bf = ""] = b.split(".");
+  const scale = Math.max(af.length, bf.length);
+  return BigInt(ai + af.padEnd(scale, "0")) < BigInt(bi + bf.padEnd(scale, "0"));
+}
+
+/** Owed back, but less than this service refunds (a network fee would cost more): the merchant returns it, not a form. */
+const owedBelowMinimum = (view) => !isZero(view.excessOwed) && Boolean(view.refundMinimum) && isBelow(view.excessOwed, view.refundMinimum);
+
 /**
  * What the customer sends now, and where: the payment's own token, network and address;
  * for a cross-chain payment, the origin token and amount to the bridge's deposit address.
@@ -93,6 +104,7 @@ export function describeStatus(view, t, locale, now) {
   const paying = payingOf(view);
   Object.assign(values, { originAmount: amount(paying.amount), originToken: paying.token, originNetwork: paying.network });
   const owed = !isZero(view.excessOwed);
+  const small = owedBelowMinimum(view);
   const say = (tone, title, detail) => ({ phase, tone, title: format(title, values), detail: format(detail, values) });
   switch (phase) {
     case "waiting":
@@ -105,7 +117,7 @@ export function describeStatus(view, t, locale, now) {
     case "completed":
       return say("success", t.completedTitle, t.completedDetail);
     case "overpaid":
-      return say("success", t.overpaidTitle, view.directToMerchant ? t.overpaidMerchantDetail : t.overpaidDetail);
+      return say("success", t.overpaidTitle, view.directToMerchant ? t.overpaidMerchantDetail : small ? t.overpaidSmallDetail : t.overpaidDetail);
     case "expiring":
       return say("progress", t.expiringTitle, t.expiringDetail);
     case "bridging":
@@ -116,10 +128,10 @@ export function describeStatus(view, t, locale, now) {
       return say("warning", t.bridgeRefundedTitle, t.bridgeRefundedDetail);
     case "expired":
       if (view.crossChain) return say("warning", t.expiredTitle, t.expiredBridgeDetail);
-      if (owed) return say("warning", t.expiredTitle, view.directToMerchant ? t.expiredOwedMerchantDetail : t.expiredOwedDetail);
+      if (owed) return say("warning", t.expiredTitle, view.directToMerchant ? t.expiredOwedMerchantDetail : small ? t.expiredSmallDetail : t.expiredOwedDetail);
       return say("warning", t.expiredTitle, isZero(view.amountReceived) ? t.expiredDetail : t.expiredReturnedDetail);
     default:
-      return say("warning", t.closedTitle, owed ? (view.directToMerchant ? t.closedOwedMerchantDetail : t.closedOwedDetail) : t.closedDetail);
+      return say("warning", t.closedTitle, owed ? (view.directToMerchant ? t.closedOwedMerchantDetail : small ? t.closedSmallDetail : t.closedOwedDetail) : t.closedDetail);
   }
 }
 
@@ -134,7 +146,8 @@ export function sectionsOf(view, now) {
     countdown: paying,
     progress: phase === "confirming",
     // The service returns what it holds; a bridge returns a cross-chain customer's money itself.
-    refund: !isZero(view.excessOwed) && Boolean(view.receiveAddress) && !view.directToMerchant && !view.crossChain && phase !== "confirming" && !paying,
+    refund:
+      !isZero(view.excessOwed) && !owedBelowMinimum(view) && Boolean(view.receiveAddress) && !view.directToMerchant && !view.crossChain && phase !== "confirming" && !paying,
     transaction: (phase === "completed" || phase === "overpaid") && Boolean(view.transactionHash),
     success: (phase === "completed" || phase === "overpaid") && Boolean(view.successUrl),
     cancel: (paying || phase === "expiring" || phase === "expired" || phase === "closed" || phase === "refunded") && Boolean(view.cancelUrl),
