@@ -1,8 +1,11 @@
 import { Elysia, t } from "elysia";
-import { findMerchantPayment } from "../../db/payments.ts";
+import { findMerchantPayment, type PaymentRow } from "../../db/payments.ts";
+import { movedOut } from "../../db/transfersOut.ts";
+import { formatAmount } from "../../domain/amounts.ts";
 import { reconcilePayments, refreshEvidence } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
+import { owedBack } from "../presenters/deposit.ts";
 import { presentStatus } from "../presenters/payment.ts";
 import { failPayment } from "../services/failPayment.ts";
 import { processPayment } from "../services/processPayment.ts";
@@ -63,8 +66,8 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
           return { success: true, verified: true, error: "", message: `Payment found on-chain (${current.status}).`, payment: view };
         }
         if (current.status !== "pending") {
-          const owed = view.amountReceived !== "0" ? `; ${view.amountReceived} ${current.currency} received is owed back to the customer` : "";
-          return { success: true, verified: false, error: `payment_${current.status}`, message: `Payment is ${current.status}${owed}.`, payment: view };
+          const money = current.amountReceived > 0n ? `; ${moneyBack(current, (await movedOut(db, current.id)).refund)}` : "";
+          return { success: true, verified: false, error: `payment_${current.status}`, message: `Payment is ${current.status}${money}.`, payment: view };
         }
         const partial = (after?.amountReceived ?? 0n) > 0n;
         return {
@@ -84,3 +87,11 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       },
     );
 };
+
+/** What became of an ended payment's money: received, refunded (sent or under way), still owed back. */
+function moneyBack(p: PaymentRow, refunded: bigint): string {
+  const units = (v: bigint) => `${formatAmount(v, p.tokenDecimals)} ${p.currency}`;
+  const owed = owedBack(p, refunded);
+  if (refunded === 0n) return `${units(p.amountReceived)} received is owed back to the customer`;
+  return `${units(p.amountReceived)} received, ${units(refunded)} refunded to the customer${owed > 0n ? `, ${units(owed)} still owed back` : ""}`;
+}

@@ -10,6 +10,7 @@ import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testA
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
 import { createLogger } from "../../config/logger.ts";
 import { findPayment } from "../../db/payments.ts";
+import { insertTransferOut, updateTransferOut } from "../../db/transfersOut.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { evmRail } from "../../rails/evm/index.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
@@ -850,6 +851,18 @@ describe("POST /payments/fail", () => {
       expect(response.body.verified).toBe(false);
       expect(response.body.error).not.toBe("payment_incomplete");
       expect(response.body.message).toContain("cancelled");
+    });
+
+    // BUG: verify-qr said the money "is owed back" after it was refunded.
+    test("verify-qr after a refund says it was refunded, and what is still owed", async () => {
+      const refund = (await insertTransferOut(api.db, { paymentId: p.id, kind: "refund", chainId: "31337", tokenAddress: usdc, toAddress: customer.address, amount: 3_000_000n }))!;
+      const part = await post("/api/v1/payments/verify-qr", { paymentId: p.id });
+      expect(part.body.message).toBe("Payment is cancelled; 4 USDC received, 3 USDC refunded to the customer, 1 USDC still owed back.");
+      await updateTransferOut(api.db, refund.id, { status: "failed", error: "reverted" });
+      const all = (await insertTransferOut(api.db, { paymentId: p.id, kind: "refund", chainId: "31337", tokenAddress: usdc, toAddress: customer.address, amount: 4_000_000n }))!;
+      const whole = await post("/api/v1/payments/verify-qr", { paymentId: p.id });
+      expect(whole.body.message).toBe("Payment is cancelled; 4 USDC received, 4 USDC refunded to the customer.");
+      await updateTransferOut(api.db, all.id, { status: "failed", error: "reverted" });
     });
   });
 
