@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
 import { closedAmounts } from "../domain/settle.ts";
 import { preparedPer, queryRows, type Db } from "./client.ts";

@@ -251,7 +251,7 @@ export type ReplayResult = {
   added: number;
   known: number;
   paymentIds: string[];
-  /** Transactions in the range the node listed but did not serve (Solana: a node without that history); the range is not fully read. */
+  /** Transactions in the range the node listed but did not serve, or served without a block time it could tell (Solana: a node without that history); the range is not fully read. */
   unread?: string[];
 };
 

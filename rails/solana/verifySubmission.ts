@@ -7,7 +7,7 @@ import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts
 import { INDEXED_CHANNEL, type RailContext, type SubmittedCredit } from "../types.ts";
 import { solanaConnection } from "./connection.ts";
 import { recordCredits } from "./ingest/recordCredits.ts";
-import { creditOf, markFinalized, scanAddress } from "./ingest/scanAddress.ts";
+import { creditOf, isStamped, markFinalized, scanAddress, stampBlockTimes } from "./ingest/scanAddress.ts";
 import { watchOf } from "./watchedAccount.ts";
 
 /** Whether `value` is a transaction signature: base58 of 64 bytes. */
@@ -40,8 +40,11 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
   if (!parsed.meta) throw new ServiceUnavailableError(`${network.name} served transaction ${transaction} without its metadata; try again in a few seconds`);
   if (parsed.meta.err) throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} failed`);
   const watch = watchOf(network, payment);
-  const credit = creditOf(watch, transaction, parsed);
-  if (!credit) return [];
+  const read = creditOf(watch, transaction, parsed);
+  if (!read) return [];
+  await stampBlockTimes(connection, [read]);
+  if (!isStamped(read)) throw new ServiceUnavailableError(`${network.name} did not tell the time of transaction ${transaction}'s block yet; try again in a few seconds`);
+  const credit = read;
   await markFinalized(connection, [credit]).catch((error: Error) => {
     throw new ServiceUnavailableError(`Could not read the transaction's status from ${network.name}: ${error.message.split("\n")[0]}`);
   });

@@ -49,7 +49,7 @@ export async function replay({ db, config, logger }: CliContext, flags: Flags): 
   const answer = (text: string[]) => {
     if (unread.length === 0) return text.join("\n");
     const some = unread.slice(0, 5).join(", ") + (unread.length > 5 ? ", …" : "");
-    throw new CommandFailedError([...text, `not read: ${unread.length} transaction(s) the node listed but did not serve (${some}); replay the range again against a node with full history`].join("\n"));
+    throw new CommandFailedError([...text, `not read: ${unread.length} transaction(s) the node listed but did not serve, or served without their block time (${some}); replay the range again against a node with full history`].join("\n"));
   };
   if (dryRun) {
     lines.push(`payments it belongs to: ${result.paymentIds.length}${result.paymentIds.length ? ` (${result.paymentIds.join(", ")})` : ""}`, "Nothing was recorded or reconciled.");

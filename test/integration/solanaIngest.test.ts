@@ -304,6 +304,34 @@ describe("a poll that could not read everything listed does not vouch for the ch
     }
   });
 
+  // BUG: a credit whose transaction came without a block time was stamped with the scan's
+  // clock: money paid in time, read after the deadline, counted as late.
+  test("a transaction served without its block time: the time is asked by slot; untold, the pass stops before it", async () => {
+    let blockTimeKnown = false;
+    const proxy = rewritingProxy(solana.chain.rpcUrl, (call, answer) => {
+      if (call.method === "getTransaction" && answer.result) return { ...answer, result: { ...(answer.result as object), blockTime: null } };
+      if (call.method === "getSignaturesForAddress") return { ...answer, result: (answer.result as object[]).map((s) => ({ ...s, blockTime: null })) };
+      if (call.method === "getBlockTime" && !blockTimeKnown) return { ...answer, result: null };
+      return answer;
+    });
+    try {
+      const deposit = await create("/api/v1/deposits/create", "2");
+      const row = (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!;
+      const signature = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
+      const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL };
+      expect(await scanAddress(deps, watchOf(network(), row), "poll")).toEqual({ inserted: 0, complete: false });
+      expect(await creditsOf(deposit.id)).toEqual([]);
+
+      blockTimeKnown = true;
+      expect(await scanAddress(deps, watchOf(network(), row), "poll")).toEqual({ inserted: 1, complete: true });
+      const { slot } = (await solana.connection.getTransaction(signature, { maxSupportedTransactionVersion: 0, commitment: "confirmed" }))!;
+      const [stored] = await queryRows<{ block_time: Date }>(api.db, sql`select block_time from solana_credits where payment_id = ${deposit.id}`);
+      expect(new Date(stored!.block_time).getTime()).toBe((await solana.connection.getBlockTime(slot))! * 1000);
+    } finally {
+      proxy.stop();
+    }
+  });
+
   // BUG: a pass fetched every transaction listed since the cursor before recording any: one
   // failure after thousands of (spam) transactions lost all of the pass's progress, every pass.
   test("a pass records a chunk at a time, oldest first: a failure later in the list keeps what was read before it", async () => {

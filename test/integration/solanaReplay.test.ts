@@ -162,12 +162,33 @@ test("transactions are read in batches; one the node lists but does not serve is
     // The command records what it read and exits 1 naming what it could not.
     const config = { ...api.config, networks: api.config.networks.map((n) => (n.id === viaProxy.id ? viaProxy : n)) };
     const cli = commands.replay!({ db: api.db, config, databaseUrl: api.databaseUrl, logger }, { network: "solana-local", "from-slot": String(range.from), "to-slot": String(range.to) });
-    await expect(cli).rejects.toThrow(new RegExp(`not read: 1 transaction\\(s\\) the node listed but did not serve \\(${withheld}\\)`));
+    await expect(cli).rejects.toThrow(new RegExp(`not read: 1 transaction\\(s\\) the node listed but did not serve, or served without their block time \\(${withheld}\\)`));
     expect((await status(deposit.id)).amountReceived).toBe("2");
 
     withheld = null; // served again
     expect(await replaySlots({ db: api.db, config: api.config, logger }, viaProxy, range, { dryRun: false })).toMatchObject({ found: 3, added: 1, known: 2, unread: [] });
     expect(await status(deposit.id)).toMatchObject({ amountReceived: "3", amountRemaining: "0" });
+  } finally {
+    proxy.stop();
+  }
+});
+
+// BUG: a credit the node served without a block time was stamped with the replay's clock (late, owed back).
+test("a transaction whose block time the node cannot tell is reported unread, not stamped with the replay's clock", async () => {
+  const deposit = await create("/api/v1/deposits/create", "3");
+  const paid = await solana.pay({ to: deposit.depositAddress!, amount: 3_000_000n });
+  solana.chain.finalize();
+  const { value } = await solana.connection.getSignatureStatuses([paid]);
+  const range = { from: BigInt(value[0]!.slot), to: BigInt(value[0]!.slot) };
+  const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) => {
+    if (call.method === "getTransaction" && answer.result) return { ...answer, result: { ...(answer.result as object), blockTime: null } };
+    if (call.method === "getSignaturesForAddress") return { ...answer, result: (answer.result as object[]).map((s) => ({ ...s, blockTime: null })) };
+    return call.method === "getBlockTime" ? { ...answer, result: null } : answer;
+  });
+  try {
+    const replay = await replaySlots({ db: api.db, config: api.config, logger }, { ...network(), rpcUrl: proxy.url }, range, { dryRun: false });
+    expect(replay).toMatchObject({ found: 0, added: 0, unread: [paid] });
+    expect((await status(deposit.id)).amountReceived).toBe("0");
   } finally {
     proxy.stop();
   }

@@ -7,7 +7,7 @@ import { INDEXED_CHANNEL } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf } from "../watchedAccount.ts";
-import { creditOf, markFinalized, signaturePages } from "./scanAddress.ts";
+import { creditOf, isStamped, markFinalized, signaturePages, stampBlockTimes, type UnstampedCredit } from "./scanAddress.ts";
 import { recordCredits, type FoundCredit } from "./recordCredits.ts";
 
 const PAGE = 1000;
@@ -39,7 +39,7 @@ export async function replaySlots(
   if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [], unread: [] };
 
   const watches = (await paymentsToWatch(ctx.db, network.chainId, FOREVER_MS)).map((p) => watchOf(network, p));
-  const found: FoundCredit[] = [];
+  const read: UnstampedCredit[] = [];
   const unread: string[] = [];
   let done = 0;
   for (const watch of watches) {
@@ -58,12 +58,16 @@ export async function replaySlots(
         const transaction = transactions[j];
         // Listed but not served (a node without that history) or without its balances: reported, never taken as "no credit".
         if (!transaction?.meta) return void unread.push(info.signature);
-        const credit = creditOf(watch, info.signature, transaction);
-        if (credit) found.push(credit);
+        const credit = creditOf(watch, info.signature, transaction, info.blockTime);
+        if (credit) read.push(credit);
       });
     }
     options.onProgress?.((BigInt(++done) * (to - from + 1n)) / BigInt(watches.length), to - from + 1n);
   }
+  // A credit whose block time the node cannot tell is reported unread too: a time made up here could turn it late.
+  await stampBlockTimes(connection, read);
+  const found = read.filter(isStamped);
+  unread.push(...read.filter((c) => !isStamped(c)).map((c) => c.signature));
   await markFinalized(connection, found);
 
   const known = await knownCredits(ctx, network.chainId, found);

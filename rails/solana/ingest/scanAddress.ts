@@ -48,7 +48,7 @@ async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy
   const fetched = wanted.length === 0 ? [] : await deps.connection.getParsedTransactions(wanted, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
   const transactions = new Map(wanted.map((signature, j) => [signature, fetched[j] ?? null]));
   const signatures: Array<{ signature: string; slot: bigint }> = [];
-  const credits: FoundCredit[] = [];
+  const read: UnstampedCredit[] = [];
   let complete = true;
   for (const info of chunk) {
     if (info.err === null) {
@@ -59,11 +59,19 @@ async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy
         complete = false;
         break;
       }
-      const credit = creditOf(watch, info.signature, transaction);
-      if (credit) credits.push(credit);
+      const credit = creditOf(watch, info.signature, transaction, info.blockTime);
+      if (credit) read.push(credit);
     }
     signatures.push({ signature: info.signature, slot: BigInt(info.slot) });
   }
+  // A credit whose block time the node cannot tell yet stops the pass before it: that time decides whether it paid in time.
+  await stampBlockTimes(deps.connection, read);
+  const cut = read.findIndex((c) => !isStamped(c));
+  if (cut >= 0) {
+    signatures.splice(signatures.findIndex((s) => s.signature === read[cut]!.signature));
+    complete = false;
+  }
+  const credits = read.slice(0, cut >= 0 ? cut : undefined).filter(isStamped);
   await markFinalized(deps.connection, credits);
   const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, scanned: { address: watch.scan, signatures } });
   return { inserted, complete: complete && refused === null };
@@ -92,11 +100,21 @@ export async function* signaturePages(
   }
 }
 
-/** The credit a transaction carries for a watched payment, if any (Solana Pay: only with the reference among its keys). */
-export function creditOf(watch: PaymentWatch, signature: string, transaction: ParsedTransactionWithMeta): FoundCredit | null {
+/** A credit as read from its transaction: a node may not tell the block's time (null) until asked for it by slot. */
+export type UnstampedCredit = Omit<FoundCredit, "blockTime"> & { blockTime: Date | null };
+
+export const isStamped = (credit: UnstampedCredit): credit is FoundCredit => credit.blockTime !== null;
+
+/**
+ * The credit a transaction carries for a watched payment, if any (Solana Pay: only with the
+ * reference among its keys). Its time is the transaction's block time, or the one its
+ * signature was listed with; never our clock, which would make money paid in time look late.
+ */
+export function creditOf(watch: PaymentWatch, signature: string, transaction: ParsedTransactionWithMeta, listedBlockTime?: number | null): UnstampedCredit | null {
   if (watch.source === "settlement" && !mentions(transaction, watch.scan)) return null;
   const delta = tokenBalanceDelta(transaction, watch.credit);
   if (!delta || delta.owner !== watch.owner) return null;
+  const seconds = transaction.blockTime ?? listedBlockTime ?? null;
   return {
     signature,
     account: watch.credit.account,
@@ -107,10 +125,20 @@ export function creditOf(watch: PaymentWatch, signature: string, transaction: Pa
     tokenProgram: watch.credit.tokenProgram,
     amount: delta.amount,
     slot: BigInt(transaction.slot),
-    blockTime: new Date((transaction.blockTime ?? Math.floor(Date.now() / 1000)) * 1000),
+    blockTime: seconds === null ? null : new Date(seconds * 1000),
     accountIndex: delta.accountIndex,
     finalized: false,
   };
+}
+
+/** Asks the node the block time of each credit's slot that came without one (`getBlockTime`); those it cannot tell stay null. */
+export async function stampBlockTimes(connection: Connection, credits: UnstampedCredit[]): Promise<void> {
+  const slots = [...new Set(credits.filter((c) => !isStamped(c)).map((c) => c.slot))];
+  const times = new Map(await Promise.all(slots.map(async (slot) => [slot, await connection.getBlockTime(Number(slot)).catch(() => null)] as const)));
+  for (const credit of credits) {
+    const seconds = credit.blockTime === null ? times.get(credit.slot) : null;
+    if (seconds !== null && seconds !== undefined) credit.blockTime = new Date(seconds * 1000);
+  }
 }
 
 /** Marks the credits whose transactions the node already has at `finalized` (asked in batches of the most a node answers). */
