@@ -1,4 +1,5 @@
 import { formatUnits } from "viem";
+import { decimalFromNumber } from "./decimal.ts";
 import { ValidationError } from "./errors.ts";
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
@@ -8,13 +9,10 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
  * unit. Exact: more fractional digits than the token has is an error, never a rounding.
  */
 export function parseAmount(field: string, value: unknown, decimals: number): bigint {
-  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : typeof value === "string" ? value.trim() : "";
+  // A JSON number is read as the text it was written as, exponents expanded (5e-7 is 0.0000005).
+  const text = typeof value === "number" ? numberText(field, value) : typeof value === "string" ? value.trim() : "";
   const match = DECIMAL.exec(text);
   if (!match) throw new ValidationError(field, `Invalid field '${field}': expected a positive decimal amount such as "10.50"`);
-  // A JSON number with more digits than a double holds was already rounded by the parser.
-  if (typeof value === "number" && text.replace(".", "").replace(/^0+/, "").length > 15) {
-    throw new ValidationError(field, `Invalid field '${field}': too many digits for a JSON number; send the amount as a string`);
-  }
   const whole = match[1]!;
   // Trailing zeros are exact whatever the token's decimals: "10.5000000" is 10.5.
   const fraction = (match[2] ?? "").replace(/0+$/, "");
@@ -25,6 +23,15 @@ export function parseAmount(field: string, value: unknown, decimals: number): bi
   if (units <= 0n) throw new ValidationError(field, `Invalid field '${field}': must be greater than 0`);
   if (units >= 2n ** 256n) throw new ValidationError(field, `Invalid field '${field}': too large`);
   return units;
+}
+
+/** A JSON number's decimal text; "" (malformed) when not finite or negative. */
+function numberText(field: string, value: number): string {
+  if (!Number.isFinite(value) || value < 0) return "";
+  const text = decimalFromNumber(value);
+  // More digits than a double holds: the JSON parser already rounded what was sent.
+  if (text === null) throw new ValidationError(field, `Invalid field '${field}': too many digits for a JSON number; send the amount as a string`);
+  return text;
 }
 
 /** Smallest units to a decimal string with the token's decimals ("10.5", "0.000001"). */

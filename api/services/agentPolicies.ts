@@ -21,7 +21,8 @@ const FIELDS = ["maxPerPayment", "dailyLimit", "allowedNetworks", "allowedTokens
 /** A USD limit: a decimal string or plain JSON number ≥ 0 with at most 18 decimals; null or absent = no limit. */
 function parseUsdLimit(field: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  const text = typeof value === "number" ? decimalFromNumber(value) : typeof value === "string" ? normalizeDecimal(value, 18) : null;
+  const written = typeof value === "number" ? decimalFromNumber(value) : typeof value === "string" ? value : null;
+  const text = written === null ? null : normalizeDecimal(written, 18);
   if (text === null) throw new ValidationError(field, `Invalid field '${field}': expected a USD amount such as "250.00" (at most 18 decimals), or null for no limit`);
   if (text.replace(".", "").length > 60) throw new ValidationError(field, `Invalid field '${field}': too large`);
   return text;

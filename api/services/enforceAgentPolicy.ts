@@ -6,7 +6,12 @@ import { parseDecimal, toScale } from "../../domain/decimal.ts";
 import { startOfUtcDay } from "../../domain/dateRange.ts";
 import { AgentPolicyError } from "../../domain/errors.ts";
 
-const usd = (text: string | null) => (text === null ? null : toScale(parseDecimal(text, USD_SCALE)!, USD_SCALE));
+/** A stored limit at USD_SCALE; one stored finer (before PUT refused that) is rounded down: stricter, never a 500. */
+function usd(text: string | null): bigint | null {
+  if (text === null) return null;
+  const value = parseDecimal(text, Number.MAX_SAFE_INTEGER)!;
+  return value.scale > USD_SCALE ? value.units / 10n ** BigInt(value.scale - USD_SCALE) : toScale(value, USD_SCALE);
+}
 
 /**
  * Checks a payment an agent is creating against the agent's policy, inside the creating

@@ -639,6 +639,9 @@ describe("agent policies", () => {
       [{ maxPerPayment: "abc" }, "maxPerPayment"],
       [{ maxPerPayment: "-1" }, "maxPerPayment"],
       [{ maxPerPayment: "1.0000000000000000001" }, "maxPerPayment"],
+      // BUG: a JSON number past 18 decimals was stored, and every payment by the agent then failed with a 500.
+      [{ maxPerPayment: 1e-19 }, "maxPerPayment"],
+      [{ dailyLimit: 1.5e-25, active: false }, "dailyLimit"],
       [{ dailyLimit: [] }, "dailyLimit"],
       [{ allowedNetworks: "anvil" }, "allowedNetworks"],
       [{ allowedNetworks: ["anvil", "nowhere"] }, "allowedNetworks.1"],
