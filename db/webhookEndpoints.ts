@@ -110,13 +110,26 @@ export async function disableWebhookEndpoint(db: Db, id: string, reason: string)
   });
 }
 
-/** A new secret; the old one keeps signing (a second signature) for `overlapMs`. */
+/**
+ * The previous secret after a rotation: the current one, signing for `overlapMs` more. A
+ * rotation during an overlap (a retried or double-clicked request) keeps the previous
+ * secret until the time the first rotation promised, rather than dropping it at once.
+ * (Postgres evaluates these on the latest row version: concurrent rotations take turns.)
+ */
+function keepingOverlap(table: typeof webhookEndpoints | typeof webhookSigningSecrets, overlapMs: number) {
+  const overlapping = sql`${table.previousSecretExpiresAt} is not null and ${table.previousSecretExpiresAt} > now()`;
+  return {
+    previousSecret: sql`case when ${overlapping} then ${table.previousSecret} else ${table.secret} end`,
+    previousSecretExpiresAt: sql`case when ${overlapping} then ${table.previousSecretExpiresAt} else now() + make_interval(secs => ${overlapMs / 1000}::double precision) end`,
+  };
+}
+
+/** A new secret; the old one keeps signing (a second signature) for `overlapMs`, or to the end of an overlap under way. */
 export async function rotateWebhookEndpointSecret(db: Db, box: SecretBox, id: string, overlapMs: number): Promise<WebhookEndpointRow | undefined> {
   const [row] = await db
     .update(webhookEndpoints)
     .set({
-      previousSecret: sql`${webhookEndpoints.secret}`,
-      previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapMs / 1000}::double precision)`,
+      ...keepingOverlap(webhookEndpoints, overlapMs),
       secret: sealed(box),
       updatedAt: sql`now()`,
     })
@@ -143,8 +156,7 @@ export async function rotateCallbackSigningSecret(db: Db, box: SecretBox, mercha
   const [row] = await db
     .update(webhookSigningSecrets)
     .set({
-      previousSecret: sql`${webhookSigningSecrets.secret}`,
-      previousSecretExpiresAt: sql`now() + make_interval(secs => ${overlapMs / 1000}::double precision)`,
+      ...keepingOverlap(webhookSigningSecrets, overlapMs),
       secret: sealed(box),
       updatedAt: sql`now()`,
     })

@@ -40,7 +40,13 @@ function findUnstorable(value: unknown, path: string): { path: string; reason: s
  * character is a 400 naming the field instead of a database error.
  */
 export const textGuardPlugin = () =>
-  new Elysia({ name: "text-guard" }).onBeforeHandle({ as: "global" }, ({ body, query }) => {
-    const found = findUnstorable(body, "") ?? findUnstorable(query, "");
+  new Elysia({ name: "text-guard" }).onBeforeHandle({ as: "global" }, ({ body, request }) => {
+    const found = findUnstorable(body, "");
     if (found !== null) throw new ValidationError(found.path, `Invalid field '${found.path}': ${found.reason}`);
+    // The query as the handlers read it (URLSearchParams decodes `%00` next to a malformed
+    // escape, which Elysia's parsed query leaves encoded), keys and values.
+    for (const [key, value] of new URL(request.url).searchParams) {
+      const reason = unstorable(key) ?? unstorable(value);
+      if (reason !== null) throw new ValidationError(key, `Invalid query parameter '${key}': ${reason}`);
+    }
   });

@@ -214,6 +214,21 @@ describe("return origins: where a public-key payment may send the customer", () 
     expect(live.body).toEqual({ success: true, mode: "live", origins: [] });
   });
 
+  // BUG: concurrent replacements each deleted only the rows they saw: the stored list was
+  // the union of both (an origin meant to be removed stayed), or one collided (500).
+  test("concurrent PUT /return-origins: each answers, and the list is exactly one of them", async () => {
+    const other = await api.seedMerchant("Racing shop");
+    const otherSk = { "x-api-key": other.testApiKey, "x-api-secret": other.testApiSecret };
+    const put = (origins: string[]) => api.request("/api/v1/return-origins", { method: "PUT", headers: otherSk, body: { origins } });
+    for (let round = 0; round < 5; round++) {
+      const [a, b, c] = [[`https://a${round}.example`], [`https://b${round}.example`], [`https://a${round}.example`]];
+      const answers = await Promise.all([put(a), put(b), put(c)]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+      const stored = (await api.request("/api/v1/return-origins", { headers: otherSk })).body.origins;
+      expect([a, b]).toContainEqual(stored);
+    }
+  });
+
   test("PUT /return-origins replaces the list: origins normalised, deduplicated, sorted; 400 naming the entry; key + secret only", async () => {
     const other = await api.seedMerchant("Other shop");
     const otherSk = { "x-api-key": other.testApiKey, "x-api-secret": other.testApiSecret };

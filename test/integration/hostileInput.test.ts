@@ -66,7 +66,7 @@ const BODIES: unknown[] = [
   { maxPerPayment: "-5", dailyLimit: "1e400", allowedNetworks: [null], allowedTokens: [{}], expiresAt: "2026-02-30", active: "yes" },
 ];
 
-const QUERIES = ["", "?limit=1e309", "?limit=-1&startingAfter=%00", "?startDate=2026-02-30&endDate=x", "?status[]=a&network=%F0%9F%98%80", `?orderId=${"q".repeat(3_000)}`, "?startingAfter=x&endingBefore=y"];
+const QUERIES = ["", "?limit=1e309", "?limit=-1&startingAfter=%00", "?startDate=2026-02-30&endDate=x", "?status[]=a&network=%F0%9F%98%80", `?orderId=${"q".repeat(3_000)}`, "?startingAfter=x&endingBefore=y", "?orderId=%00%", "?orderId=a%00%ZZ"];
 
 const allowed = allowedAnswer;
 const routes = () => apiRoutes(api.app).filter((r) => r.path.startsWith("/api/v1/"));

@@ -540,6 +540,17 @@ describe("delivery", () => {
     // Receivers with the old or the new secret both accept it during the overlap.
     expect(verifyWebhook(b!.body, b!.headers, original)).toMatchObject({ type: "payment.created" });
     expect(verifyWebhook(b!.body, b!.headers, rotated.body.secret)).toMatchObject({ type: "payment.created" });
+
+    // BUG: a second rotation during the overlap (a retried request) dropped the original secret
+    // at once, before the time the first rotation promised.
+    const again = await api.request("/api/v1/webhook-secret/rotate", { method: "POST", headers: secretAuth() });
+    expect(again.body.secret).not.toBe(rotated.body.secret);
+    expect(again.body.previousSecretExpiresAt).toBe(rotated.body.previousSecretExpiresAt);
+    await createPayment({ callbackUrl: receiver.url("/callback-c") });
+    await withWorkers(() => waitUntil("callback after a second rotation", () => receiver.at("/callback-c").length === 1));
+    const [c] = receiver.at("/callback-c");
+    expect(verifyWebhook(c!.body, c!.headers, original)).toMatchObject({ type: "payment.created" });
+    expect(verifyWebhook(c!.body, c!.headers, again.body.secret)).toMatchObject({ type: "payment.created" });
   });
 
   test("Redis flushed while deliveries are pending: the re-drive enqueues every one and each is delivered once", async () => {
