@@ -304,6 +304,29 @@ describe("a poll that could not read everything listed does not vouch for the ch
     }
   });
 
+  // BUG: a batch's transactions were matched to the signatures asked by position; a provider
+  // answering in another order had a credit stored under another transaction's signature, and
+  // the real one, submitted later, counted again.
+  test("a batch answered out of order: each credit is stored under its own signature, and counted once", async () => {
+    const proxy = rewritingProxy(solana.chain.rpcUrl, (_call, answer) => answer, { reorder: (answers) => [...answers].reverse() });
+    try {
+      const deposit = await create("/api/v1/deposits/create", "5");
+      const row = (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!;
+      const paid = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
+      solana.chain.advanceSlots(1);
+      const empty = await solana.pay({ to: deposit.receiveAddress, amount: 0n });
+      const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL };
+      expect(await scanAddress(deps, watchOf(network(), row), "poll")).toEqual({ inserted: 1, complete: true });
+      expect((await creditsOf(deposit.id)).map((c) => c.signature)).toEqual([paid]);
+      expect((await creditsOf(deposit.id)).map((c) => c.signature)).not.toContain(empty);
+      const processed = await api.request("/api/v1/payments/process", { headers: { "x-public-key": merchant.publicKey }, body: { paymentId: deposit.id, txHash: paid } });
+      expect(processed.status).toBe(200);
+      expect(processed.body.payment.amountReceived).toBe("2");
+    } finally {
+      proxy.stop();
+    }
+  });
+
   // BUG: a credit whose transaction came without a block time was stamped with the scan's
   // clock: money paid in time, read after the deadline, counted as late.
   test("a transaction served without its block time: the time is asked by slot; untold, the pass stops before it", async () => {

@@ -2,7 +2,7 @@ import { keccak256, parseTransaction, type Hex } from "viem";
 import { evmClient } from "../client.ts";
 import { operatorAccount } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
-import { findTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { failTransferOut, findTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
 import { ensureGasMoney, executeTransferOut } from "./executeTransferOut.ts";
@@ -58,5 +58,11 @@ export async function cancelTransferOut(deps: RailContext, rowId: string, { wait
   // Whichever transaction takes the nonce, this resolves once it is mined.
   const receipt = await client.waitForTransactionReceipt({ hash: cancelTxHash, timeout: waitMs, pollingInterval: 500 }).catch(() => null);
   if (!receipt) return { row: (await findTransferOut(deps.db, row.id))!, cancelTxHash };
+  if (receipt.transactionHash.toLowerCase() === cancelTxHash.toLowerCase()) {
+    // The cancel itself took the nonce (its receipt, from the node that has the block): none of the row's can be mined.
+    const now = (await findTransferOut(deps.db, row.id))!;
+    if (now.status === "broadcast") await failTransferOut(deps.db, now.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: now.txHash! });
+    return { row: (await findTransferOut(deps.db, row.id))!, cancelTxHash };
+  }
   return { row: await executeTransferOut(deps, row.id), cancelTxHash };
 }

@@ -4,7 +4,8 @@ import { nullIfNotFound } from "../nullIfNotFound.ts";
 import { evmClient } from "../client.ts";
 import { operatorAccount, operatorWallet } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
-import { SWEEP_GAS, encodeDeployAndSweep } from "../settlement/index.ts";
+import { sweepGasLimit } from "./sweepGasLimit.ts";
+import { encodeDeployAndSweep } from "../settlement/index.ts";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
 import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
@@ -72,9 +73,8 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
   // dropped, or another node behind the same RPC URL): a nonce is never handed out twice.
   const nonce = Math.max(pendingNonce, lastNonce === null ? 0 : lastNonce + 1);
   const wallet = operatorWallet(deps.config, network);
-  const request = await wallet.prepareTransactionRequest({
-    account,
-    chain: wallet.chain,
+  const call = {
+    account: account.address,
     to: network.forwarderFactory as Address,
     data: encodeDeployAndSweep({
       paymentId: payment.id,
@@ -83,13 +83,13 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
       to: getAddress(row.toAddress),
       amount: row.amount,
     }),
-    gas: SWEEP_GAS,
-    nonce,
-  });
+  };
+  const gas = await sweepGasLimit(client, call);
+  const request = await wallet.prepareTransactionRequest({ ...call, account, chain: wallet.chain, gas, nonce });
   // A node takes a transaction only if the sender holds its gas at the fee cap it is signed
   // with (maxFeePerGas, above today's price): judged by the price alone, one the node then
   // refused was recorded, its nonce holding back every later sweep on the chain.
-  const needed = SWEEP_GAS * ((request.maxFeePerGas ?? request.gasPrice) as bigint);
+  const needed = gas * ((request.maxFeePerGas ?? request.gasPrice) as bigint);
   if (operatorBalance < needed) throw new OperatorBalanceLowError(network.name, operatorBalance, needed);
   const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as Parameters<typeof wallet.signTransaction>[0]);
   const hash = keccak256(raw);
@@ -135,6 +135,12 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
         if (fresh.status !== "broadcast") return fresh;
         const again = await minedReceipt(client, fresh);
         if (again) return close(deps, fresh, again);
+        // Behind one RPC URL, the node that counted the nonce used may be ahead of the one
+        // asked for the receipts: "not ours" is believed only once the row has waited long
+        // enough for every node to have the block (failed, a refund would be offered again).
+        if (Date.now() - fresh.updatedAt.getTime() < deps.config.transfers.replaceAfterMs) {
+          throw new ServiceUnavailableError(`the nonce of transaction ${hash} is used, but no receipt of it was found yet (a node behind?)`);
+        }
         await failTransferOut(deps.db, fresh.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: fresh.txHash! });
         return (await findTransferOut(deps.db, fresh.id))!;
       }

@@ -7,7 +7,7 @@ import { INDEXED_CHANNEL } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf } from "../watchedAccount.ts";
-import { creditOf, isStamped, markFinalized, signaturePages, stampBlockTimes, type UnstampedCredit } from "./scanAddress.ts";
+import { creditOf, isStamped, markFinalized, servedBySignature, signaturePages, stampBlockTimes, type UnstampedCredit } from "./scanAddress.ts";
 import { recordCredits, type FoundCredit } from "./recordCredits.ts";
 
 const PAGE = 1000;
@@ -53,9 +53,10 @@ export async function replaySlots(
     const chunkSize = limits.chunkSize ?? CHUNK;
     for (let i = 0; i < inRange.length; i += chunkSize) {
       const chunk = inRange.slice(i, i + chunkSize);
-      const transactions = await connection.getParsedTransactions(chunk.map((s) => s.signature), { maxSupportedTransactionVersion: 0, commitment: "finalized" });
-      chunk.forEach((info, j) => {
-        const transaction = transactions[j];
+      const wanted = chunk.map((s) => s.signature);
+      const transactions = servedBySignature(wanted, await connection.getParsedTransactions(wanted, { maxSupportedTransactionVersion: 0, commitment: "finalized" }));
+      chunk.forEach((info) => {
+        const transaction = transactions.get(info.signature);
         // Listed but not served (a node without that history) or without its balances: reported, never taken as "no credit".
         if (!transaction?.meta) return void unread.push(info.signature);
         const credit = creditOf(watch, info.signature, transaction, info.blockTime);

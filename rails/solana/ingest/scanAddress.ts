@@ -46,7 +46,7 @@ export async function scanAddress(deps: ScanDeps, watch: PaymentWatch, foundBy: 
 async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, chunk: ConfirmedSignatureInfo[]): Promise<{ inserted: number; complete: boolean }> {
   const wanted = chunk.filter((s) => s.err === null).map((s) => s.signature);
   const fetched = wanted.length === 0 ? [] : await deps.connection.getParsedTransactions(wanted, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
-  const transactions = new Map(wanted.map((signature, j) => [signature, fetched[j] ?? null]));
+  const transactions = servedBySignature(wanted, fetched);
   const signatures: Array<{ signature: string; slot: bigint }> = [];
   const read: UnstampedCredit[] = [];
   let complete = true;
@@ -75,6 +75,17 @@ async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy
   await markFinalized(deps.connection, credits);
   const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, scanned: { address: watch.scan, signatures } });
   return { inserted, complete: complete && refused === null };
+}
+
+/**
+ * A batch's transactions by the signature each carries, not by position: @solana/web3.js
+ * matches a batch's answers to its calls by position, and a provider may answer a batch
+ * in any order — a credit stored under another transaction's signature counts twice once
+ * the real one is read. A signature no answer carries was not served.
+ */
+export function servedBySignature(wanted: readonly string[], fetched: ReadonlyArray<ParsedTransactionWithMeta | null>): Map<string, ParsedTransactionWithMeta | null> {
+  const bySignature = new Map(fetched.filter((t) => t !== null).map((t) => [t.transaction.signatures[0], t] as const));
+  return new Map(wanted.map((signature) => [signature, bySignature.get(signature) ?? null]));
 }
 
 /**
