@@ -212,6 +212,23 @@ describe("a poll that could not read everything listed does not vouch for the ch
     await subscriber.poll();
   };
 
+  // BUG: a payment whose token left the network's configuration was skipped with a warning,
+  // and the poll still vouched for the chain: the payment expired unread, though paid.
+  test("a payment the subscriber cannot watch holds the evidence horizon where it was", async () => {
+    const deposit = await create("/api/v1/deposits/create", "4");
+    await solana.pay({ to: deposit.receiveAddress, amount: 4_000_000n });
+    const withoutUsdc = { ...network(), tokens: network().tokens.filter((t) => t.symbol !== "USDC") };
+    const blind = startChainSubscriber({ config: api.config, db: api.db, logger, network: withoutUsdc, channel: INDEXED_CHANNEL, websocket: false });
+    try {
+      await blind.ready;
+      const before = await horizon();
+      await pollLater(blind);
+      expect(await horizon()).toBe(before);
+    } finally {
+      await blind.stop();
+    }
+  });
+
   test("a transaction listed but not served yet holds the evidence horizon where it was; read, it moves on", async () => {
     const proxy = withholdingProxy(solana.chain.rpcUrl);
     const quiet = startChainSubscriber({ config: api.config, db: api.db, logger, network: { ...network(), rpcUrl: proxy.url }, channel: INDEXED_CHANNEL, websocket: false });

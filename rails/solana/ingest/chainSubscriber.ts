@@ -115,6 +115,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     return run;
   }
 
+  /** Payments the last refresh could not watch. */
+  let unwatchable = 0;
   let refreshing: Promise<void> | null = null;
   /** Re-reads which payments are watched (coalesced), subscribing new ones and dropping old ones. */
   function refreshWatches(): Promise<void> {
@@ -126,15 +128,18 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     const payments = await paymentsToWatch(db, network.chainId, config.solana.watchAfterCloseMs);
     const next = new Map<string, PaymentWatch>();
     const nextAliases = new Map<string, string>();
+    let notWatched = 0;
     for (const p of payments) {
       try {
         const watch = watchOf(network, p);
         next.set(watch.scan, watch);
         if (watch.source === "transfer") nextAliases.set(watch.owner, watch.scan);
       } catch (error) {
-        logger.warn({ err: error, payment: p.id }, "payment cannot be watched");
+        notWatched++;
+        logger.warn({ err: error, payment: p.id }, "payment cannot be watched (its token left the network's configuration?); the chain's evidence horizon stays until it can");
       }
     }
+    unwatchable = notWatched;
     watches = next;
     aliases = nextAliases;
     ws?.sync(next.keys());
@@ -158,7 +163,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         const blockTime = await connection.getBlockTime(slot).catch(() => null);
         await refreshWatches();
         const scanned = await Promise.all([...watches.keys()].map((address) => scan(address, "poll")));
-        if (blockTime !== null && !stopped && scanned.every(Boolean)) await recordEvidenceThrough(db, network.chainId, new Date(blockTime * 1000));
+        // A payment that could not be watched was not read: the poll vouches for nothing (its deadline would pass unread).
+        if (blockTime !== null && !stopped && unwatchable === 0 && scanned.every(Boolean)) await recordEvidenceThrough(db, network.chainId, new Date(blockTime * 1000));
       } catch (error) {
         logger.warn({ err: error }, "solana poll failed; retrying");
       }
