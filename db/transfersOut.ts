@@ -104,7 +104,7 @@ export async function claimTransferOutBroadcast(
 ): Promise<TransferOutRow | undefined> {
   const [row] = await db
     .update(transfersOut)
-    .set({ ...values, status: "broadcast", broadcastAt: sql`now()`, updatedAt: sql`now()` })
+    .set({ ...values, status: "broadcast", error: null, broadcastAt: sql`now()`, updatedAt: sql`now()` })
     .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "requested")))
     .returning();
   return row;

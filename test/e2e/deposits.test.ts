@@ -3,9 +3,10 @@ import { sql } from "drizzle-orm";
 import { erc20Abi, getAddress, keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { forwarderFactoryAbi } from "../../contracts/artifacts/index.ts";
 import { evmRail } from "../../rails/evm/index.ts";
 import { operatorWallet } from "../../rails/evm/operator.ts";
-import { SWEEP_GAS, encodeDeployAndSweep } from "../../rails/evm/settlement/index.ts";
+import { SWEEP_GAS, deployForwarderFactory, encodeDeployAndSweep } from "../../rails/evm/settlement/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
@@ -547,6 +548,38 @@ describe("deposit-address payments", () => {
     expect(await balanceOf(deposit.depositAddress)).toBe(0n);
   }, 60_000);
 
+  // BUG: after OPERATOR_PRIVATE_KEY changed, the new key "replaced" a row the old key signed: a
+  // separate transaction under the old key's nonce, both minable (the money moved twice).
+  test("a stuck transfer the previous operator key signed is not replaced or cancelled by the new key", async () => {
+    const block = await chain.publicClient.getBlock();
+    const { deposit, row, hash } = await completedWithUnsentSweep("1", 1_000_000n, { maxFeePerGas: block.baseFeePerGas! * 2n, maxPriorityFeePerGas: 1n });
+    await chain.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(block.baseFeePerGas! * 20n).toString(16)}`]);
+    await chain.rpc("evm_mine");
+    await api.db.execute(sql`update transfers_out set updated_at = now() - interval '2 minutes' where id = ${row.id}`);
+    const rotated = { ...transferDeps(), config: { ...api.config, operatorPrivateKey: anvilAccounts[7] as Hex, transfers: { replaceAfterMs: 60_000 } } };
+    await expect(evmRail.executeTransferOut(rotated, row.id)).rejects.toThrow(/was signed by .* not by the operator key now configured/);
+    await expect(evmRail.cancelTransferOut(rotated, row.id, { waitMs: 1_000 })).rejects.toThrow(/was signed by .* not by the operator key now configured/);
+    expect((await transfersOutOf(api.db, deposit.id)).map((r) => [r.status, r.txHash, r.replacedTxHashes])).toEqual([["broadcast", hash, []]]);
+    // With the key that signed it, it goes out as before.
+    expect((await evmRail.executeTransferOut({ ...transferDeps(), config: { ...api.config, transfers: { replaceAfterMs: 60_000 } } }, row.id)).status).toBe("confirmed");
+  }, 60_000);
+
+  // BUG: the configured factory deploying the payment's forwarder elsewhere (FORWARDER_FACTORY
+  // changed, or a factory compiled from another forwarder source) was not noticed: each sweep
+  // deployed an empty forwarder and reverted, burning the operator's gas, the money stranded.
+  test("a sweep through a factory that would not deploy at the payment's deposit address: nothing signed, the row says why", async () => {
+    const deposit = await completedDeposit("1", 1_000_000n);
+    const operator = privateKeyToAccount(operatorKey).address;
+    const other = await deployForwarderFactory({ rpcUrl: chain.anvil.rpcUrl, chainId: 31337, deployerPrivateKey: operatorKey, operator, owner: operator });
+    const moved = { ...transferDeps(), config: { ...api.config, networks: api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, forwarderFactory: other } : n)) } };
+    await expect(sweep(moved)(job({ paymentId: deposit.id }))).rejects.toThrow(/deploys this payment's forwarder at .* not at its deposit address/);
+    expect(await transfersOutOf(api.db, deposit.id)).toMatchObject([{ status: "requested", txHash: null, nonce: null, error: expect.stringContaining("set FORWARDER_FACTORY") }]);
+    expect(await balanceOf(deposit.depositAddress)).toBe(1_000_000n);
+    // The factory the address came from sweeps it.
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
+    expect(await transfersOutOf(api.db, deposit.id)).toMatchObject([{ status: "confirmed", error: null }]);
+  }, 60_000);
+
   // BUG: a run still holding the row as it read it before another run replaced the
   // transaction looked only for its own hashes once the nonce was used, found none mined
   // (the replacement was) and closed the row `failed`: the money had moved, the books said not.
@@ -692,8 +725,20 @@ describe("deposit-address payments", () => {
 
   test("a sweep the chain keeps reverting is tried three times, then waits a day instead of burning gas", async () => {
     const deposit = await completedDeposit("1", 1_000_000n);
-    const factoryCode = await chain.publicClient.getCode({ address: chain.factory });
-    await chain.rpc("anvil_setCode", [chain.factory, "0x60006000fd"]); // every call reverts
+    // The factory takes sweeps from another operator now: every one of ours reverts (NotOperator).
+    const owner = privateKeyToAccount(operatorKey);
+    const setOperator = async (operator: Address) =>
+      chain.publicClient.waitForTransactionReceipt({
+        hash: await operatorWallet(api.config, api.config.networks.find((n) => n.shortName === "anvil")!).writeContract({
+          account: owner,
+          chain: null,
+          address: chain.factory,
+          abi: forwarderFactoryAbi,
+          functionName: "setOperator",
+          args: [operator],
+        }),
+      });
+    await setOperator(privateKeyToAccount(anvilAccounts[9] as Hex).address);
     try {
       for (let i = 0; i < 3; i++) expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "0", status: "failed" });
       expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0", waiting: "3 sweeps reverted on chain in the last 24 hours" });
@@ -701,7 +746,7 @@ describe("deposit-address payments", () => {
       expect(rows).toHaveLength(3);
       expect(rows.every((r) => r.status === "failed" && r.blockNumber !== null && /reverted/.test(r.error ?? ""))).toBe(true);
     } finally {
-      await chain.rpc("anvil_setCode", [chain.factory, factoryCode]);
+      await setOperator(owner.address);
     }
 
     // A day later (the cause fixed meanwhile) it is tried again, and goes out once.

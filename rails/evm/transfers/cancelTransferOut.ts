@@ -5,7 +5,7 @@ import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { failTransferOut, findTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
-import { ensureGasMoney, executeTransferOut } from "./executeTransferOut.ts";
+import { assertSameSigner, ensureGasMoney, executeTransferOut } from "./executeTransferOut.ts";
 
 /** Gas of a plain transfer of nothing to oneself: all a cancellation needs. */
 const CANCEL_GAS = 21_000n;
@@ -42,6 +42,7 @@ export async function cancelTransferOut(deps: RailContext, rowId: string, { wait
   const account = operatorAccount(deps.config);
   if (!account) throw new ServiceUnavailableError("OPERATOR_PRIVATE_KEY is not set");
 
+  assertSameSigner(row, account.address);
   // The nonce already spent (by this row's transaction or another): nothing is left to cancel.
   const mined = await client.getTransactionCount({ address: account.address, blockTag: "latest" });
   if (mined > row.nonce) return { row: await executeTransferOut(deps, row.id), cancelTxHash: null };

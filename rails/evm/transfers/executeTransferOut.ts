@@ -5,10 +5,11 @@ import { evmClient } from "../client.ts";
 import { operatorAccount, operatorWallet } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { sweepGasLimit } from "./sweepGasLimit.ts";
-import { encodeDeployAndSweep } from "../settlement/index.ts";
+import { forwarderFactoryAbi } from "../../../contracts/artifacts/index.ts";
+import { encodeDeployAndSweep, paymentIdToBytes32 } from "../settlement/index.ts";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
-import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
 import { withChainLock } from "./chainLock.ts";
@@ -59,12 +60,27 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
   if (row.status !== "requested") return isFinal(row) ? row : null;
   const payment = (await findPayment(deps.db, row.paymentId))!;
   const account = operatorAccount(deps.config)!;
-  const [operatorBalance, held, pendingNonce, lastNonce] = await Promise.all([
+  const [operatorBalance, held, pendingNonce, lastNonce, forwarder] = await Promise.all([
     client.getBalance({ address: account.address }),
     depositBalance(client, payment),
     client.getTransactionCount({ address: account.address, blockTag: "pending" }),
     lastRecordedNonce(deps.db, row.chainId, account.address),
+    client.readContract({
+      address: network.forwarderFactory as Address,
+      abi: forwarderFactoryAbi,
+      functionName: "computeAddress",
+      args: [paymentIdToBytes32(payment.id), getAddress(payment.merchantWallet)],
+    }),
   ]);
+  // The configured factory deploys this payment's forwarder somewhere else (it was changed, or
+  // compiled from another forwarder source): its sweep would deploy an empty forwarder and
+  // revert, again and again. Nothing is signed; the operator points FORWARDER_FACTORY back.
+  if (forwarder.toLowerCase() !== payment.receiveAddress?.toLowerCase()) {
+    const error = `the configured forwarder factory ${network.forwarderFactory} deploys this payment's forwarder at ${forwarder}, not at its deposit address ${payment.receiveAddress}: set FORWARDER_FACTORY to the factory the address was derived from`;
+    await updateTransferOut(deps.db, row.id, { error });
+    deps.logger.error({ transfer: row.id, payment: payment.id }, error);
+    throw new ServiceUnavailableError(error);
+  }
   if (held < row.amount) {
     await failTransferOut(deps.db, row.id, "requested", { error: `deposit address holds ${held}, less than ${row.amount}` });
     return (await findTransferOut(deps.db, row.id))!;
@@ -127,7 +143,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
       (error: Error) => error,
     );
     if (refused) {
-      const latest = await client.getTransactionCount({ address: operatorAccount(deps.config)!.address, blockTag: "latest" });
+      const latest = await client.getTransactionCount({ address: (current.fromAddress ?? operatorAccount(deps.config)!.address) as Address, blockTag: "latest" });
       if (current.nonce !== null && latest > current.nonce) {
         // The nonce was used: by one of this row's transactions (mined since, perhaps one
         // another run put on the row after it was read here), or by another one.
@@ -207,6 +223,7 @@ async function replaceTransaction(
   how: "market" | "outbid",
 ): Promise<TransferOutRow> {
   const account = operatorAccount(deps.config)!;
+  assertSameSigner(row, account.address);
   const old = parseTransaction(row.rawTx as Hex);
   const market = await marketFees(client, old);
   const oldCap = (old.type === "eip1559" ? old.maxFeePerGas : old.gasPrice) ?? 0n;
@@ -222,6 +239,20 @@ async function replaceTransaction(
     deps.logger.warn({ err: error, transfer: row.id }, "broadcast of the replacement failed; the next run looks again");
   });
   return replaced;
+}
+
+/**
+ * A replacement is a transaction of the same sender and nonce. After OPERATOR_PRIVATE_KEY
+ * changed, the new key "replacing" a row the old one signed would send a second, separate
+ * transaction (both could be mined: the money moved twice): the old key's rows are left
+ * to be mined, or cancelled with that key.
+ */
+export function assertSameSigner(row: TransferOutRow, operator: Address): void {
+  if (row.fromAddress && row.fromAddress.toLowerCase() !== operator.toLowerCase()) {
+    throw new ServiceUnavailableError(
+      `transfer ${row.id} was signed by ${row.fromAddress}, not by the operator key now configured (${operator}): only that key can replace or cancel it; it stays as sent`,
+    );
+  }
 }
 
 /** A replacement the operator cannot pay for is not signed: the job waits, as a first sweep does. */
