@@ -149,6 +149,8 @@ export interface Rail {
    * no one who can spend them, read from the chain; null when they would.
    */
   refundAddressProblem(network: Network, payment: PaymentRow, address: string, timeoutMs: number): Promise<string | null>;
+  /** Why sweeps to `address` as a merchant's settlement wallet would reach no one who can spend them, read from the chain; null when they would. */
+  settlementWalletProblem(network: Network, address: string, timeoutMs: number): Promise<string | null>;
   /** The operator account that pays for sweeps and refunds here, and whether it can pay one now; null if none. */
   operatorStatus(config: Config, network: Network, timeoutMs: number): Promise<OperatorStatus | null>;
 

@@ -71,6 +71,7 @@ export const bridgeRail: Rail = {
   },
   // Nothing is refunded from here (the bridge returns what it holds on the origin chain).
   refundAddressProblem: async () => null,
+  settlementWalletProblem: async () => null,
   operatorStatus: async () => null,
   executeTransferOut: async () => {
     throw noMoneyOut();

@@ -61,6 +61,8 @@ export const evmRail: Rail = {
   balanceOf: (network, payment, timeoutMs) => depositBalance(evmClient(network, timeoutMs), payment),
   // An ERC-20 transfer credits the address itself, whatever it is: what cannot receive is in `unreceivableAddresses`.
   refundAddressProblem: async () => null,
+  // Any EVM address can hold tokens; the unreceivable ones (null address, token and service contracts) are refused offline.
+  settlementWalletProblem: async () => null,
   operatorStatus,
   executeTransferOut,
   recheckTransferOut,

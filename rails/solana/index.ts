@@ -55,6 +55,7 @@ export const solanaRail: Rail = {
   finalEvidenceHead: async (ctx, network) => (await ingestHeadOf(ctx.db, network.chainId))?.finalizedSlot ?? -1n,
   balanceOf: (network, payment, timeoutMs) => lib().balanceOf(network, payment, timeoutMs),
   refundAddressProblem: (network, payment, address, timeoutMs) => lib().refundAddressProblem(network, payment, address, timeoutMs),
+  settlementWalletProblem: (network, address, timeoutMs) => lib().settlementWalletProblem(network, address, timeoutMs),
   operatorStatus: (config, network, timeoutMs) => lib().operatorStatus(config, network, timeoutMs),
   executeTransferOut: (ctx, rowId) => lib().executeTransferOut(ctx, rowId),
   // A Solana sweep or refund is confirmed only once finalized: no reorg can take it back.

@@ -9,7 +9,7 @@ export { chainHead, finalizedHead } from "./chainHead.ts";
 export { contractDescription } from "./contractDescription.ts";
 export { operatorStatus } from "./operatorStatus.ts";
 export { preparePayment } from "./preparePayment.ts";
-export { refundAddressProblem } from "./refundAddressProblem.ts";
+export { refundAddressProblem, settlementWalletProblem } from "./refundAddressProblem.ts";
 export { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 export { executeTransferOut } from "./transfers/executeTransferOut.ts";
 export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";

@@ -23,7 +23,7 @@ import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts
 import { replay } from "./replay.ts";
 import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
-import { allRails, railOfPayment } from "../../rails/index.ts";
+import { allRails, railFor, railOfPayment } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 import { ratesFor } from "../../rates/index.ts";
 
@@ -147,6 +147,14 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     // Sweeps and contract settlements would send the merchant's money there for good.
     if (unreceivableAddresses(network).has(address)) {
       throw new UsageError(`--address: tokens sent to ${address} cannot come back (the null address, a token's own contract or the service's contracts)`);
+    }
+    // Read from the chain where it can be (Solana: a token account given as the wallet would take other tokens' sweeps for good).
+    const rail = railFor(network);
+    if (network.enabled && rail) {
+      const problem = await rail.settlementWalletProblem(network, address, 20_000).catch((error: Error) => {
+        throw new CommandFailedError(`could not read ${address} on ${network.name}: ${error.message.split("\n")[0]}`);
+      });
+      if (problem) throw new UsageError(`--address: sweeps sent to ${address} could not be spent: ${problem}`);
     }
     await setSettlementWallet(db, merchant.id, network.id, address);
     return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;

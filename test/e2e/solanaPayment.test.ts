@@ -9,6 +9,7 @@ import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, reserveTransferOut } from "../../db/transfersOut.ts";
 import { startWorkers } from "../../jobs/worker.ts";
+import { commands } from "../../scripts/cli/commands.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { refund } from "../../jobs/refund.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
@@ -470,6 +471,23 @@ describe("a refund address that could not spend what it gets", () => {
       expect(answer.status).toBe(409);
       expect(answer.body.error).toBe("nothing_to_refund");
     }
+  });
+
+  // BUG: `wallet set` took a token account as a merchant's Solana wallet: its own mint's sweeps
+  // arrived, but another mint's went to an account owned by that token account (no key signs for it).
+  test("cli wallet set refuses a token account, a mint, a program and an empty off-curve address; takes a wallet", async () => {
+    const run = (address: string) => commands["wallet set"]!({ db: api.db, config: api.config, databaseUrl: api.databaseUrl, logger }, { merchant: merchant.id, network: network().shortName, address });
+    const usdcAccount = getAssociatedTokenAddressSync(solana.usdc.address, solana.customer.publicKey, true);
+    for (const [address, why] of [
+      [usdcAccount.toBase58(), "it is a token account, not a wallet"],
+      [solana.usdc.address.toBase58(), "cannot come back"], // a configured mint is refused offline
+      [(await solana.chain.createMint({ decimals: 6 })).address.toBase58(), "it is a token mint"],
+      [solana.feeToken.programId.toBase58(), "it is a program"],
+      [getAssociatedTokenAddressSync(solana.usdc.address, Keypair.generate().publicKey, true).toBase58(), "no key can sign for it"],
+    ] as const) {
+      await expect(run(address)).rejects.toThrow(why);
+    }
+    expect(await run(solana.merchant.publicKey.toBase58())).toContain(`Settlement wallet on ${network().name}: ${solana.merchant.publicKey.toBase58()}`);
   });
 
   // BUG: a node that failed the address's read answered 500 (the error could name the RPC URL and its key).
