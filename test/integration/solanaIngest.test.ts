@@ -552,6 +552,31 @@ describe("a credit the node does not know (a fork dropped it)", () => {
     expect((await status(deposit.id)).amountReceived).toBe("3");
   });
 
+  // BUG: a transaction read on a dropped fork that landed again on the kept one was marked
+  // finalized by its signature alone, keeping the dropped fork's amount, slot and time; and an
+  // address whose cursor it was listed only what came after its new slot.
+  test("a credit final at another slot than it was read at is read again there: its amount, slot and time are the kept fork's", async () => {
+    const deposit = await create("/api/v1/deposits/create", "5");
+    const signature = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
+    const [landed] = (await solana.connection.getSignatureStatuses([signature])).value;
+    const account = getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(deposit.receiveAddress), true).toBase58();
+    solana.chain.advanceSlots(2);
+    // As read on the dropped fork: another slot, another amount.
+    const credit = { signature, account, paymentId: deposit.id, source: "transfer" as const, owner: deposit.receiveAddress, mint: usdc(), tokenProgram: TOKEN_PROGRAM_ID.toBase58(), amount: 5_000_000n, slot: BigInt(landed!.slot) + 1n, blockTime: new Date(0), accountIndex: 9, finalized: false };
+    const chainId = network().chainId;
+    expect((await recordCredits(api.db, { chainId, channel: INDEXED_CHANNEL, foundBy: "poll", credits: [credit], scanned: { address: account, signatures: [{ signature, slot: credit.slot }] } })).inserted).toBe(1);
+    expect((await status(deposit.id)).amountReceived).toBe("5");
+
+    solana.chain.finalize();
+    await advanceFinality({ db: api.db, connection: solana.connection, chainId, channel: INDEXED_CHANNEL });
+    const [row] = await queryRows<{ amount: string; slot: string; block_time: Date; finalized: boolean }>(api.db, sql`select amount::text, slot::text, block_time, finalized from solana_credits where signature = ${signature}`);
+    const blockTime = (await solana.connection.getBlockTime(landed!.slot))!;
+    expect(row).toMatchObject({ amount: "2000000", slot: String(landed!.slot), finalized: true });
+    expect(new Date(row!.block_time).getTime()).toBe(blockTime * 1000);
+    expect((await status(deposit.id)).amountReceived).toBe("2");
+    expect(await addressCursor(api.db, chainId, account)).toBeNull(); // listed again whole next pass
+  });
+
   // BUG: a transaction credited at `confirmed` on a fork that was dropped can land again on
   // the kept fork and fail there: finalized with an error was neither "done" nor "dropped",
   // so the credit stayed open and the finalized watermark stayed below its slot for good.

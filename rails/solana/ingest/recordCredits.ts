@@ -69,6 +69,7 @@ export async function recordCredits(
         ) as c
         on conflict (chain_id, signature, account) do update set
           removed_at = null, slot = excluded.slot, block_time = excluded.block_time, finalized = excluded.finalized,
+          amount = excluded.amount, account_index = excluded.account_index,
           found_by = excluded.found_by, seq = nextval(pg_get_serial_sequence('solana_credits', 'seq'))
         where solana_credits.removed_at is not null
         returning signature`);
