@@ -10,14 +10,15 @@ const hidden = (visible: boolean) => (visible ? "" : " hidden");
  * changes, so a cached image is never stale. (Loaded only while the payment is open:
  * after that the image answers 404.)
  */
-export const qrPath = (view: PublicPaymentView) => `/pay/${view.id}/qr.svg?due=${encodeURIComponent(view.amountRemaining)}`;
+/** The QR image of what is due now; `basePath`: PUBLIC_BASE_URL's path, where a proxy serves this service. */
+const qrPath = (view: PublicPaymentView, basePath: string) => `${basePath}/pay/${view.id}/qr.svg?due=${encodeURIComponent(view.amountRemaining)}`;
 
 /**
  * The hosted checkout page of a payment, rendered in full on the server (the first
  * paint needs no script), from the same view and the same status logic
  * (`assets/status.js`) the page's script re-renders with on every update.
  */
-export function renderCheckoutPage(options: { view: PublicPaymentView; language: Language; assets: string; apiBase: string; now: number }): string {
+export function renderCheckoutPage(options: { view: PublicPaymentView; language: Language; assets: string; apiBase: string; basePath: string; now: number }): string {
   const { view, language, assets, now } = options;
   const t = language.messages;
   const locale = language.code;
@@ -43,7 +44,7 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
     <p id="amount-label" class="label">${h(t.amountLabel)}</p>
     <p class="amount"><span id="amount">${h(amount)}</span> <span class="token">${h(paying.token)}</span></p>
     ${view.fiatAmount && view.fiatCurrency ? `<p class="fiat">${h(format(t.fiatPrice, { ...values, amount: formatAmount(view.fiatAmount, locale) }))}</p>` : ""}
-    <p class="network">${paying.logo ? `<img src="/api/static/networks/${h(paying.logo)}.svg" alt="" width="28" height="28">` : ""}<span><span class="visually-hidden">${h(t.networkLabel)}: </span>${h(format(t.tokenOnNetwork, payValues))}</span></p>
+    <p class="network">${paying.logo ? `<img src="${h(options.basePath)}/api/static/networks/${h(paying.logo)}.svg" alt="" width="28" height="28">` : ""}<span><span class="visually-hidden">${h(t.networkLabel)}: </span>${h(format(t.tokenOnNetwork, payValues))}</span></p>
     ${view.crossChain ? `<p class="fiat" id="bridge-receives">${h(format(t.bridgeReceives, { ...values, amount: formatAmount(view.amount, locale), originNetwork: paying.network }))}</p>` : ""}
   </section>
 
@@ -63,7 +64,7 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
   <section id="pay" class="pay" aria-labelledby="pay-title"${hidden(sections.pay)}>
     <h2 id="pay-title">${h(t.payTitle)}</h2>
     <figure class="qr">
-      <img id="qr"${sections.pay ? ` src="${h(qrPath(view))}"` : ""} alt="${h(format(t.qrAlt, { ...payValues, amount: due }))}" width="240" height="240">
+      <img id="qr"${sections.pay ? ` src="${h(qrPath(view, options.basePath))}"` : ""} alt="${h(format(t.qrAlt, { ...payValues, amount: due }))}" width="240" height="240">
       <figcaption>${h(t.qrCaption)}</figcaption>
     </figure>
     <div class="fields">
@@ -117,6 +118,6 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
     assets,
     title: format(t.pageTitle, values),
     body,
-    data: { payment: view, messages: t, lang: locale, serverNow: now, apiBase: options.apiBase },
+    data: { payment: view, messages: t, lang: locale, serverNow: now, apiBase: options.apiBase, basePath: options.basePath },
   });
 }

@@ -9,8 +9,6 @@ import type { ApiDeps } from "../deps.ts";
 import { uuidPattern } from "../schemas.ts";
 import { loadPublicView } from "../services/publicPaymentViews.ts";
 
-/** The page talks to the versioned API of this same service (the CSP allows nothing else). */
-const API_BASE = "/api/v1";
 
 /**
  * The hosted checkout page, `{PUBLIC_BASE_URL}/pay/{paymentId}`: where a merchant sends
@@ -20,6 +18,11 @@ const API_BASE = "/api/v1";
  */
 export const checkoutRoutes = (deps: ApiDeps) => {
   const assets = loadCheckoutAssets();
+  // Behind a proxy that serves this service under a path (PUBLIC_BASE_URL https://shop.example/pay-svc),
+  // the page's own URLs carry that path. The page talks to the versioned API of this same service (the CSP allows nothing else).
+  const basePath = new URL(deps.config.http.publicBaseUrl).pathname.replace(/\/+$/, "");
+  const assetBase = `${basePath}${assets.base}`;
+  const apiBase = `${basePath}/api/v1`;
   const headers = (set: { headers: Record<string, unknown> }, extra: Record<string, string>) => Object.assign(set.headers, checkoutHeaders(), extra);
 
   return new Elysia({ prefix: "/pay", detail: { hide: true } })
@@ -66,8 +69,8 @@ export const checkoutRoutes = (deps: ApiDeps) => {
       });
       if (!view) {
         set.status = 404;
-        return renderNotFoundPage(language, assets.base);
+        return renderNotFoundPage(language, assetBase);
       }
-      return renderCheckoutPage({ view, language, assets: assets.base, apiBase: API_BASE, now: Date.now() });
+      return renderCheckoutPage({ view, language, assets: assetBase, apiBase, basePath, now: Date.now() });
     });
 };

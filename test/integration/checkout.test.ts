@@ -10,6 +10,7 @@ import { closePayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { createApp } from "../../api/app.ts";
 
 /**
  * The checkout page's server side without a browser: the credential-free view and what
@@ -322,6 +323,21 @@ describe("GET /pay/{id}: the page", () => {
     expect(qr.headers.get("content-type")).toBe("image/svg+xml");
     expect(await qr.text()).toStartWith("<svg");
     expect((await api.app.handle(new Request(`http://localhost/pay/${randomUUID()}/qr.svg`))).status).toBe(404);
+  });
+
+  // BUG: the page's own URLs (assets, API, QR code, network logo) were absolute from the
+  // root: behind a proxy serving the service under a path, none of them loaded.
+  test("PUBLIC_BASE_URL with a path: the page's assets, API, QR code and logo carry that path", async () => {
+    const prefixed = createApp({ ...api.deps, config: { ...api.config, http: { ...api.config.http, publicBaseUrl: "https://shop.example/pay-svc" } } });
+    const payment = await createPayment();
+    // The proxy strips the path: the service sees /pay/{id}.
+    const html = await (await prefixed.handle(new Request(`http://localhost/pay/${payment.id}`))).text();
+    expect(html).toMatch(/<script type="module" src="\/pay-svc\/pay\/assets\/[0-9a-f]{16}\/checkout\.js">/);
+    expect(html).toMatch(/<link rel="stylesheet" href="\/pay-svc\/pay\/assets\//);
+    expect(html).toContain(`src="/pay-svc/pay/${payment.id}/qr.svg?due=25.5"`);
+    expect(html).toContain('"apiBase":"/pay-svc/api/v1"');
+    expect(html).toContain('"basePath":"/pay-svc"');
+    expect(html).not.toMatch(/(src|href)="\/(pay|api)\//);
   });
 });
 

@@ -61,7 +61,7 @@ function render() {
     }
     // The QR code asks for what is due now (the image is drawn by the server).
     const qr = byId("qr");
-    const src = `/pay/${encodeURIComponent(view.id)}/qr.svg?due=${encodeURIComponent(view.amountRemaining)}`;
+    const src = `${data.basePath ?? ""}/pay/${encodeURIComponent(view.id)}/qr.svg?due=${encodeURIComponent(view.amountRemaining)}`;
     const link = byId("open-wallet");
     if (view.remainingPaymentUri && link.getAttribute("href") !== view.remainingPaymentUri) link.href = view.remainingPaymentUri;
     if (qr.getAttribute("src") !== src) {
