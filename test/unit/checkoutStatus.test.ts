@@ -165,6 +165,12 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
     expect(describeStatus(x("failed", { status: "failed" }), en, "en", NOW)).toMatchObject({ phase: "refunding", title: "Your payment is being returned" });
     expect(phaseOf(x("refunding", { status: "failed" }), NOW)).toBe("refunding");
     expect(phaseOf(x("refunding", { status: "cancelled" }), NOW)).toBe("refunding");
+    // BUG: cancelled, then filled by a bridge that cannot be asked to refund: the page said "give an
+    // address below" and showed no form. The merchant received it, and returns it.
+    const filledAfterCancel = x("completed", { status: "cancelled", amountReceived: "25.5", excessOwed: "25.5" });
+    expect(describeStatus(filledAfterCancel, en, "en", NOW).detail).toBe("Acme closed this payment. You sent 25.50 USDC straight to Acme: ask them to return it.");
+    expect(sectionsOf(filledAfterCancel, NOW).refund).toBe(false);
+    expect(describeStatus(x("completed", { status: "completed", amountReceived: "26", amountRemaining: "0", excessOwed: "0.5" }), en, "en", NOW).detail).toContain("ask them to return it");
     // Cancelled before any deposit: nothing is coming back.
     expect(describeStatus(x("awaiting_deposit", { status: "cancelled" }), en, "en", NOW)).toMatchObject({ phase: "closed", title: "This payment was cancelled" });
     expect(sectionsOf(x("refunded", { status: "failed", excessOwed: "25.5", cancelUrl: "https://shop.example/cart" }), NOW)).toMatchObject({ refund: false, cancel: true });

@@ -105,6 +105,8 @@ export function describeStatus(view, t, locale, now) {
   Object.assign(values, { originAmount: amount(paying.amount), originToken: paying.token, originNetwork: paying.network });
   const owed = !isZero(view.excessOwed);
   const small = owedBelowMinimum(view);
+  // What is owed back is the merchant's to return: paid straight to them, or delivered to them by a bridge.
+  const merchantHolds = view.directToMerchant || Boolean(view.crossChain);
   const say = (tone, title, detail) => ({ phase, tone, title: format(title, values), detail: format(detail, values) });
   switch (phase) {
     case "waiting":
@@ -117,7 +119,7 @@ export function describeStatus(view, t, locale, now) {
     case "completed":
       return say("success", t.completedTitle, t.completedDetail);
     case "overpaid":
-      return say("success", t.overpaidTitle, view.directToMerchant ? t.overpaidMerchantDetail : small ? t.overpaidSmallDetail : t.overpaidDetail);
+      return say("success", t.overpaidTitle, merchantHolds ? t.overpaidMerchantDetail : small ? t.overpaidSmallDetail : t.overpaidDetail);
     case "expiring":
       return say("progress", t.expiringTitle, t.expiringDetail);
     case "bridging":
@@ -131,7 +133,7 @@ export function describeStatus(view, t, locale, now) {
       if (owed) return say("warning", t.expiredTitle, view.directToMerchant ? t.expiredOwedMerchantDetail : small ? t.expiredSmallDetail : t.expiredOwedDetail);
       return say("warning", t.expiredTitle, isZero(view.amountReceived) ? t.expiredDetail : t.expiredReturnedDetail);
     default:
-      return say("warning", t.closedTitle, owed ? (view.directToMerchant ? t.closedOwedMerchantDetail : small ? t.closedSmallDetail : t.closedOwedDetail) : t.closedDetail);
+      return say("warning", t.closedTitle, owed ? (merchantHolds ? t.closedOwedMerchantDetail : small ? t.closedSmallDetail : t.closedOwedDetail) : t.closedDetail);
   }
 }
 
