@@ -1,5 +1,6 @@
 import { Keypair } from "@solana/web3.js";
 import type { Config } from "../../config/index.ts";
+import { MAX_PRIORITY_LAMPORTS } from "./transfers/priorityFee.ts";
 
 /** The Solana operator: pays the fees and rent of sweeps and refunds, and gets the rent back when a deposit account closes. */
 export function solanaOperator(config: Config): Keypair | null {
@@ -15,6 +16,6 @@ const rentExempt = (bytes: number) => BigInt((bytes + 128) * 3_480 * 2);
  * immutable-owner extensions: the largest the catalogue's mints make), two signatures'
  * fees, and the operator's own rent-exempt minimum (an account paying below it fails the
  * transaction, and a failed transaction still burns its fee). The deposit account's rent
- * comes back only when the transfer empties it.
+ * comes back only when the transfer empties it. Plus the most its priority fee can cost.
  */
-export const SWEEP_LAMPORTS = rentExempt(182) + 2n * 5_000n + rentExempt(0);
+export const SWEEP_LAMPORTS = rentExempt(182) + 2n * 5_000n + rentExempt(0) + MAX_PRIORITY_LAMPORTS;

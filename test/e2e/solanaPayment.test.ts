@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Connection, Keypair, PublicKey } from "@solana/web3.js";
+import { ComputeBudgetProgram, Connection, Keypair, PublicKey } from "@solana/web3.js";
 import { getBase58Codec } from "@solana/kit";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
@@ -17,6 +17,7 @@ import { solanaRail } from "../../rails/solana/index.ts";
 import { depositKeypair, depositSeed } from "../../rails/solana/depositKeys.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../../rails/solana/operator.ts";
+import { MAX_PRIORITY_LAMPORTS } from "../../rails/solana/transfers/priorityFee.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
@@ -130,7 +131,8 @@ describe("a deposit address, paid, forwarded and refunded", () => {
     });
     const parsed = await connection().getParsedTransaction(done.sweeps[0].transactionHash, { maxSupportedTransactionVersion: 0 });
     const kinds = parsed!.transaction.message.instructions.map((i) => ("parsed" in i ? `${i.program}:${(i.parsed as { type: string }).type}` : i.programId.toBase58()));
-    expect(kinds).toEqual(["spl-associated-token-account:createIdempotent", "spl-token:transferChecked", "spl-token:closeAccount"]);
+    const budget = ComputeBudgetProgram.programId.toBase58();
+    expect(kinds).toEqual([budget, budget, "spl-associated-token-account:createIdempotent", "spl-token:transferChecked", "spl-token:closeAccount"]);
     expect(parsed!.transaction.message.accountKeys[0]!.pubkey.toBase58()).toBe(solanaOperator(api.config)!.publicKey.toBase58()); // fee payer
     expect(await tokenBalance(deposit.depositAddress)).toBeNull();
     expect((await eventsOf(deposit.id)).filter((e) => e === "payment.forwarded").length).toBe(1);
@@ -442,7 +444,7 @@ describe("a refund and the subscriber's check at finalized", () => {
 test("the SOL the operator must hold covers the largest account a transfer creates, two fees and its own rent-exempt minimum", async () => {
   const c = connection();
   const rent = async (bytes: number) => BigInt(await c.getMinimumBalanceForRentExemption(bytes));
-  expect(SWEEP_LAMPORTS).toBe((await rent(182)) + 2n * 5_000n + (await rent(0)));
+  expect(SWEEP_LAMPORTS).toBe((await rent(182)) + 2n * 5_000n + (await rent(0)) + MAX_PRIORITY_LAMPORTS);
 });
 
 // BUG: a refund pays a token account of the mint directly, else the associated token account

@@ -10,7 +10,6 @@ import { closePayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { createApp } from "../../api/app.ts";
 
 /**
  * The checkout page's server side without a browser: the credential-free view and what

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getBase58Codec } from "@solana/kit";
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Keypair, PublicKey } from "@solana/web3.js";
+import { ComputeBudgetInstruction, ComputeBudgetProgram, Keypair, PublicKey, Transaction, type Connection } from "@solana/web3.js";
 import type { Network } from "../../config/types.ts";
 import type { PaymentRow, TransferOutRow } from "../../db/schema/index.ts";
 import { solanaPayTransferUri } from "../../domain/paymentUri.ts";
@@ -14,6 +14,7 @@ import { parseSolanaSecretKey } from "../../rails/solana/parseSecretKey.ts";
 import { solanaPayReference } from "../../rails/solana/solanaPayReference.ts";
 import { tokenBalanceDelta } from "../../rails/solana/tokenBalanceDelta.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
+import { MAX_PRICE, priorityFee } from "../../rails/solana/transfers/priorityFee.ts";
 import { isSolanaSignature } from "../../rails/solana/verifySubmission.ts";
 import { paymentUri } from "../../rails/solana/walletInstructions.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
@@ -214,7 +215,7 @@ describe("credits from real transactions (in-process SVM: SPL Token, ATA, Token-
     await solana.pay({ to: depositKey.publicKey, amount: 50_000_000n, mint: solana.feeToken });
     const network = { shortName: "solana-local", tokens: [{ symbol: "FEEUSD", name: "", address: solana.feeToken.address.toBase58(), decimals: 6, tokenProgram: "token-2022" }] } as unknown as Network;
     const payment = { tokenAddress: solana.feeToken.address.toBase58() } as PaymentRow;
-    const row = { amount: 49_500_000n, toAddress: solana.merchant.publicKey.toBase58() } as TransferOutRow;
+    const row = { amount: 49_500_000n, toAddress: solana.merchant.publicKey.toBase58(), replacedTxHashes: [] as string[] } as TransferOutRow;
     const signed = (await buildTransferOut({ connection: solana.connection, network, payment, row, operator: solana.operator, depositKey }))!;
     expect(signed.closesAccount).toBe(true);
     expect(await buildTransferOut({ connection: solana.connection, network, payment, row: { ...row, amount: 49_500_001n }, operator: solana.operator, depositKey })).toBeNull();
@@ -224,5 +225,31 @@ describe("credits from real transactions (in-process SVM: SPL Token, ATA, Token-
     expect(await solana.connection.getAccountInfo(source)).toBeNull();
     const merchantAccount = getAssociatedTokenAddressSync(solana.feeToken.address, solana.merchant.publicKey, true, solana.feeToken.programId);
     expect((await solana.connection.getTokenAccountBalance(merchantAccount)).value.amount).toBe("49005000"); // less the mint's 1% on the way out
+  });
+
+  // BUG: a sweep or refund offered no priority fee, and signing it again after it expired
+  // unlanded offered none either: on a congested cluster it could expire again and again.
+  test("a transfer out offers a priority fee, doubled for each earlier signing that expired, capped", async () => {
+    const depositKey = Keypair.generate();
+    await solana.pay({ to: depositKey.publicKey, amount: 5_000_000n });
+    const network = { shortName: "solana-local", tokens: [{ symbol: "USDC", name: "", address: solana.usdc.address.toBase58(), decimals: 6, tokenProgram: "token" }] } as unknown as Network;
+    const payment = { tokenAddress: solana.usdc.address.toBase58() } as PaymentRow;
+    const priceOf = async (expired: number) => {
+      const row = { amount: 1_000_000n, toAddress: solana.merchant.publicKey.toBase58(), replacedTxHashes: Array(expired).fill("x") } as TransferOutRow;
+      const signed = (await buildTransferOut({ connection: solana.connection, network, payment, row, operator: solana.operator, depositKey }))!;
+      const tx = Transaction.from(Buffer.from(signed.rawTx, "base64"));
+      const budget = tx.instructions.filter((i) => i.programId.equals(ComputeBudgetProgram.programId)).map((i) => ComputeBudgetInstruction.decodeInstructionType(i));
+      expect(budget).toEqual(["SetComputeUnitLimit", "SetComputeUnitPrice"]);
+      return ComputeBudgetInstruction.decodeSetComputeUnitPrice(tx.instructions[1]!).microLamports;
+    };
+    expect(await priceOf(0)).toBe(1_000n);
+    expect(await priceOf(1)).toBe(2_000n);
+    expect(await priceOf(3)).toBe(8_000n);
+    expect(await priceOf(40)).toBe(MAX_PRICE);
+    // Recent fees for the accounts set the base when higher than the floor.
+    const busy = { getRecentPrioritizationFees: async () => [10, 500_000, 20_000, 30_000].map((prioritizationFee, slot) => ({ slot, prioritizationFee })) } as unknown as Connection;
+    expect(await priorityFee(busy, [], 0)).toBe(500_000n);
+    expect(await priorityFee(busy, [], 1)).toBe(MAX_PRICE);
+    expect(await priorityFee({ getRecentPrioritizationFees: async () => Promise.reject(new Error("no")) } as unknown as Connection, [], 0)).toBe(1_000n);
   });
 });

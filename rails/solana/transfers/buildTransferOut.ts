@@ -7,11 +7,12 @@ import {
   getTransferFeeConfig,
 } from "@solana/spl-token";
 import { getBase58Codec } from "@solana/kit";
-import { PublicKey, Transaction, type Connection, type Keypair, type TransactionInstruction } from "@solana/web3.js";
+import { ComputeBudgetProgram, PublicKey, Transaction, type Connection, type Keypair, type TransactionInstruction } from "@solana/web3.js";
 import type { Network } from "../../../config/types.ts";
 import { ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { PaymentRow, TransferOutRow } from "../../../db/schema/index.ts";
 import { associatedTokenAccount, tokenOfMint, tokenProgramOf } from "../tokenAccounts.ts";
+import { priorityFee, TRANSFER_OUT_COMPUTE_UNITS } from "./priorityFee.ts";
 
 /**
  * "No such account" from a node behind the slot the payment's last money arrived in (one of
@@ -81,6 +82,10 @@ export async function buildTransferOut(input: {
     }
     instructions.push(createCloseAccountInstruction(source, operator.publicKey, depositKey.publicKey, [], program));
   }
+  // A priority fee, raised each time an earlier signing expired unlanded: at none, a congested
+  // cluster drops the transfer again and again.
+  const price = await priorityFee(connection, [source, destination, operator.publicKey], row.replacedTxHashes.length);
+  instructions.unshift(ComputeBudgetProgram.setComputeUnitLimit({ units: TRANSFER_OUT_COMPUTE_UNITS }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }));
   const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
   const transaction = new Transaction({ feePayer: operator.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
   transaction.sign(operator, depositKey);
