@@ -1,9 +1,10 @@
-import { getAddress, isAddressEqual, zeroAddress, type Address } from "viem";
+import { erc20Abi, getAbiItem, getAddress, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
 import type { Config, Network } from "../../config/index.ts";
 import type { BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
 import type { BridgeRequestRow } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import { publicBridgeStatus, type BridgeProgress } from "../../domain/bridgeStatus.ts";
+import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { blockTime } from "../evm/blockTime.ts";
 import { evmClient } from "../evm/client.ts";
 import type { RailContext } from "../types.ts";
@@ -51,17 +52,33 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   let refundedAmount = 0n;
   // A hash the bridge reports whose receipt this read cannot see proves nothing either way.
   let originUnverified = !origin && status.originTxHashes.length + status.refundTxHashes.length > 0;
+  let originTxHashes = status.originTxHashes;
   if (origin) {
     const client = evmClient(origin, timeout);
+    // Each deposit log once: a bridge may list the customer's transaction, its own sweep of the
+    // address, or both; the customer's transfers into the address are what was deposited.
+    const deposits = new Map<string, { txHash: string; value: bigint; blockNumber: bigint }>();
+    const sweptAt: bigint[] = [];
     for (const hash of status.originTxHashes) {
       const moved = await receiptTransfers(client, hash, request.originTokenAddress);
       if (!moved) originUnverified = true;
-      const deposits = moved?.transfers.filter((t) => isAddressEqual(t.to, depositAddress)) ?? [];
-      if (!moved || deposits.length === 0) continue;
-      depositAmount += deposits.reduce((sum, t) => sum + t.value, 0n);
-      const at = await blockTime(client, moved.blockNumber);
+      for (const t of moved?.transfers ?? []) {
+        if (isAddressEqual(t.to, depositAddress)) deposits.set(`${hash.toLowerCase()}:${t.logIndex}`, { txHash: hash, value: t.value, blockNumber: moved!.blockNumber });
+        else if (isAddressEqual(t.from, depositAddress)) sweptAt.push(moved!.blockNumber);
+      }
+    }
+    // Relay lists its sweep of a deposit address into its depository as the incoming
+    // transaction: the customer's deposits are the transfers into the address before it.
+    for (const block of sweptAt) {
+      for (const t of await transfersInto(client, request.originTokenAddress as Address, depositAddress, block)) deposits.set(`${t.txHash.toLowerCase()}:${t.logIndex}`, t);
+    }
+    for (const d of deposits.values()) {
+      depositAmount += d.value;
+      const at = await blockTime(client, d.blockNumber);
       if (!depositedAt || at < depositedAt) depositedAt = at;
     }
+    const listed = new Set(status.originTxHashes.map((h) => h.toLowerCase()));
+    originTxHashes = [...status.originTxHashes, ...new Set([...deposits.values()].map((d) => d.txHash).filter((h) => !listed.has(h.toLowerCase())))];
     const refundTo = request.refundTo ? getAddress(request.refundTo) : null;
     for (const hash of status.refundTxHashes) {
       const moved = await receiptTransfers(client, hash, request.originTokenAddress);
@@ -88,7 +105,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   return {
     progress: status.progress,
     bridgeStatus: publicBridgeStatus(status.progress, { underWay }),
-    originTxHashes: status.originTxHashes,
+    originTxHashes,
     destinationTxHashes: status.destinationTxHashes,
     refundTxHashes: status.refundTxHashes,
     depositAmount,
@@ -104,3 +121,18 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     seenThrough: status.seenThrough,
   };
 }
+
+/** Blocks before a sweep searched for the deposits it swept (a bridge sweeps within minutes; providers cap a log range near this). */
+const SWEEP_LOOKBACK_BLOCKS = 2_000n;
+
+/** Transfers of `token` into `address` in the blocks up to a sweep out of it, from the chain's logs. */
+async function transfersInto(client: PublicClient, token: Address, address: Address, sweptAt: bigint) {
+  const logs = await client
+    .getLogs({ address: token, event: transferEvent, args: { to: address }, fromBlock: sweptAt > SWEEP_LOOKBACK_BLOCKS ? sweptAt - SWEEP_LOOKBACK_BLOCKS : 0n, toBlock: sweptAt })
+    .catch((error: Error) => {
+      throw new ServiceUnavailableError(`Could not read the deposits into ${address}: ${error.message.split("\n")[0]}`);
+    });
+  return logs.map((log) => ({ txHash: log.transactionHash, logIndex: log.logIndex, value: log.args.value!, blockNumber: log.blockNumber }));
+}
+
+const transferEvent = getAbiItem({ abi: erc20Abi, name: "Transfer" });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
 import { sql } from "drizzle-orm";
 import { recordBridgeProgress, type BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
@@ -11,7 +11,7 @@ import { localChain } from "../../devchain/evm/localChain.ts";
 import { bridge } from "../../jobs/bridge.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
-import { relayIntentStatus, startFakeRelay, type FakeRelay } from "../helpers/fakeRelay.ts";
+import { relayIntentStatus, relayQuoteResponse, startFakeRelay, type FakeRelay } from "../helpers/fakeRelay.ts";
 import { createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
 import { merchantWallet, operatorKey, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
@@ -148,6 +148,38 @@ describe("Relay's progress, verified on both chains", () => {
 
   // BUG: the fills' receipts are read inside the reconcile: one failing read rolled back the
   // whole batch, so every payment in it (other chains' too) stopped moving while the node failed.
+  // BUG: the deposit was read only from the transactions Relay lists as incoming, and for a
+  // deposit address Relay lists its own sweep of the address into its depository: nothing was
+  // "deposited", the deposit had no time, and a customer who paid in time near the deadline expired.
+  test("Relay listing only its sweep of the deposit address: the customer's deposit before it is found on chain", async () => {
+    const holder = privateKeyToAccount(generatePrivateKey());
+    fake.on("POST /quote/v2", (request) => ({ json: relayQuoteResponse({ request: request.body as never, depositAddress: holder.address }) }));
+    let p: Awaited<ReturnType<typeof createPayment>>;
+    try {
+      p = await createPayment("3");
+    } finally {
+      fake.on("POST /quote/v2", (request) => ({ json: relayQuoteResponse({ request: request.body as never }) }));
+    }
+    const deposit = await chains.pay("USDC", holder.address, BigInt(p.amountToSend));
+    const depositBlock = (await chains.origin.publicClient.getTransactionReceipt({ hash: deposit })).blockNumber;
+    // Relay sweeps the address into its depository.
+    await chains.origin.rpc("anvil_setBalance", [holder.address, "0xde0b6b3a7640000"]);
+    const usdcOrigin = chains.origin.tokens.find((t) => t.symbol === "USDC")!.address;
+    const sweeper = createWalletClient({ account: holder, chain: localChain(31338, chains.origin.anvil.rpcUrl), transport: http(chains.origin.anvil.rpcUrl) });
+    const sweep = await sweeper.writeContract({ address: usdcOrigin, abi: erc20Abi, functionName: "transfer", args: [privateKeyToAccount(generatePrivateKey()).address, BigInt(p.amountToSend)] });
+    await chains.origin.publicClient.waitForTransactionReceipt({ hash: sweep });
+    const fill = await solverPays(chains.destination, merchantWallet, 3_000_000n);
+    relayState.set(p.requestId, { status: "success", inTxHashes: [sweep], txHashes: [fill.hash] });
+    await indexedAt(chains.destination, fill.block + 1n);
+    await job(p.id);
+    await reconcile(p.id);
+    const paid = await view(p.id);
+    expect(paid).toMatchObject({ status: "completed", amountReceived: "3", bridge: { origin: { amountDeposited: "3.0145" } } });
+    expect(paid.bridge.origin.depositTxHashes).toContain(deposit);
+    const depositTime = (await chains.origin.publicClient.getBlock({ blockNumber: depositBlock })).timestamp;
+    expect(Date.parse(paid.bridge.origin.depositedAt)).toBe(Number(depositTime) * 1000);
+  });
+
   test("the destination node failing on a fill's receipt: that payment stands as it is, the rest of the batch is reconciled", async () => {
     const other = await createPayment("3");
     const proxy = startRpcProxy(chains.destination.anvil.rpcUrl);

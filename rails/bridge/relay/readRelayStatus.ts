@@ -60,6 +60,9 @@ export async function readRelayStatus(options: RelayAdapterOptions, request: { r
       const refundIds = new HashList(transactionIds(settled.refunds));
 
       for (const tx of txs(data.inTxs)) origin.add(tx.hash);
+      // The customer's own deposit into the address (inTxs may list only Relay's sweep of it).
+      const deposit = isRecord(record.depositAddress) ? stringField(record.depositAddress.depositTxHash) : undefined;
+      if (deposit) origin.add(deposit);
       for (const hash of transactionIds(settled.fills)) destination.add(hash);
       for (const hash of refundIds.values) refunds.add(hash);
       for (const tx of txs(data.outTxs)) {
