@@ -29,7 +29,9 @@ export type IngestCheckResult = {
  * closes the stall and pushes every payment still open on the chain that was open during
  * it back by the time it overlapped the stall (`until − max(stall start, created)`), so a
  * customer loses no time to the service falling behind. Closing is conditional on the
- * row's state under its lock, so a check run twice (or by two workers) extends once.
+ * row's state under its lock, so a check run twice (or by two workers) extends once. A
+ * cross-chain payment is not extended: its customer pays on the origin chain, and the
+ * bridge was given its deadline when quoted (a deposit after it is refunded, not filled).
  */
 export async function recordIngestCheck(db: Db, check: IngestCheck): Promise<IngestCheckResult> {
   const { chainId, at, lag, maxLag, currentUntil } = check;
@@ -49,6 +51,7 @@ export async function recordIngestCheck(db: Db, check: IngestCheck): Promise<Ing
       const extended = await queryRows<{ id: string }>(tx, sql`
         update payments set expires_at = expires_at + (${at}::timestamptz - greatest(${since}::timestamptz, created_at)), updated_at = now()
         where chain_id = ${chainId} and status = 'pending' and closed_at is null and expires_at > ${since}::timestamptz and created_at < ${at}::timestamptz
+          and kind <> 'cross_chain'
         returning id`);
       await announcePaymentChanges(tx, extended.map((r) => r.id));
       result = { opened: false, closed: { since, extended: extended.map((r) => r.id) } };
