@@ -28,7 +28,7 @@ export type BridgeProgressUpdate = {
    */
   originUnverified: boolean;
   /** Transfer logs of the payment's token to the merchant's wallet, to claim as its credits. */
-  fills: Array<{ chainId: string; txHash: string; logIndex: number; amount: bigint }>;
+  fills: Array<{ chainId: string; txHash: string; logIndex: number; amount: bigint; blockNumber: bigint }>;
   failReason: string | null;
   /** A refund's reason, or the bridge's other remarks. */
   details: string | null;

@@ -75,7 +75,7 @@ export async function updateBridgeRequest(db: Db, paymentId: string, values: Par
  * Claims a destination fill log as a payment's credit. A log already claimed (by this
  * payment or another) is not claimed again: one transfer never credits twice.
  */
-export async function claimBridgeFill(db: Db, fill: { chainId: string; txHash: string; logIndex: number; paymentId: string; amount: bigint }): Promise<boolean> {
+export async function claimBridgeFill(db: Db, fill: { chainId: string; txHash: string; logIndex: number; paymentId: string; amount: bigint; blockNumber: bigint }): Promise<boolean> {
   const rows = await db.insert(bridgeFills).values(fill).onConflictDoNothing().returning({ txHash: bridgeFills.txHash });
   return rows.length > 0;
 }

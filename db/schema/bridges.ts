@@ -89,6 +89,8 @@ export const bridgeFills = pgTable(
       .notNull()
       .references(() => payments.id, { onDelete: "cascade" }),
     amount: amount("amount").notNull(),
+    /** The block the fill was claimed in: a node below it that has no receipt is behind, not proof of a reorg (null: claimed before this was kept). */
+    blockNumber: amount("block_number"),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.txHash, t.logIndex] }), index("bridge_fills_payment_idx").on(t.paymentId)],

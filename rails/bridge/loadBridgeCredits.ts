@@ -1,6 +1,7 @@
 import { isAddressEqual, type Address } from "viem";
 import { bridgeFillsOf, bridgeRequestsOf } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
+import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { blockTime } from "../evm/blockTime.ts";
 import { evmClient } from "../evm/client.ts";
 import type { LoadedCredits, RailContext, SourcedCredit } from "../types.ts";
@@ -36,6 +37,11 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
     if (!network || fill.chainId !== payment.chainId) return null;
     const client = evmClient(network, ctx.config.rpcTimeoutMs * 5);
     const moved = await receiptTransfers(client, fill.txHash, payment.tokenAddress);
+    // No receipt from a node below the fill's block (one of several behind the URL, lagging):
+    // it has not seen the fill yet, which is no reorg; the payment stands until a node has.
+    if (!moved && fill.blockNumber !== null && (await client.getBlockNumber({ cacheTime: 0 })) < fill.blockNumber) {
+      throw new ServiceUnavailableError(`the ${network.name} node answering is behind block ${fill.blockNumber} of fill ${fill.txHash}`);
+    }
     const log = moved?.transfers.find((t) => t.logIndex === fill.logIndex && t.value === fill.amount && isAddressEqual(t.to, payment.merchantWallet as Address));
     if (!moved || !log) return null;
     return {

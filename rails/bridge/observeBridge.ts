@@ -95,7 +95,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     for (const hash of status.destinationTxHashes) {
       const moved = await receiptTransfers(client, hash, payment.tokenAddress);
       for (const t of moved?.transfers ?? []) {
-        if (isAddressEqual(t.to, payment.merchantWallet as Address)) fills.push({ chainId: payment.chainId, txHash: hash.toLowerCase(), logIndex: t.logIndex, amount: t.value });
+        if (isAddressEqual(t.to, payment.merchantWallet as Address)) fills.push({ chainId: payment.chainId, txHash: hash.toLowerCase(), logIndex: t.logIndex, amount: t.value, blockNumber: moved!.blockNumber });
       }
     }
   }

@@ -1,0 +1,1 @@
+ALTER TABLE "bridge_fills" ADD COLUMN "block_number" numeric(78, 0);
