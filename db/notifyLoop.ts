@@ -35,11 +35,19 @@ export function startNotifyLoop(options: {
   async function listen(): Promise<void> {
     if (loop.stopped() || !options.databaseUrl) return;
     if (listener) {
-      await options.prepare?.(listener); // what it set up may have been dropped and recreated since
-      return;
+      // A connection a partition or a moved address silenced raises no error: it just hears
+      // nothing. Asked to answer within the tick, one that cannot is dropped and opened again.
+      const current = listener;
+      if (await answersWithin(current, Math.min(options.intervalMs, PROBE_MS))) {
+        await options.prepare?.(current); // what it set up may have been dropped and recreated since
+        return;
+      }
+      logger.warn(`${name} listener did not answer; reconnecting`);
+      if (listener === current) listener = null;
+      void current.end().catch(() => {});
     }
     // A connect that hangs (a partition, a slow failover) gives up in time for the next tick.
-    const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: Math.max(options.intervalMs, 5_000) });
+    const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: Math.max(options.intervalMs, 5_000), keepAlive: true });
     client.on("error", (error) => {
       logger.warn({ err: error }, `${name} listener lost; reconnecting`);
       if (listener === client) listener = null;
@@ -92,6 +100,24 @@ export function startNotifyLoop(options: {
       listener = null;
     },
   };
+}
+
+/** The longest a listening connection's probe may take. */
+const PROBE_MS = 5_000;
+
+/** Whether `client` answers a trivial query within `ms`. */
+async function answersWithin(client: pg.Client, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const answered = client.query("select 1").then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Coalescing wake-ups around `run`; errors are reported and the next wake-up tries again. */

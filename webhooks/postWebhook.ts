@@ -80,7 +80,9 @@ export function postWebhook(
       else finish(() => reject(new WebhookRequestError(`no response within ${options.timeoutMs} ms`, true)));
       request.destroy();
     }, options.timeoutMs);
-    request.on("error", (error) => finish(() => reject(new WebhookRequestError(`request failed: ${error.message}`, false))));
+    // A connection reset after the status line is an answer cut short, not an unanswered request:
+    // a 200 (or 410) sent and then reset is that status.
+    request.on("error", (error) => (answered ? answered() : finish(() => reject(new WebhookRequestError(`request failed: ${error.message}`, false)))));
     request.end(options.body);
   });
 }

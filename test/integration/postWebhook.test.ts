@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
+import { createServer } from "node:net";
 import { EXCERPT_BYTES, postWebhook, WebhookRequestError } from "../../webhooks/postWebhook.ts";
 import { freePort } from "../../devchain/freePort.ts";
 
@@ -90,4 +91,22 @@ test("a refused connection is a request error, not a timeout", async () => {
   expect(error).toBeInstanceOf(WebhookRequestError);
   expect(error.timedOut).toBe(false);
   expect(error.message).toStartWith("request failed:");
+});
+
+// BUG: a receiver that sent its status and then reset the connection (a crash after the
+// headers, a proxy cut mid-body) was a failed attempt: a 200 sent again, a 410 never honoured.
+test("a status answered, then the connection reset: the status counts, with what came of the body", async () => {
+  const port = await freePort();
+  const server = createServer((socket) => {
+    socket.once("data", () => {
+      socket.write("HTTP/1.1 410 Gone\r\nContent-Length: 50\r\n\r\ngone");
+      setTimeout(() => socket.resetAndDestroy(), 20);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  try {
+    expect(await send(`http://127.0.0.1:${port}/`)).toEqual({ statusCode: 410, excerpt: "gone" });
+  } finally {
+    server.close();
+  }
 });
