@@ -135,7 +135,9 @@ export function settle(input: SettleInput): Settlement {
   // once ingest (which reads blocks in order) has read it: every block before it is read too.
   // A credit above the indexed head (a transaction the customer submitted) proves nothing of
   // the blocks before it. The clock alone expires it only once ingest has read up to the expiry.
-  const evidenceComplete = input.expiredBefore || !input.evidenceThrough || input.evidenceThrough >= input.expiresAt;
+  // Strictly past it: block times are whole seconds, and blocks (Solana slots, fast L2s) share
+  // one; another block stamped with the horizon's second may still be unread.
+  const evidenceComplete = input.expiredBefore || !input.evidenceThrough || input.evidenceThrough > input.expiresAt;
   const ingestedLate = credits.some((c) => c.timestamp > input.expiresAt && (c.final || (input.head !== null && c.blockNumber <= input.head)));
   if ((input.now > input.expiresAt && evidenceComplete) || ingestedLate) {
     return { ...base, status: "expired", amountRemaining: 0n, excessOwed: amountReceived, lateAmount };

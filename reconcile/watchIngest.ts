@@ -28,7 +28,15 @@ export async function watchIngest(ctx: RailContext, now: Date = new Date()): Pro
       const ingested = indexed.get(network.chainId);
       if (!rail || ingested === undefined) return;
       const head = await rail.chainHead(network, config.rpcTimeoutMs).catch(() => null);
-      const headAt = head !== null && !network.isLocal && rail.headTime ? await rail.headTime(network, head, config.rpcTimeoutMs).catch(() => null) : null;
+      const timed = head !== null && !network.isLocal && rail.headTime !== undefined;
+      const headAt = timed ? await rail.headTime!(network, head, config.rpcTimeoutMs).catch(() => null) : null;
+      // The head's time decides how far ingest is current (and whether the node is stuck):
+      // unread, this check can tell nothing — taken as "current now", it would vouch for blocks
+      // a node behind has not received, and that record only ever moves forward.
+      if (timed && headAt === null) {
+        logger.warn({ network: network.shortName }, "could not read the chain head's time; this ingest check is skipped");
+        return;
+      }
       const stuck = headAt !== null && now.getTime() - headAt.getTime() > config.indexer.nodeStaleAfterMs;
       const lag = head === null || stuck ? null : head > ingested ? head - ingested : 0n;
       const horizon = horizons.get(network.chainId) ?? null;

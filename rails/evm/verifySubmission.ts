@@ -40,7 +40,8 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
     }
   }
   if (paid.length === 0) return [];
-  const block = await client.getBlock({ blockNumber: receipt.blockNumber }).catch((error: Error) => {
+  // By hash: a node on another branch has another block at that height, with another time.
+  const block = await client.getBlock({ blockHash: receipt.blockHash }).catch((error: Error) => {
     throw new ServiceUnavailableError(`Could not read block ${receipt.blockNumber} from ${network.name}: ${error.message.split("\n")[0]}`);
   });
   const blockTimestamp = new Date(Number(block.timestamp) * 1000);

@@ -5,6 +5,7 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { recordIngestCheck } from "../../db/ingestWatch.ts";
+import { startRpcProxy } from "../helpers/rpcProxy.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { startAnvil } from "../../devchain/evm/anvil.ts";
 import { reconcilePayments, watchIngest } from "../../reconcile/index.ts";
@@ -109,7 +110,10 @@ describe("expiry waits for the evidence", () => {
     await setIndexedBlock(handle.db, VIEWS, chain, 1_000, at(125));
     expect(await reconcileAt(p!.id!, 140)).toBe("pending");
     expect(await expiredEvents(p!.id!)).toBe(0);
+    // Stamped at the deadline's own second: another block of that second may still be unread.
     await setIndexedBlock(handle.db, VIEWS, chain, 1_010, at(130));
+    expect(await reconcileAt(p!.id!, 141)).toBe("pending");
+    await setIndexedBlock(handle.db, VIEWS, chain, 1_011, new Date(at(130).getTime() + 1_000));
     expect(await reconcileAt(p!.id!, 141)).toBe("expired");
     expect(await reconcileAt(p!.id!, 142)).toBe("expired");
     expect(await expiredEvents(p!.id!)).toBe(1);
@@ -206,6 +210,16 @@ describe("a node behind, not yet stuck", () => {
       const [p] = await insertPaymentRows(handle.db, [paymentRowFactory(laggingConfig)(merchantId, { network: "lagging", createdAt: after(-60), expiresAt: after(20) })]);
       await setIndexedBlock(handle.db, VIEWS, { name: "lagging", chainId: 31_341 }, 0, headAt);
 
+      // BUG: a head whose time could not be read counted as "current now", and the record only moves forward.
+      const proxy = startRpcProxy(anvil.rpcUrl);
+      try {
+        proxy.fail(["eth_getBlockByNumber"]);
+        const viaProxy = { ...laggingConfig, networks: laggingConfig.networks.map((n) => (n.shortName === "lagging" ? { ...n, rpcUrl: proxy.url } : n)) };
+        await watchIngest({ ...ctx, config: viaProxy }, after(90));
+        expect((await reconcilePayments(handle.db, laggingConfig, [p!.id!], after(91))).get(p!.id!)!.after.status).toBe("pending");
+      } finally {
+        await proxy.stop();
+      }
       // 90 s on, the node's newest block is still block 0 (under the default 120 s: not stuck).
       await watchIngest(ctx, after(90));
       expect((await reconcilePayments(handle.db, laggingConfig, [p!.id!], after(91))).get(p!.id!)!.after.status).toBe("pending");

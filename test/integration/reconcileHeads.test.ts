@@ -218,6 +218,23 @@ test("a submitted transaction that ingest holds under another block and log inde
   expect(await findPayment(handle.db, paid.id)).toMatchObject({ amountReceived: 1_000_000n, excessOwed: 0n });
 });
 
+// BUG: a transaction submitted, re-mined by a reorg under another log index and submitted
+// again counted twice while ingest was below both blocks: a partial payment read as paid.
+test("a transaction submitted again after a reorg re-mined it under another log index counts once: its newest verification", async () => {
+  const paid = await deposit(); // nothing ingested
+  const payment = (await findPayment(handle.db, paid.id))!;
+  await indexer({ safe: blocks - 50, latest: blocks, ready: true });
+  const submission = (logIndex: number, blockNumber: number) => ({
+    paymentId: paid.id, chainId: String(CHAIN.chainId), txHash: "0xfeed01", logIndex, blockNumber: BigInt(blockNumber), blockTimestamp: new Date(Date.now() - 30_000), amount: (payment.amount * 6n) / 10n,
+  });
+  await insertSubmissions(handle.db, [submission(5, blocks + 5)]);
+  await Bun.sleep(5); // a later verification
+  await insertSubmissions(handle.db, [submission(2, blocks + 6)]);
+  await reconcilePayments(handle.db, config, [paid.id]);
+  expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "pending", amountReceived: (payment.amount * 6n) / 10n });
+  expect(await eventsOf(paid.id)).not.toContain("payment.confirmed");
+});
+
 test("a reconcile meeting the indexer's start-up migration gives way: the indexer is never the deadlock's victim", async () => {
   const paid = await deposit(1_000_000n);
   await indexer({ safe: paid.transfers[0]!.block - 50, latest: paid.transfers[0]!.block + 5, ready: true });
