@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Mode } from "../domain/mode.ts";
 import type { PaymentEventType } from "../domain/paymentEvents.ts";
-import type { Db } from "./client.ts";
+import { queryRows, type Db } from "./client.ts";
 import type { PaymentEventRow } from "./paymentEvents.ts";
 import { paymentEvents } from "./schema/index.ts";
 
@@ -29,7 +29,10 @@ export async function assignFeedPositions(db: Db, batch = 5_000): Promise<number
 async function positionBatch(db: Db, batch: number): Promise<number> {
   return db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
-    await tx.execute(sql`select pg_advisory_xact_lock(${FEED_LOCK})`);
+    // Another session positioning now (or one stuck holding the lock: a host gone silent) does
+    // this for everyone; waiting on it would hold this relay (no webhook enqueued) or reader.
+    const [lock] = await queryRows<{ taken: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${FEED_LOCK}) as taken`);
+    if (!lock?.taken) return 0;
     const rows = (await tx.execute(sql`
       update payment_events e set feed_position = m.base + s.rn
       from (select id, row_number() over (order by sequence) as rn

@@ -32,6 +32,9 @@ export async function claimDelivery(db: Db, id: string, leaseMs: number, caps: {
     const [target] = await tx.select({ url: webhookDeliveries.url, merchantId: webhookDeliveries.merchantId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
     if (!target) return undefined;
     // Claims of one merchant take turns: each counts the attempts the ones before it committed.
+    // A holder stuck (its host gone silent) must not hold this slot and connection for hours:
+    // the wait gives up (55P03) and the job is tried again.
+    await tx.execute(sql.raw("set local lock_timeout = '10s'"));
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhook merchant ${target.merchantId}`}, 0))`);
     const inFlight = sql`select o.url from webhook_deliveries o where o.merchant_id = ${target.merchantId} and o.status = 'pending' and o.locked_until > now()`;
     const [row] = await tx

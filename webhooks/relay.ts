@@ -57,7 +57,8 @@ export function startWebhookRelay(deps: { config: Config; db: Db; logger: Logger
     // otherwise run back to back (bench:scale: 4 workers cut creates/s by 70%).
     minSpacingMs: RELAY_SPACING_MS,
     run: async () => {
-      await assignFeedPositions(db);
+      // Positions serve the event feed, not delivery: a failure there never holds the webhooks back.
+      await assignFeedPositions(db).catch((error: unknown) => deps.logger.warn({ err: error }, "could not give events their feed position; the next run does"));
       await enqueueDueDeliveries(db, config, queue);
     },
   });

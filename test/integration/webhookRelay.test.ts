@@ -8,7 +8,9 @@ import { recordPaymentEvents } from "../../db/paymentEvents.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { payments } from "../../db/schema/index.ts";
 import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
-import { enqueueDueDeliveries } from "../../webhooks/relay.ts";
+import { enqueueDueDeliveries, startWebhookRelay } from "../../webhooks/relay.ts";
+import { assignFeedPositions } from "../../db/eventFeed.ts";
+import { createLogger } from "../../config/logger.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
@@ -74,3 +76,44 @@ test("rows whose jobs could not be enqueued are claimable again at once", async 
   const up = { addBulk: async (jobs: Array<{ data: { deliveryId: string } }>) => void added.push(...jobs.map((j) => j.data.deliveryId)) } as unknown as Queue;
   expect(await enqueueDueDeliveries(db, config, up, 1_000)).toBe(2_500);
 }, 60_000);
+
+// BUG: a session stuck holding the feed sequencer's lock (its host gone silent) held every
+// relay on it: no webhook was enqueued anywhere, and each `GET /events` waited holding a connection.
+test("a session stuck holding the feed lock holds back neither the relay's enqueueing nor the positioning call", async () => {
+  const { db } = handle;
+  await db.execute(sql`update webhook_deliveries set status = 'delivered'`);
+  const stuck = createDb(database.url, { max: 1 });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const holder = stuck.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(726006)`);
+    locked();
+    await held;
+  });
+  try {
+    await isLocked;
+    const merchantId = (await createMerchant(db, { name: "Stuck feed" })).id;
+    await insertWebhookEndpoint(db, config.secrets, { merchantId, mode: "test", url: "https://example.com/stuck", events: ["*"] });
+    const [p] = await insertPaymentRows(db, [paymentRowFactory(config)(merchantId, { mode: "test" })]);
+    const row = (await db.select().from(payments).where(sql`id = ${p!.id}`))[0]!;
+    await db.transaction((tx) => recordPaymentEvents(tx as never, [{ payment: row, type: "payment.created" }]));
+    const added: string[] = [];
+    const queue = { addBulk: async (jobs: Array<{ data: { deliveryId: string } }>) => void added.push(...jobs.map((j) => j.data.deliveryId)) } as unknown as Queue;
+    const relay = startWebhookRelay({ config, db, logger: createLogger({ level: "silent" }), queue });
+    try {
+      const deadline = Date.now() + 3_000;
+      while (added.length === 0 && Date.now() < deadline) await Bun.sleep(50);
+      expect(added).toHaveLength(1);
+      expect(await Promise.race([assignFeedPositions(db), Bun.sleep(2_000).then(() => "waited")])).toBe(0);
+    } finally {
+      await relay.stop();
+    }
+  } finally {
+    release();
+    await holder;
+    await stuck.close();
+  }
+  expect(await assignFeedPositions(db)).toBeGreaterThan(0); // let go: positioned
+}, 30_000);
