@@ -4,7 +4,7 @@ import { getAddress, type Hex } from "viem";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
-import { insertRequest, planTransfer, recordDeposit, transfersOf } from "../../rails/bridge/local/books.ts";
+import { findRequest, insertRequest, planTransfer, recordDeposit, transfersOf } from "../../rails/bridge/local/books.ts";
 import { signTransfer } from "../../rails/bridge/local/relayer/sendTransfer.ts";
 import { relayerAddress, relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -80,4 +80,56 @@ test("two relayers signing one planned fill (both read it as planned): one trans
   expect(receipt.status).toBe("success");
   expect(await chains.destination.publicClient.getTransactionCount({ address: relayerAddress, blockTag: "pending" })).toBe(nonceBefore + 1);
   expect(await chains.balanceOf(chains.destination, "USDC", merchantWallet)).toBe(merchantBefore + 1_000_000n);
+}, 60_000);
+
+/** A request being filled: its deposit judged a fill, and the fill planned, not signed. */
+async function plannedFill(extra: { refundRequested?: boolean } = {}) {
+  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
+  const requestId = randomUUID();
+  await insertRequest(handle.db, {
+    id: requestId,
+    reference: randomUUID(),
+    originChainId: "31338",
+    originToken: usdc(chains.origin),
+    destinationChainId: "31337",
+    destinationToken: usdc(chains.destination),
+    recipient: merchantWallet,
+    depositAddress: "0x000000000000000000000000000000000000dEaD",
+    amount: 1_000_000n,
+    amountToSend: 1_001_000n,
+    fee: 1_000n,
+    expiresAt: new Date(Date.now() + 600_000),
+    state: "filling",
+    scannedBlock: 0n,
+    ...extra,
+  });
+  await recordDeposit(handle.db, {
+    requestId,
+    chainId: "31338",
+    txHash: `0x${randomUUID().replaceAll("-", "").padEnd(64, "c")}`,
+    logIndex: 0,
+    sender: relayerAddress,
+    amount: 1_001_000n,
+    blockNumber: 1n,
+    blockTimestamp: new Date(),
+    disposition: "fill",
+    reason: "paid",
+  });
+  const [deposit] = await handle.client`select id from local_bridge_deposits where request_id = ${requestId}`;
+  await planTransfer(handle.db, { requestId, depositId: deposit.id, kind: "fill", chainId: "31337", token: usdc(chains.destination), toAddress: merchantWallet, amount: 1_000_000n });
+  return { requestId, depositId: deposit.id as string, planned: (await transfersOf(handle.db, [requestId]))[0]! };
+}
+
+// BUG: a refund asked for (the merchant cancelled) after a deposit was judged a fill, or judged
+// against the request read before the ask, was ignored: the fill went out and the cancelled payment completed.
+test("a fill planned but not signed when a refund is asked for is withdrawn: never sent, the deposit returned instead", async () => {
+  const { requestId, depositId, planned } = await plannedFill({ refundRequested: true });
+  const deps = { config, db: handle.db, logger: createLogger({ level: "silent" }) };
+  const nonceBefore = await chains.destination.publicClient.getTransactionCount({ address: relayerAddress, blockTag: "pending" });
+  await signTransfer(deps, planned);
+  expect(await chains.destination.publicClient.getTransactionCount({ address: relayerAddress, blockTag: "pending" })).toBe(nonceBefore);
+  expect((await transfersOf(handle.db, [requestId])).map((t) => [t.kind, t.status])).toEqual([["fill", "failed"]]);
+  const [deposit] = await handle.client`select disposition from local_bridge_deposits where id = ${depositId}`;
+  expect(deposit.disposition).toBe("refund");
+  expect((await findRequest(handle.db, requestId))!.state).toBe("refunding");
 }, 60_000);

@@ -94,12 +94,38 @@ export async function updateTransfer(db: Db, id: string, values: Partial<typeof 
  * it at once (one that lost its lock), only the one whose record lands may broadcast.
  */
 export async function markSigned(db: Db, id: string, values: { fromAddress: string; nonce: number; rawTx: string; txHash: string }): Promise<boolean> {
+  // A fill is signed only while no refund was asked for (`withdrawFill` then returns its deposit).
+  const noRefundAsked = sql`(${localBridgeTransfers.kind} <> 'fill' or not exists (select 1 from ${localBridgeRequests} r where r.id = ${localBridgeTransfers.requestId} and r.refund_requested))`;
   const rows = await db
     .update(localBridgeTransfers)
     .set({ ...values, status: "signed", updatedAt: sql`now()` })
-    .where(and(eq(localBridgeTransfers.id, id), eq(localBridgeTransfers.status, "planned")))
+    .where(and(eq(localBridgeTransfers.id, id), eq(localBridgeTransfers.status, "planned"), noRefundAsked))
     .returning({ id: localBridgeTransfers.id });
   return rows.length > 0;
+}
+
+/**
+ * A fill planned but not signed when the quoting party asked for a refund (the merchant
+ * closed the payment): it is never sent; its deposit is returned instead and the request
+ * refunds. Judged against a request read before the ask, a deposit can be planned a fill
+ * that must not go out. Returns whether it was withdrawn (still planned).
+ */
+export async function withdrawFill(db: Db, fill: Pick<LocalBridgeTransferRow, "id" | "requestId" | "depositId">): Promise<boolean> {
+  return db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const [withdrawn] = await tx
+      .update(localBridgeTransfers)
+      .set({ status: "failed", error: "a refund was requested before the fill was signed", updatedAt: sql`now()` })
+      .where(and(eq(localBridgeTransfers.id, fill.id), eq(localBridgeTransfers.status, "planned")))
+      .returning({ id: localBridgeTransfers.id });
+    if (!withdrawn) return false;
+    await tx.update(localBridgeDeposits).set({ disposition: "refund", reason: "a refund was requested before the fill was sent" }).where(eq(localBridgeDeposits.id, fill.depositId));
+    await tx
+      .update(localBridgeRequests)
+      .set({ state: "refunding", updatedAt: sql`now()` })
+      .where(and(eq(localBridgeRequests.id, fill.requestId), eq(localBridgeRequests.state, "filling")));
+    return true;
+  });
 }
 
 export const unfinishedTransfers = (db: Db): Promise<LocalBridgeTransferRow[]> =>

@@ -5,7 +5,7 @@ import type { Db } from "../../../../db/client.ts";
 import { evmClient } from "../../../evm/client.ts";
 import { nullIfNotFound } from "../../../evm/nullIfNotFound.ts";
 import { SWEEP_GAS, encodeDeployAndSweep } from "../../../evm/settlement/index.ts";
-import { findFactory, lastNonce, markSigned, updateTransfer, type LocalBridgeTransferRow } from "../books.ts";
+import { findFactory, findRequest, lastNonce, markSigned, updateTransfer, withdrawFill, type LocalBridgeTransferRow } from "../books.ts";
 import { relayerAccount, relayerWallet } from "../relayerAccount.ts";
 
 export type RelayerDeps = { config: Config; db: Db; logger: Logger };
@@ -37,6 +37,10 @@ export async function signTransfer(deps: RelayerDeps, row: LocalBridgeTransferRo
   let data: Hex;
   let gas: bigint;
   if (row.kind === "fill") {
+    if ((await findRequest(deps.db, row.requestId))?.refundRequested) {
+      await withdrawFill(deps.db, row);
+      return;
+    }
     const liquidity = await client.readContract({ address: getAddress(row.token), abi: erc20Abi, functionName: "balanceOf", args: [account.address] });
     if (liquidity < row.amount) {
       await updateTransfer(deps.db, row.id, { status: "failed", error: `insufficient liquidity: the relayer holds ${liquidity}, the fill needs ${row.amount}` });
@@ -62,6 +66,8 @@ export async function signTransfer(deps: RelayerDeps, row: LocalBridgeTransferRo
   const raw = await wallet.signTransaction({ ...request, account, chain: wallet.chain } as Parameters<typeof wallet.signTransaction>[0]);
   const txHash = keccak256(raw);
   if (!(await markSigned(deps.db, row.id, { fromAddress: account.address, nonce, rawTx: raw, txHash }))) {
+    // A refund asked for meanwhile: the fill is withdrawn, never sent.
+    if (row.kind === "fill" && (await findRequest(deps.db, row.requestId))?.refundRequested && (await withdrawFill(deps.db, row))) return;
     deps.logger.warn({ transfer: row.id }, "local relayer: the transfer was signed by another relayer; not sending this one");
     return;
   }
