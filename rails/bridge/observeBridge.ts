@@ -101,7 +101,10 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   }
   // A refund asked for while nothing was deposited has nothing under way until a deposit comes.
   const asked = refundRequested || request.refundRequestedAt !== null;
-  const underWay = status.refundTxHashes.length > 0 || (asked && status.originTxHashes.length > 0);
+  // While the bridge is still filling, a refund it lists returns another deposit (a customer
+  // who paid twice), not the one being filled: that money is still carried.
+  const filling = status.progress === "pending" || status.progress === "submitted" || status.progress === "delayed";
+  const underWay = (status.refundTxHashes.length > 0 && !filling) || (asked && status.originTxHashes.length > 0);
   return {
     progress: status.progress,
     bridgeStatus: publicBridgeStatus(status.progress, { underWay }),

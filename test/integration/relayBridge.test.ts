@@ -11,9 +11,9 @@ import { localChain } from "../../devchain/evm/localChain.ts";
 import { bridge } from "../../jobs/bridge.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
-import { relayIntentStatus, relayQuoteResponse, startFakeRelay, type FakeRelay } from "../helpers/fakeRelay.ts";
+import { relayIntentStatus, relayQuoteResponse, relayRequestRecord, startFakeRelay, type FakeRelay } from "../helpers/fakeRelay.ts";
 import { createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
-import { merchantWallet, operatorKey, type PaymentChain } from "../helpers/paymentChain.ts";
+import { customer, merchantWallet, operatorKey, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
@@ -311,6 +311,34 @@ describe("Relay's progress, verified on both chains", () => {
     expect(cancelled.status).toBe(200);
     await job(p.id);
     expect(await view(p.id)).toMatchObject({ status: "cancelled", bridgeStatus: "deposit_detected", bridge: { refund: { requestedAt: null } } });
+  });
+
+  // BUG: any refund Relay listed read as "refunding" and ended the in-transit hold, also one
+  // returning a second deposit while the first was being filled: past the deadline the
+  // payment expired, then completed when the fill landed.
+  test("a refund of a second deposit while the first is being filled: still bridging, the money still carried", async () => {
+    const p = await createPayment("2");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    const again = await chains.pay("USDC", p.relayDepositAddress, 1_000_000n);
+    const refund = await solverPays(chains.origin, customer.address, 1_000_000n);
+    relayState.set(p.requestId, { status: "pending", inTxHashes: [deposit, again] });
+    const record = relayRequestRecord({
+      id: p.requestId,
+      status: "pending",
+      depositAddress: p.relayDepositAddress,
+      inTxs: [{ txHash: deposit, chainId: 31338 }, { txHash: again, chainId: 31338 }],
+      outTxs: [{ txHash: refund.hash, chainId: 31338 }],
+    });
+    fake.on("GET /requests/v3", () => ({ json: { requests: [record] } }));
+    try {
+      await job(p.id);
+    } finally {
+      fake.on("GET /requests/v3", () => ({ json: { requests: [] } }));
+    }
+    expect(await view(p.id)).toMatchObject({ bridgeStatus: "bridging", status: "pending" });
+    const request = (await findBridgeRequest(api.db, p.id))!;
+    expect(request.refundTxHashes).toEqual([refund.hash]);
+    expect(request.bridgeStatus).toBe("bridging");
   });
 
   test("a bridge still carrying money paid in time keeps the payment pending past its expiry", async () => {
