@@ -17,3 +17,16 @@ export const ingestWatch = pgTable("ingest_watch", {
   lag: amount("lag"),
   checkedAt: timestamp("checked_at", { withTimezone: true }).notNull(),
 });
+
+/**
+ * Evidence the EVM indexer removed (Ponder rolling back a reorg deletes the rows above the
+ * common ancestor, and leaves its checkpoint where it was until it has read the new
+ * branch), per chain: the indexer's latest checkpoint when the rows went. Until the
+ * checkpoint has moved past it, the chain is being re-read: answers there stand. Written
+ * by a trigger on the indexer's tables (`rails/evm/readModel/noteRemovals.ts`).
+ */
+export const indexedRemovals = pgTable("indexed_removals", {
+  chainId: text("chain_id").primaryKey(),
+  checkpoint: text("checkpoint").notNull(),
+  notedAt: timestamp("noted_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -7,6 +7,7 @@ import { createMerchant } from "../../db/merchants.ts";
 import { findPayment } from "../../db/payments.ts";
 import { insertSubmissions } from "../../db/submissions.ts";
 import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
+import { noteIndexedRemovals } from "../../rails/evm/readModel/noteRemovals.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork, createPonderCheckpointTable, encodePonderCheckpoint } from "../helpers/fixtures.ts";
@@ -168,6 +169,41 @@ test("a ready indexer whose rows are gone is believed: a reorg's removal still r
   await reconcilePayments(handle.db, config, [paid.id]);
   expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "pending", amountReceived: 0n });
   expect((await eventsOf(paid.id)).at(-1)).toBe("payment.reverted");
+});
+
+// BUG: Ponder rolls a reorg back by deleting the rows above the common ancestor and leaves its
+// checkpoint where it was until it has read the new branch: for a block or so the head said
+// "read" over evidence that was gone, and a reconcile then wrote `payment.reverted` (or, past the
+// deadline, `payment.expired`) for a transaction the new branch carried again a moment later.
+test("rows the indexer removed under an unmoved checkpoint (a reorg rolled back): answers stand until it moves past", async () => {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await noteIndexedRemovals(client, schema);
+    const paid = await deposit(1_000_000n);
+    const [mined] = paid.transfers;
+    await indexer({ safe: mined!.block - 50, latest: mined!.block + 1, ready: true });
+    await reconcilePayments(handle.db, config, [paid.id]);
+    expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "confirming", amountReceived: 1_000_000n });
+    const before = await eventsOf(paid.id);
+
+    await dropTransfer(mined!.txHash); // the rollback; the checkpoint stays
+    expect((await indexedBlocks(handle.db, schema)).rereading?.has(String(CHAIN.chainId))).toBe(true);
+    await reconcilePayments(handle.db, config, [paid.id]);
+    expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "confirming", amountReceived: 1_000_000n });
+    expect(await eventsOf(paid.id)).toEqual(before);
+
+    // The new branch carries the transaction again, and the indexer moves on.
+    await insertIndexedTransfer(handle.db, schema, { ...CHAIN, blockNumber: mined!.block, txHash: mined!.txHash, token: (await findPayment(handle.db, paid.id))!.tokenAddress, from: "0x01", to: (await findPayment(handle.db, paid.id))!.receiveAddress!, amount: 1_000_000n, at: new Date(Date.now() - 60_000) });
+    await indexer({ safe: mined!.block - 50, latest: mined!.block + 2, ready: true });
+    expect((await indexedBlocks(handle.db, schema)).rereading?.has(String(CHAIN.chainId))).toBe(false);
+    await reconcilePayments(handle.db, config, [paid.id]);
+    expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed" });
+    expect(await eventsOf(paid.id)).not.toContain("payment.reverted");
+  } finally {
+    await client.query(`drop trigger if exists stablepay_note_removed on "${schema}".token_transfer; drop trigger if exists stablepay_note_removed on "${schema}".settlement_payment`);
+    await client.end();
+  }
 });
 
 // BUG: the indexer redeployed from a later START_BLOCK (as the docs advised: "before the oldest

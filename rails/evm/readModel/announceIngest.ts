@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { RailContext } from "../../types.ts";
+import { noteIndexedRemovals } from "./noteRemovals.ts";
 import { INDEXED_TABLES } from "./tables.ts";
 
 /**
@@ -25,5 +26,6 @@ export async function announceIndexerCommits(client: pg.Client, ctx: RailContext
   if (existing.length === 0) {
     await client.query(`create trigger stablepay_notify_indexed after insert or update on ${table} for each row execute function stablepay_notify_indexed()`);
   }
+  await noteIndexedRemovals(client, baseSchema);
   return true;
 }
