@@ -32,46 +32,14 @@ afterAll(async () => {
 });
 
 test("two relayers signing one planned fill (both read it as planned): one transaction is sent, the row holds its hash", async () => {
-  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
-  const requestId = randomUUID();
-  await insertRequest(handle.db, {
-    id: requestId,
-    reference: randomUUID(),
-    originChainId: "31338",
-    originToken: usdc(chains.origin),
-    destinationChainId: "31337",
-    destinationToken: usdc(chains.destination),
-    recipient: merchantWallet,
-    depositAddress: "0x000000000000000000000000000000000000dEaD",
-    amount: 1_000_000n,
-    amountToSend: 1_001_000n,
-    fee: 1_000n,
-    expiresAt: new Date(Date.now() + 600_000),
-    state: "filling",
-    scannedBlock: 0n,
-  });
-  await recordDeposit(handle.db, {
-    requestId,
-    chainId: "31338",
-    txHash: `0x${"ab".repeat(32)}`,
-    logIndex: 0,
-    sender: relayerAddress,
-    amount: 1_001_000n,
-    blockNumber: 1n,
-    blockTimestamp: new Date(),
-    disposition: "fill",
-    reason: "paid",
-  });
-  const [deposit] = await handle.client`select id from local_bridge_deposits where request_id = ${requestId}`;
-  await planTransfer(handle.db, { requestId, depositId: deposit.id, kind: "fill", chainId: "31337", token: usdc(chains.destination), toAddress: merchantWallet, amount: 1_000_000n });
-  const [planned] = await transfersOf(handle.db, [requestId]);
+  const { requestId, planned } = await plannedFill();
   const deps = { config, db: handle.db, logger: createLogger({ level: "silent" }) };
   const nonceBefore = await chains.destination.publicClient.getTransactionCount({ address: relayerAddress, blockTag: "pending" });
   const merchantBefore = await chains.balanceOf(chains.destination, "USDC", merchantWallet);
 
   // Both read the row as planned; the second signs after the first recorded and sent its own.
-  await signTransfer(deps, planned!);
-  await signTransfer(deps, planned!);
+  await signTransfer(deps, planned);
+  await signTransfer(deps, planned);
   await chains.destination.mine(1);
 
   const [row] = await transfersOf(handle.db, [requestId]);
