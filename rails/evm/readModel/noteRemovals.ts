@@ -15,6 +15,15 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * and swallows its own errors: the indexer's rollback must never fail over a note. Idempotent.
  */
 export async function noteIndexedRemovals(client: pg.Client, baseSchema: string): Promise<void> {
+  // Run on every tick of the dispatch's listener: DDL only when a trigger is missing.
+  const tables = [INDEXED_TABLES.transfers, INDEXED_TABLES.settlements].map((name) => `${quote(baseSchema)}.${quote(name)}`);
+  const { rows: missing } = await client.query<{ name: string }>(
+    `select t.name from unnest($1::text[]) as t(name)
+     where to_regclass(t.name) is not null
+       and not exists (select 1 from pg_trigger where tgname = 'stablepay_note_removed' and tgrelid = to_regclass(t.name))`,
+    [tables],
+  );
+  if (missing.length === 0) return;
   const { rows } = await client.query<{ schema: string }>("select current_schema() as schema");
   const service = rows[0]!.schema;
   await client.query(`
@@ -31,12 +40,7 @@ export async function noteIndexedRemovals(client: pg.Client, baseSchema: string)
       raise warning 'stablepay_note_removed: %', sqlerrm;
       return null;
     end $$;`);
-  for (const name of [INDEXED_TABLES.transfers, INDEXED_TABLES.settlements]) {
-    const table = `${quote(baseSchema)}.${quote(name)}`;
-    const { rows: present } = await client.query("select to_regclass($1) is not null as present", [table]);
-    if (!present[0]?.present) continue;
-    const { rows: existing } = await client.query("select 1 from pg_trigger where tgname = 'stablepay_note_removed' and tgrelid = to_regclass($1)", [table]);
-    if (existing.length > 0) continue;
-    await client.query(`create trigger stablepay_note_removed after delete on ${table} referencing old table as removed_rows for each statement execute function stablepay_note_removed()`);
+  for (const { name } of missing) {
+    await client.query(`create trigger stablepay_note_removed after delete on ${name} referencing old table as removed_rows for each statement execute function stablepay_note_removed()`);
   }
 }
