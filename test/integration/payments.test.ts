@@ -625,7 +625,7 @@ describe("POST /payments/process (receipt-verified, no indexer)", () => {
   test("the node failing after the receipt (a 429 on the block read) is a 503 to retry, not a 500", async () => {
     const proxy = startRpcProxy(chain.anvil.rpcUrl);
     try {
-      proxy.fail(["eth_getBlockByNumber"]);
+      proxy.fail(["eth_getBlockByHash"]); // the receipt's block, read by its hash
       const network = api.config.networks.find((n) => n.shortName === "anvil")!;
       const ctx = { config: api.config, db: api.db, logger: createLogger({ level: "silent" }) };
       const payment = (await findPayment(api.db, paid.id))!;
