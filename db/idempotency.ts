@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { IdempotencyKeyReusedError } from "../domain/errors.ts";
+import { IdempotencyKeyReusedError, ServiceUnavailableError } from "../domain/errors.ts";
 import { preparedPer, type Db } from "./client.ts";
 import { idempotencyKeys } from "./schema/index.ts";
 import type { Mode } from "../domain/mode.ts";
@@ -51,7 +51,8 @@ export async function withIdempotency(
 
     if (claimed.length === 0) {
       const [existing] = await tx.select().from(idempotencyKeys).where(rowOf(scope));
-      if (!existing || existing.responseStatus === null) throw new Error("idempotency row without a response");
+      // Gone between the conflict and this read (the hourly cleanup removed an expired key): asking again creates it anew.
+      if (!existing || existing.responseStatus === null) throw new ServiceUnavailableError("The Idempotency-Key was being expired while this request used it; retry the request.");
       if (existing.requestHash !== scope.requestHash) throw new IdempotencyKeyReusedError(scope.key);
       return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
     }
