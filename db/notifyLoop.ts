@@ -36,9 +36,10 @@ export function startNotifyLoop(options: {
     if (loop.stopped() || !options.databaseUrl) return;
     if (listener) {
       // A connection a partition or a moved address silenced raises no error: it just hears
-      // nothing. Asked to answer within the tick, one that cannot is dropped and opened again.
+      // nothing. Asked to answer within a few seconds, one that cannot is dropped and opened again.
       const current = listener;
-      if (await answersWithin(current, Math.min(options.intervalMs, PROBE_MS))) {
+      // A fixed deadline, not the tick: a busy database answering in 60 ms must not cost a 50 ms loop its listener.
+      if (await answersWithin(current, PROBE_MS)) {
         await options.prepare?.(current); // what it set up may have been dropped and recreated since
         return;
       }
