@@ -50,6 +50,14 @@ export type SettleInput = {
    * `pending` — the merchant was told `payment.expired`. New money can still complete it.
    */
   expiredBefore?: boolean;
+  /**
+   * Ingest reads the chain in order (the EVM indexer; the default): a credit it holds,
+   * stamped after the deadline, proves every block before it read. False where evidence is
+   * found out of order (Solana: a transaction the customer submitted, a lookup, a scan of one
+   * address ahead of another), and the finality watermark is no read-through: such a credit
+   * proves only as much as `evidenceThrough` says.
+   */
+  readsInOrder?: boolean;
 };
 
 export type Settlement = {
@@ -138,7 +146,8 @@ export function settle(input: SettleInput): Settlement {
   // Strictly past it: block times are whole seconds, and blocks (Solana slots, fast L2s) share
   // one; another block stamped with the horizon's second may still be unread.
   const evidenceComplete = input.expiredBefore || !input.evidenceThrough || input.evidenceThrough > input.expiresAt;
-  const ingestedLate = credits.some((c) => c.timestamp > input.expiresAt && (c.final || (input.head !== null && c.blockNumber <= input.head)));
+  const readThrough = (c: Credit) => input.readsInOrder !== false || (input.evidenceThrough != null && input.evidenceThrough >= c.timestamp);
+  const ingestedLate = credits.some((c) => c.timestamp > input.expiresAt && (c.final || (input.head !== null && c.blockNumber <= input.head)) && readThrough(c));
   if ((input.now > input.expiresAt && evidenceComplete) || ingestedLate) {
     return { ...base, status: "expired", amountRemaining: 0n, excessOwed: amountReceived, lateAmount };
   }

@@ -9,7 +9,7 @@ import { writeSettlements, type SettlementUpdate } from "../db/paymentSettlement
 import { sweptPayments } from "../db/transfersOut.ts";
 import { settle, type Settlement } from "../domain/settle.ts";
 import { observeReceiptToStatus } from "../metrics/settlementMetrics.ts";
-import { allRails } from "../rails/index.ts";
+import { allRails, railForPayment } from "../rails/index.ts";
 import { evidenceHorizons } from "./evidenceHorizons.ts";
 import { loadEvidence } from "./loadEvidence.ts";
 import { settlementEvents } from "./settlementEvents.ts";
@@ -79,6 +79,10 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
     );
     const final = lostCompletions.length > 0 ? await sweptPayments(t, lostCompletions.map((p) => p.id)) : new Set<string>();
 
+    const railOfPayment = (p: PaymentRow) => {
+      const network = networks.get(p.chainId);
+      return network && railForPayment(network, p);
+    };
     const updates: SettlementUpdate[] = [];
     const events: NewPaymentEvent[] = [];
     for (const p of rows) {
@@ -110,6 +114,8 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
         inTransitSince: inTransit.get(p.id) ?? null,
         evidenceThrough: earliest(horizons.get(p.chainId), evidenceThrough.get(p.id)),
         expiredBefore: p.status === "expired" && !p.closedStatus,
+        // Solana finds evidence out of order: a late credit there proves no read-through.
+        readsInOrder: !railOfPayment(p)?.evidenceAheadOfHead,
       });
       // Ingest has not (re)read the block that completed it — the indexer is catching up after
       // a restart, or is mid-reorg: absent evidence there is not yet evidence of absence. Nor

@@ -616,4 +616,16 @@ describe("a credit stamped after the expiry proves the chain passed it only once
   test("once ingest has read past the expiry, the clock expires it either way", () => {
     expect(settle(payment({ now: t(32), evidenceThrough: t(31), credits: [late], head: 100n })).status).toBe("expired");
   });
+  // BUG: on Solana a late transaction the customer submitted (final, below the finality
+  // watermark, which is no read-through) expired the payment before an on-time transfer to
+  // it, not scanned yet, was read.
+  test("evidence found out of order (Solana): a final late credit proves only what the horizon says", () => {
+    const finalLate = { ...late, final: true };
+    const outOfOrder = { ...unread, credits: [finalLate], head: 130n, readsInOrder: false };
+    expect(settle(payment(outOfOrder)).status).toBe("pending");
+    expect(settle(payment({ ...outOfOrder, evidenceThrough: t(31) })).status).toBe("expired");
+    expect(settle(payment({ ...outOfOrder, evidenceThrough: null })).status).toBe("expired"); // no bound: the clock
+    // Read in order (the EVM indexer), the same credit proves it.
+    expect(settle(payment({ ...outOfOrder, readsInOrder: true })).status).toBe("expired");
+  });
 });
