@@ -83,11 +83,13 @@ export async function replaceTransferOutTx(
   id: string,
   previousHash: string,
   next: { rawTx: string; txHash: string; blockhash?: string; lastValidBlockHeight?: bigint },
+  /** `confirmed`: a confirmed transaction a reorg removed, re-signed while its row cannot reopen (see `reopenTransferOut`). */
+  status: "broadcast" | "confirmed" = "broadcast",
 ): Promise<TransferOutRow | undefined> {
   const [row] = await db
     .update(transfersOut)
     .set({ ...next, replacedTxHashes: sql`array_append(${transfersOut.replacedTxHashes}, ${previousHash})`, updatedAt: sql`now()` })
-    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "broadcast"), eq(transfersOut.txHash, previousHash)))
+    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, status), eq(transfersOut.txHash, previousHash)))
     .returning();
   return row;
 }
@@ -238,7 +240,8 @@ export async function paymentsToSweep(db: Db): Promise<string[]> {
 
 /**
  * Sweeps and refunds recorded as confirmed in blocks that are not final yet (above
- * `finalized` per chain): a reorg may still have removed them.
+ * `finalized` per chain): a reorg may still have removed them; and those a reorg did remove
+ * while another transfer of their payment was open (in no block until found again).
  */
 export async function confirmedTransfersAbove(db: Db, finality: Array<{ chainId: string; finalized: bigint }>): Promise<TransferOutRow[]> {
   if (finality.length === 0) return [];
@@ -246,7 +249,7 @@ export async function confirmedTransfersAbove(db: Db, finality: Array<{ chainId:
     select t.id from transfers_out t
     join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized.toString()))}::numeric[]) as f(chain_id, finalized)
       on f.chain_id = t.chain_id
-    where t.status = 'confirmed' and t.block_number > f.finalized`);
+    where t.status = 'confirmed' and (t.block_number > f.finalized or t.block_number is null)`);
   if (rows.length === 0) return [];
   return db.select().from(transfersOut).where(inArray(transfersOut.id, rows.map((r) => r.id)));
 }
@@ -269,7 +272,16 @@ export async function reopenTransferOut(db: Db, id: string, reason: string): Pro
       .from(transfersOut)
       .where(and(eq(transfersOut.paymentId, row.paymentId), inArray(transfersOut.status, ["requested", "broadcast"])))
       .limit(1);
-    if (open) return "blocked";
+    if (open) {
+      // The row stays confirmed, in no block (so the recheck keeps looking at it however final its
+      // old block becomes); its note and clock say since when its transaction is missing (how
+      // long the same bytes are sent again before they may be re-signed).
+      await tx
+        .update(transfersOut)
+        .set({ error: reason, blockNumber: null, updatedAt: sql`now()` })
+        .where(and(eq(transfersOut.id, id), sql`${transfersOut.error} is distinct from ${reason}`));
+      return "blocked";
+    }
     const rows = await tx
       .update(transfersOut)
       .set({ status: "broadcast", blockNumber: null, error: reason, broadcastAt: sql`now()`, updatedAt: sql`now()` })
@@ -279,9 +291,20 @@ export async function reopenTransferOut(db: Db, id: string, reason: string): Pro
   });
 }
 
-/** Records the block a confirmed transaction now sits in (a reorg may have moved it). */
-export async function moveConfirmedTransfer(db: Db, id: string, blockNumber: bigint): Promise<void> {
-  await db.update(transfersOut).set({ blockNumber, updatedAt: sql`now()` }).where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")));
+/** Records the block and transaction a confirmed transfer now sits in (a reorg may have moved it, or mined a re-signed one). */
+export async function moveConfirmedTransfer(db: Db, id: string, mined: { blockNumber: bigint; txHash: string }): Promise<void> {
+  await db
+    .update(transfersOut)
+    .set({
+      blockNumber: mined.blockNumber,
+      txHash: mined.txHash,
+      // The one mined may be one the row's current transaction was meant to replace: every hash stays on the row.
+      replacedTxHashes: sql`case when ${transfersOut.txHash} = ${mined.txHash} then ${transfersOut.replacedTxHashes}
+        else array_append(array_remove(${transfersOut.replacedTxHashes}, ${mined.txHash}), ${transfersOut.txHash}) end`,
+      error: null,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")));
 }
 
 /**

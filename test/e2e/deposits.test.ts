@@ -10,7 +10,7 @@ import { SWEEP_GAS, deployForwarderFactory, encodeDeployAndSweep } from "../../r
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
-import { confirmTransferOut, failTransferOut, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { confirmTransferOut, confirmedTransfersAbove, failTransferOut, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { refund } from "../../jobs/refund.ts";
 import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
@@ -679,8 +679,8 @@ describe("deposit-address payments", () => {
 
   describe("a confirmed sweep a reorg removed while a refund of its payment is open", () => {
     /** A sweep recorded as confirmed whose transaction the chain no longer holds (a reorg took it), and an open refund of the same payment. */
-    async function reorgedSweepWithOpenRefund() {
-      const { deposit, row, hash } = await completedWithUnsentSweep("1", 1_000_000n);
+    async function reorgedSweepWithOpenRefund(fees?: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) {
+      const { deposit, row, hash } = await completedWithUnsentSweep("1", 1_000_000n, fees);
       const block = await chain.publicClient.getBlockNumber({ cacheTime: 0 });
       await api.db.execute(sql`update transfers_out set status = 'confirmed', block_number = ${block.toString()}::numeric where id = ${row.id}`);
       const refundRow = (await insertTransferOut(api.db, { paymentId: deposit.id, kind: "refund", chainId: "31337", tokenAddress: usdc, toAddress: refundAddress, amount: 1n }))!;
@@ -696,6 +696,37 @@ describe("deposit-address payments", () => {
         const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: hash as Hex });
         expect(receipt.status).toBe("success");
         expect(await recheckRow(row.id)).toMatchObject({ status: "confirmed", txHash: hash, blockNumber: receipt.blockNumber });
+        expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
+        expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+      } finally {
+        await api.db.execute(sql`update transfers_out set status = 'failed', error = 'test' where id = ${refundRow.id}`);
+      }
+    }, 60_000);
+
+    // The recheck only re-sent the recorded bytes: a node refusing them (the base fee passed their
+    // fee cap) left the nonce unused for good, every later transfer of the chain queued behind it,
+    // and once the old block turned final the row was never looked at again.
+    test("bytes the node refuses are signed again at today's fees once they have waited; confirmed where the new one was mined, swept once", async () => {
+      const block = await chain.publicClient.getBlock();
+      const { deposit, row, hash, refundRow } = await reorgedSweepWithOpenRefund({ maxFeePerGas: block.baseFeePerGas! * 2n, maxPriorityFeePerGas: 1n });
+      await chain.rpc("anvil_setNextBlockBaseFeePerGas", [`0x${(block.baseFeePerGas! * 20n).toString(16)}`]);
+      await chain.rpc("evm_mine");
+      const merchantBefore = await balanceOf(merchantWallet);
+      try {
+        const missing = await recheckRow(row.id);
+        expect(missing).toMatchObject({ status: "confirmed", txHash: hash, blockNumber: null, error: `transaction ${hash} left the chain in a reorg; sending it again` });
+        // In no block, it stays among the rows the recheck looks at, however final its old block is.
+        expect((await confirmedTransfersAbove(api.db, [{ chainId: "31337", finalized: 10n ** 9n }])).map((r) => r.id)).toContain(row.id);
+        expect(await chain.publicClient.getTransaction({ hash: hash as Hex }).catch(() => null)).toBeNull();
+
+        // Waited long enough: signed again under the same nonce, at today's fees.
+        await api.db.execute(sql`update transfers_out set updated_at = now() - interval '1 hour' where id = ${row.id}`);
+        const resigned = await recheckRow(row.id);
+        expect(resigned).toMatchObject({ status: "confirmed", replacedTxHashes: [hash] });
+        expect(resigned.txHash).not.toBe(hash);
+        const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: resigned.txHash as Hex });
+        expect(receipt.status).toBe("success");
+        expect(await recheckRow(row.id)).toMatchObject({ status: "confirmed", txHash: resigned.txHash, blockNumber: receipt.blockNumber, error: null });
         expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 1_000_000n);
         expect(await balanceOf(deposit.depositAddress)).toBe(0n);
       } finally {

@@ -189,13 +189,13 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
 
 type MinedReceipt = { status: "success" | "reverted"; blockNumber: bigint; transactionHash: Hex };
 
-const hashesOf = (row: TransferOutRow) => [row.txHash, ...row.replacedTxHashes].filter((h): h is string => Boolean(h)).map((h) => h.toLowerCase());
+export const hashesOf = (row: TransferOutRow) => [row.txHash, ...row.replacedTxHashes].filter((h): h is string => Boolean(h)).map((h) => h.toLowerCase());
 
 /**
  * The receipt of whichever of the row's transactions (current or replaced) was mined, if any.
  * A lookup that fails throws (the job retries): only the chain's "not found" counts as unmined.
  */
-async function minedReceipt(client: PublicClient, row: TransferOutRow): Promise<MinedReceipt | null> {
+export async function minedReceipt(client: PublicClient, row: TransferOutRow): Promise<MinedReceipt | null> {
   const receipts = await Promise.all(hashesOf(row).map((hash) => client.getTransactionReceipt({ hash: hash as Hex }).catch(nullIfNotFound)));
   return receipts.find((r) => r !== null) ?? null;
 }
@@ -215,8 +215,8 @@ const MAX_FEE_OVER_MARKET = 3n;
  * 12.5% if today's fees are not higher still. Records it (the old hash kept) and only
  * then sends it. Returns the row as it now stands.
  */
-async function replaceTransaction(
-  deps: TransferOutDeps,
+export async function replaceTransaction(
+  deps: RailContext,
   network: Network,
   client: PublicClient,
   row: TransferOutRow,
@@ -233,7 +233,7 @@ async function replaceTransaction(
   const raw = await account.signTransaction({ chainId: Number(network.chainId), nonce: old.nonce!, to: old.to!, data: old.data!, gas: old.gas!, value: old.value ?? 0n, ...fees });
   const txHash = keccak256(raw);
   if (txHash === row.txHash) return row; // the same bytes: nothing to replace
-  const replaced = await replaceTransferOutTx(deps.db, row.id, row.txHash!, { rawTx: raw, txHash });
+  const replaced = await replaceTransferOutTx(deps.db, row.id, row.txHash!, { rawTx: raw, txHash }, row.status === "confirmed" ? "confirmed" : "broadcast");
   if (!replaced) return (await findTransferOut(deps.db, row.id))!; // another run replaced or closed it first
   await client.sendRawTransaction({ serializedTransaction: raw }).catch((error: Error) => {
     deps.logger.warn({ err: error, transfer: row.id }, "broadcast of the replacement failed; the next run looks again");
