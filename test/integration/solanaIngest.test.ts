@@ -552,6 +552,36 @@ describe("a credit the node does not know (a fork dropped it)", () => {
     expect((await status(deposit.id)).amountReceived).toBe("3");
   });
 
+  // BUG: a replay reads every payment, so a transaction carrying two payments' references came
+  // out as two credits of one token account's rise; the one insert naming that row twice failed
+  // (ON CONFLICT cannot touch a row twice), and with it every credit the replay had found.
+  test("one rise of a token account read for two payments is stored once, for the first, with the batch's other credits", async () => {
+    const first = await create("/api/v1/deposits/create", "3");
+    const second = await create("/api/v1/deposits/create", "3");
+    const other = await create("/api/v1/deposits/create", "1");
+    const slot = BigInt(solana.chain.advanceSlots(1));
+    const credit = (paymentId: string, owner: string, amount: bigint) => ({
+      signature: base58.encode(crypto.getRandomValues(new Uint8Array(64))),
+      account: getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(owner), true).toBase58(),
+      paymentId,
+      source: "transfer" as const,
+      owner,
+      mint: usdc(),
+      tokenProgram: TOKEN_PROGRAM_ID.toBase58(),
+      amount,
+      slot,
+      blockTime: new Date(),
+      accountIndex: 1,
+      finalized: true,
+    });
+    const shared = credit(first.id, first.receiveAddress, 3_000_000n);
+    const credits = [shared, { ...shared, paymentId: second.id }, credit(other.id, other.receiveAddress, 1_000_000n)];
+    expect((await recordCredits(api.db, { chainId: network().chainId, channel: INDEXED_CHANNEL, foundBy: "replay", credits })).inserted).toBe(2);
+    const rows = await queryRows<{ payment_id: string }>(api.db, sql`select payment_id from solana_credits where signature = ${shared.signature}`);
+    expect(rows.map((r) => r.payment_id)).toEqual([first.id]);
+    expect((await status(other.id)).amountReceived).toBe("1");
+  });
+
   // BUG: a transaction read on a dropped fork that landed again on the kept one was marked
   // finalized by its signature alone, keeping the dropped fork's amount, slot and time; and an
   // address whose cursor it was listed only what came after its new slot.

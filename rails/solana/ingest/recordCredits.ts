@@ -54,7 +54,12 @@ export async function recordCredits(
     const stored = new Set(signatures.map((s) => s.signature));
     const waits = (c: FoundCredit) => !c.finalized && c.slot <= watermark;
     // A scan stores the prefix before the first credit that waits; a lookup stores every credit that need not wait.
-    const accepted = !refused ? input.credits : input.scanned ? input.credits.filter((c) => stored.has(c.signature)) : input.credits.filter((c) => !waits(c));
+    const candidates = !refused ? input.credits : input.scanned ? input.credits.filter((c) => stored.has(c.signature)) : input.credits.filter((c) => !waits(c));
+    // One rise of a token account is one credit: a transaction carrying two payments'
+    // references, read for both (a replay reads every payment), pays the first found — and
+    // a batch naming a row twice would fail the whole insert (ON CONFLICT cannot touch it twice).
+    const seen = new Set<string>();
+    const accepted = candidates.filter((c) => !seen.has(`${c.signature}:${c.account}`) && Boolean(seen.add(`${c.signature}:${c.account}`)));
     let inserted = 0;
     if (accepted.length > 0) {
       const rows = await queryRows<{ signature: string }>(tx, sql`
