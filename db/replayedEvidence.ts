@@ -5,14 +5,19 @@ import { replayedSettlementPayments, replayedTokenTransfers } from "./schema/ind
 export type ReplayedTransfer = typeof replayedTokenTransfers.$inferInsert;
 export type ReplayedSettlement = typeof replayedSettlementPayments.$inferInsert;
 
+/** Rows a statement inserts at a time: Postgres takes at most 65,535 parameters in one (a settlement row has 14). */
+const ROWS_PER_INSERT = 1_000;
+
 /** Records replayed rows (a row already recorded stays as it is); returns the ids that were new. */
 export async function insertReplayed(db: Db, rows: { transfers: ReplayedTransfer[]; settlements: ReplayedSettlement[] }): Promise<Set<string>> {
   const added = new Set<string>();
-  if (rows.transfers.length > 0) {
-    for (const r of await db.insert(replayedTokenTransfers).values(rows.transfers).onConflictDoNothing().returning({ id: replayedTokenTransfers.id })) added.add(r.id);
+  for (let i = 0; i < rows.transfers.length; i += ROWS_PER_INSERT) {
+    const batch = rows.transfers.slice(i, i + ROWS_PER_INSERT);
+    for (const r of await db.insert(replayedTokenTransfers).values(batch).onConflictDoNothing().returning({ id: replayedTokenTransfers.id })) added.add(r.id);
   }
-  if (rows.settlements.length > 0) {
-    for (const r of await db.insert(replayedSettlementPayments).values(rows.settlements).onConflictDoNothing().returning({ id: replayedSettlementPayments.id })) added.add(r.id);
+  for (let i = 0; i < rows.settlements.length; i += ROWS_PER_INSERT) {
+    const batch = rows.settlements.slice(i, i + ROWS_PER_INSERT);
+    for (const r of await db.insert(replayedSettlementPayments).values(batch).onConflictDoNothing().returning({ id: replayedSettlementPayments.id })) added.add(r.id);
   }
   return added;
 }

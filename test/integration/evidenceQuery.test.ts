@@ -4,6 +4,7 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { evidenceQuery, type EvidenceRow } from "../../rails/evm/readModel/evidence.ts";
+import { insertReplayed } from "../../db/replayedEvidence.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 import { createIndexedTables, insertIndexedSettlement, insertIndexedTransfer } from "../helpers/indexedTables.ts";
@@ -87,4 +88,26 @@ test("a lookup by payments reads the indexed tables through their indexes, never
   walk((plan as Array<{ Plan: Record<string, unknown> }>)[0]!.Plan);
   expect(scans.some((s) => s.endsWith("settlement_payment"))).toBe(true);
   expect(scans.filter((s) => s.startsWith("Seq Scan") && /(settlement_payment|token_transfer)$/.test(s) && !s.includes("replayed"))).toEqual([]);
+});
+
+// BUG: a replay of a long outage on a busy chain wrote everything it found in one statement;
+// past ~6,000 transfers (11 parameters a row, 65,535 a statement) Postgres refused it, and the
+// replay lost every read.
+test("a replay's thousands of rows are recorded, in statements Postgres takes", async () => {
+  const transfers = Array.from({ length: 7_000 }, (_, i) => ({
+    id: `31337:0xreplayed${i}:0`, chainId: 31337, blockNumber: String(50_000 + i), blockHash: "0xb", txHash: `0xreplayed${i}`, logIndex: 0,
+    token: TOKEN, from: "0x01", to: "0x02", amount: "1", timestamp: "0",
+  }));
+  const settlements = Array.from({ length: 5_000 }, (_, i) => ({
+    id: `31337:0xsettled${i}:0`, chainId: 31337, paymentId: `0x${i}`, payer: "0x01", token: TOKEN, merchant: MERCHANT, amount: "1", fee: "0",
+    contract: CONTRACT, blockNumber: String(60_000 + i), blockHash: "0xb", txHash: `0xsettled${i}`, logIndex: 0, timestamp: "0",
+  }));
+  try {
+    expect((await insertReplayed(handle.db, { transfers, settlements })).size).toBe(12_000);
+    // Recorded already: nothing new.
+    expect((await insertReplayed(handle.db, { transfers: transfers.slice(0, 10), settlements: [] })).size).toBe(0);
+  } finally {
+    await handle.db.execute(sql`delete from replayed_token_transfer where id like '31337:0xreplayed%'`);
+    await handle.db.execute(sql`delete from replayed_settlement_payment where id like '31337:0xsettled%'`);
+  }
 });
