@@ -5,12 +5,10 @@ import { loadConfigOrExit, type Config } from "../config/index.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { createLogger } from "../config/logger.ts";
-import { CommandFailedError, commands, UsageError, usage } from "./cli/commands.ts";
+import { CommandFailedError, commandOf, commands, UsageError, usage } from "./cli/commands.ts";
 
 const { positionals, values } = parsedArgs();
-const name = positionals.slice(0, 2).join(" ");
-// Own names only: `constructor` or `toString` must not reach Object.prototype's.
-const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+const command = commandOrExit();
 if (!command || values.help) {
   console.log(usage);
   process.exit(command || values.help ? 0 : 2);
@@ -40,6 +38,18 @@ function sandboxDatabaseUrl(config: Config): string | undefined {
     return JSON.parse(readFileSync(resolve(import.meta.dir, "..", config.dataDir, "dev-stack.json"), "utf8")).databaseUrl;
   } catch {
     return undefined;
+  }
+}
+
+/** The command named (undefined: none), or exit 2 with what was wrong: a stray word, or a flag it does not read. */
+function commandOrExit() {
+  try {
+    const name = commandOf(positionals, values);
+    return name && commands[name];
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(error.message);
+    process.exit(2);
   }
 }
 

@@ -1,4 +1,4 @@
-import { lookup } from "node:dns/promises";
+import dns from "node:dns/promises";
 import { isIP } from "node:net";
 import { addressScope } from "../domain/addressScope.ts";
 
@@ -39,7 +39,7 @@ export async function checkWebhookUrl(url: string): Promise<WebhookUrlCheck> {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(Object.assign(new Error("DNS lookup timed out"), { code: "ETIMEOUT" })), DNS_TIMEOUT_MS);
       });
-      const found = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]).finally(() => clearTimeout(timer));
+      const found = await Promise.race([dns.lookup(host, { all: true, verbatim: true }), timeout]).finally(() => clearTimeout(timer));
       addresses = found.map((a) => a.address);
     } catch (error) {
       const code = (error as { code?: string }).code;

@@ -74,7 +74,8 @@ const showTransfer = (t: TransferOutRow) =>
     `chain ${t.chainId}`,
     t.status,
     `nonce ${t.nonce ?? "-"}`,
-    `for ${age(t.updatedAt)}`,
+    // Out since its first broadcast (each fee bump touches updated_at), as the stuck metric counts it.
+    `for ${age(t.status === "broadcast" && t.broadcastAt ? t.broadcastAt : t.updatedAt)}`,
     `payment ${t.paymentId}`,
     ...(t.txHash ? [`tx ${t.txHash}`] : []),
     ...(t.replacedTxHashes.length > 0 ? [`replaced ${t.replacedTxHashes.length}x`] : []),
@@ -193,8 +194,12 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
       const endpoint = await registerWebhookEndpoint(db, { box: config.secrets, testTargets: config.webhooks.testTargets }, { merchantId: merchant.id, mode }, { url: required(flags, "url"), events });
       return [`Webhook endpoint ${showEndpoint(endpoint)}`, `Signing secret: ${endpoint.secret}`].join("\n");
     } catch (error) {
-      // The same checks as the API (URL, live-mode address, event names), worded for flags.
-      if (error instanceof AppError) throw new UsageError(error.message.replace(/field '(\w+)(\.\d+)?'/, "--$1"));
+      // The same checks as the API (URL, live-mode address, event names), worded for flags; a
+      // check that could not be made now (the address's DNS lookup failed) is no typing mistake.
+      if (error instanceof AppError) {
+        const message = error.message.replace(/(?:field )?'(\w+)(\.\d+)?'/, "--$1");
+        throw error.status < 500 ? new UsageError(message) : new CommandFailedError(message);
+      }
       throw error;
     }
   },
@@ -282,6 +287,49 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     return config.networks.map((n) => `${n.shortName.padEnd(14)} ${wallets.get(n.id) ?? "(not configured)"}`).join("\n");
   },
 };
+
+/**
+ * The flags each command reads. Any other flag is refused rather than ignored: a `--dry-run`
+ * given to a command that has none would otherwise do the real thing (revoke keys, cancel a
+ * transfer) while the operator expected a preview.
+ */
+export const commandFlags: Record<string, readonly string[]> = {
+  "merchant create": ["name", "email", "currency", "naira"],
+  "merchant list": [],
+  "keys issue": ["merchant", "kind", "mode"],
+  "keys rotate": ["merchant", "kind", "mode"],
+  "keys list": ["merchant"],
+  "wallet set": ["merchant", "network", "address"],
+  "wallet list": ["merchant"],
+  "return-origins set": ["merchant", "mode", "origins"],
+  "return-origins list": ["merchant"],
+  "webhook add": ["merchant", "mode", "url", "events"],
+  "webhook list": ["merchant", "mode"],
+  "webhook remove": ["id"],
+  "webhook rotate": ["id", "merchant", "mode"],
+  "webhook secret": ["merchant", "mode"],
+  "indexer prune": ["dry-run"],
+  replay: ["network", "from", "to", "from-slot", "to-slot", "dry-run"],
+  "transfers list": [],
+  "transfers cancel": ["id"],
+};
+
+/**
+ * The command a command line names (its first one or two words) and what it was given, or a
+ * UsageError: a word left over (a value with spaces not quoted: `--name Acme Corp` must not
+ * create "Acme") or a flag the command does not read.
+ */
+export function commandOf(positionals: readonly string[], flags: Flags): string | undefined {
+  const names = [positionals.slice(0, 2).join(" "), positionals[0] ?? ""];
+  // Own names only: `constructor` or `toString` must not reach Object.prototype's.
+  const name = names.find((n) => Object.hasOwn(commands, n));
+  if (!name) return undefined;
+  const extra = positionals.slice(name.split(" ").length);
+  if (extra.length > 0) throw new UsageError(`unexpected ${extra.map((w) => `'${w}'`).join(" ")} after \`${name}\` (quote a value that has spaces)`);
+  const refused = Object.keys(flags).filter((f) => f !== "help" && flags[f] !== undefined && !(commandFlags[name] ?? []).includes(f));
+  if (refused.length > 0) throw new UsageError(`\`${name}\` takes no ${refused.map((f) => `--${f}`).join(", ")}`);
+  return name;
+}
 
 export const usage = `Usage: npm run cli -- <command> [flags]
   merchant create --name NAME [--email EMAIL] [--currency USD] [--naira]   create a merchant and its test and live keys

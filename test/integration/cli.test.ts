@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { eq } from "drizzle-orm";
 import { resolve } from "node:path";
 import { createLogger } from "../../config/logger.ts";
 import { buildConfig, type Config } from "../../config/index.ts";
@@ -8,7 +9,7 @@ import { transfersOut } from "../../db/schema/index.ts";
 import { findActiveCredential, listCredentials } from "../../db/credentials.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { secretMatches } from "../../domain/credentials.ts";
-import { commands, UsageError } from "../../scripts/cli/commands.ts";
+import { commandFlags, commands, usage, UsageError } from "../../scripts/cli/commands.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
 
@@ -185,6 +186,53 @@ describe("operator CLI", () => {
     expect({ status: refused.status, stderr: refused.stderr.trim() }).toEqual({ status: 2, stderr: `transfer ${done!.id} is already confirmed` });
     const failed = cli("transfers", "cancel", "--id", stuck!.id);
     expect({ status: failed.status, stderr: failed.stderr.trim() }).toEqual({ status: 1, stderr: "OPERATOR_PRIVATE_KEY is not set" });
+  });
+
+  // BUG: every command took every flag and ignored the ones it does not read, and every word
+  // after the command's name: `keys rotate … --dry-run` revoked the live keys, `merchant create
+  // --name Acme Corp` created "Acme".
+  test("the npm entry point refuses a flag the command does not read, and a stray word, doing nothing", async () => {
+    const env = { ...process.env, APP_ENV: "test", DATABASE_URL: database.url };
+    const cli = (...args: string[]) => spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), ...args], { encoding: "utf8", env });
+    const id = merchantIdOf(await run("merchant create", { name: "Previews" }));
+    const before = await listCredentials(handle.db, id);
+    const preview = cli("keys", "rotate", "--merchant", id, "--kind", "secret", "--mode", "live", "--dry-run");
+    expect({ status: preview.status, stderr: preview.stderr.trim() }).toEqual({ status: 2, stderr: "`keys rotate` takes no --dry-run" });
+    expect(await listCredentials(handle.db, id)).toEqual(before);
+
+    const unquoted = cli("merchant", "create", "--name", "Unquoted", "Corp");
+    expect({ status: unquoted.status, stderr: unquoted.stderr.trim() }).toEqual({ status: 2, stderr: "unexpected 'Corp' after `merchant create` (quote a value that has spaces)" });
+    const [{ count }] = await handle.client`select count(*)::int as count from merchants where name = 'Unquoted'`;
+    expect(count).toBe(0);
+    expect(cli("replay", "base", "--from", "1", "--to", "2").status).toBe(2);
+    // A flag a command does read still works (`replay` and `indexer prune` have --dry-run).
+    expect(cli("indexer", "prune", "--dry-run").stderr).not.toContain("takes no");
+  });
+
+  test("every command names the flags it reads, and its usage line shows only those", () => {
+    for (const name of Object.keys(commands)) {
+      expect(commandFlags[name]).toBeDefined();
+      const line = usage.split("\n").find((l) => l.trimStart().startsWith(`${name} `) || l.trim() === name);
+      const shown = [...(line ?? "").matchAll(/--([a-z-]+)/g)].map((m) => m[1]!);
+      expect(shown.every((f) => commandFlags[name]!.includes(f))).toBe(true);
+    }
+  });
+
+  // BUG: the age shown was since the row's last change, and every fee bump changes it: a sweep stuck
+  // for an hour read "for 2m" while the stuck-transfer metric counted it.
+  test("transfers list: a broadcast transfer's age runs from its first broadcast, not its last fee bump", async () => {
+    const merchantId = merchantIdOf(await run("merchant create", { name: "Ages" }));
+    const payment = paymentRowFactory(config)(merchantId, { network: "base", receiveAddress: "0x6666666666666666666666666666666666666666" });
+    await insertPaymentRows(handle.db, [payment]);
+    const [row] = await handle.db
+      .insert(transfersOut)
+      .values({ paymentId: payment.id!, kind: "sweep", chainId: payment.chainId, tokenAddress: payment.tokenAddress, toAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", amount: 1n, status: "broadcast", nonce: 7, rawTx: "0x02", broadcastAt: new Date(Date.now() - 3_600_000) })
+      .returning();
+    try {
+      expect((await run("transfers list")).split("\n").find((l) => l.startsWith(row!.id))).toContain("nonce 7  for 60m");
+    } finally {
+      await handle.db.delete(transfersOut).where(eq(transfersOut.id, row!.id));
+    }
   });
 
   test("the npm entry point runs a command against DATABASE_URL", () => {

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import dns from "node:dns/promises";
 import { sql } from "drizzle-orm";
 import { createLogger } from "../../config/logger.ts";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { callbackSigningSecret, findWebhookEndpoint, listWebhookEndpoints } from "../../db/webhookEndpoints.ts";
-import { commands, UsageError } from "../../scripts/cli/commands.ts";
+import { CommandFailedError, commands, UsageError } from "../../scripts/cli/commands.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 let database: TestDatabase;
@@ -26,6 +27,20 @@ afterAll(async () => {
 });
 
 describe("webhook CLI", () => {
+  // BUG: every refusal of `webhook add` exited 2 ("you typed it wrong"), also a DNS lookup that
+  // failed for now: a script retrying on 1 gave up on what a retry fixes.
+  test("add: a live URL whose DNS lookup fails for now is a failure to retry (exit 1), a private one a refusal (exit 2)", async () => {
+    const lookup = spyOn(dns, "lookup").mockRejectedValue(Object.assign(new Error("queryA ESERVFAIL hooks.example"), { code: "ESERVFAIL" }));
+    try {
+      const failed = run("webhook add", { merchant: merchantId, mode: "live", url: "https://hooks.example/in" });
+      await expect(failed).rejects.toThrow(CommandFailedError);
+      await expect(failed).rejects.toThrow("Could not check --url: hooks.example could not be resolved (ESERVFAIL); retry shortly.");
+    } finally {
+      lookup.mockRestore();
+    }
+    await expect(run("webhook add", { merchant: merchantId, mode: "live", url: "https://10.0.0.1/in" })).rejects.toThrow(UsageError);
+  });
+
   test("add, list, rotate, remove", async () => {
     const added = await run("webhook add", { merchant: merchantId, mode: "test", url: "http://127.0.0.1:8080/hooks", events: "payment.completed, payment.expired" });
     const id = /^Webhook endpoint ([0-9a-f-]{36})/.exec(added)![1]!;
