@@ -236,3 +236,31 @@ test("evidence an operator's replay recorded counts once beside the indexer's; S
     await handle.db.execute(sql`delete from payments where id = ${id(9)}`);
   }
 });
+
+// BUG: `amount / 10 ^ decimals` took Postgres' default division scale (16 significant places):
+// an 18-decimal token's one-wei underpayment read as the exact amount. And a cross-chain payment,
+// paid to the merchant's wallet by the bridge's fill, was never settled.
+const BRIDGED = "00000000-0000-4000-8000-0000000000bb";
+test("an 18-decimal token's amounts are exact to the wei; a bridge-completed payment is settled when it completes", async () => {
+  const [acme] = await queryRows<{ merchant_id: string }>(handle.db, sql`select merchant_id from payments where id = ${id(1)}`);
+  const row = paymentRowFactory(config);
+  const bridged = {
+    ...row(acme!.merchant_id, { id: BRIDGED, kind: "deposit", amount: 99_990_000_000_000_000_001n, receiveAddress: "0x00000000000000000000000000000000000000bb", expiresAt: at(60) }),
+    tokenSymbol: "WEI18",
+    tokenDecimals: 18,
+    status: "completed" as const,
+    completedVia: "bridge" as const,
+    amountReceived: 99_990_000_000_000_000_001n,
+    confirmedAt: at(7),
+  };
+  await insertPaymentRows(handle.db, [bridged]);
+  try {
+    const [payment] = (await client.query(`select amount_decimal, received_decimal, completed_at, settled_at from analytics.payments where payment_id = '${BRIDGED}'`)).rows;
+    expect(payment).toMatchObject({ amount_decimal: "99.990000000000000001", received_decimal: "99.990000000000000001" });
+    expect(payment.settled_at).toBe(payment.completed_at);
+    const [day] = (await client.query(`select amount_decimal, received_decimal from analytics.daily_volume where token = 'WEI18'`)).rows;
+    expect(day).toEqual({ amount_decimal: "99.990000000000000001", received_decimal: "99.990000000000000001" });
+  } finally {
+    await handle.db.execute(sql`delete from payments where id = ${BRIDGED}`);
+  }
+});

@@ -1,0 +1,91 @@
+-- Exact decimal columns: `amount / 10 ^ decimals` gave Postgres' default division scale (16
+-- significant places), so an 18-decimal token's `99990000000000000001` read `99.99`. The
+-- dividend is given the token's scale first. And a cross-chain payment is settled when the
+-- bridge's fill completes it (the fill pays the merchant's wallet). Same columns, same order.
+create or replace view analytics.payments as
+select
+  p.id as payment_id,
+  p.merchant_id,
+  m.name as merchant_name,
+  p.mode,
+  p.is_test,
+  p.kind,
+  coalesce(n.short_name, p.chain_id) as network,
+  p.chain_id,
+  p.token_symbol as token,
+  p.token_decimals as decimals,
+  p.order_id,
+  p.status,
+  p.completed_via,
+  p.amount,
+  p.amount_received,
+  p.excess_owed,
+  p.late_amount,
+  trim_scale(round(p.amount, p.token_decimals) / 10::numeric ^ p.token_decimals) as amount_decimal,
+  trim_scale(round(p.amount_received, p.token_decimals) / 10::numeric ^ p.token_decimals) as received_decimal,
+  -- On time = received before the payment's deadline; what came after is late (and owed back).
+  (p.amount_received - p.late_amount) > 0 and (p.amount_received - p.late_amount) < p.amount as underpaid,
+  (p.amount_received - p.late_amount) > p.amount as overpaid,
+  p.late_amount > 0 as late,
+  p.completing_tx_hash,
+  p.completing_block,
+  p.confirmations,
+  p.created_at,
+  p.detected_at,
+  p.confirmed_at as completed_at,
+  s.settled_at,
+  p.expires_at,
+  extract(epoch from p.confirmed_at - p.created_at)::numeric(12, 3) as seconds_to_completion,
+  extract(epoch from s.settled_at - p.created_at)::numeric(12, 3) as seconds_to_settlement
+from payments p
+join merchants m on m.id = p.merchant_id
+left join analytics.networks n on n.network_id = p.network_id
+left join lateral (
+  -- Settled: the merchant holds the money. A deposit address is settled by its confirmed sweep;
+  -- the settlement contract (and a Solana Pay transfer) pays the merchant in the payment's own
+  -- transaction, a bridge's fill on the destination chain.
+  select case when p.status <> 'completed' then null
+              else coalesce(
+                (select max(t.updated_at) from transfers_out t where t.payment_id = p.id and t.kind = 'sweep' and t.status = 'confirmed'),
+                case when p.completed_via in ('settlement', 'bridge') then p.confirmed_at end)
+         end as settled_at
+) s on true;
+--> statement-breakpoint
+create or replace view analytics.payment_evidence as
+select
+  e.payment_id,
+  p.merchant_id,
+  p.mode,
+  coalesce(n.short_name, p.chain_id) as network,
+  p.chain_id,
+  p.token_symbol as token,
+  e.source,
+  e.tx_hash,
+  e.block_number,
+  e.log_index,
+  e.payer,
+  e.amount,
+  trim_scale(round(e.amount, p.token_decimals) / 10::numeric ^ p.token_decimals) as amount_decimal,
+  e.block_time,
+  case when h.block_number >= e.block_number then (h.block_number - e.block_number + 1)::bigint else 0 end as confirmations,
+  e.block_time > least(p.expires_at, coalesce(p.closed_at, p.expires_at)) as late,
+  coalesce(e.tx_hash = p.completing_tx_hash, false) as completing
+from analytics.indexed_credits() e
+join payments p on p.id = e.payment_id
+left join analytics.indexed_heads() h on h.chain_id = p.chain_id
+left join analytics.networks n on n.network_id = p.network_id;
+--> statement-breakpoint
+create or replace view analytics.daily_volume as
+select
+  (completed_at at time zone 'UTC')::date as day,
+  mode,
+  network,
+  token,
+  count(*) as payments,
+  sum(amount) as amount,
+  trim_scale(round(sum(amount), decimals) / 10::numeric ^ decimals) as amount_decimal,
+  sum(amount_received) as received,
+  trim_scale(round(sum(amount_received), decimals) / 10::numeric ^ decimals) as received_decimal
+from analytics.payments
+where status = 'completed'
+group by 1, 2, 3, 4, decimals;
