@@ -46,3 +46,25 @@ test("a poll answered after the stream spoke is dropped; one answered while poll
   expect(views).toEqual(["completed", "completed"]);
   source.emit("open"); // stops the page's polling timer
 });
+
+// BUG: two polls in flight at once (one slower than the interval, or a refresh beside the timer's)
+// were both shown, the older answer last: "pending" came back over "confirming", and with it the
+// pay button the customer had just used.
+test("polling: an older poll answered after a newer one is dropped", async () => {
+  const answers: Array<(status: string) => void> = [];
+  globalThis.fetch = (() =>
+    new Promise((resolve) => answers.push((status) => resolve(new Response(JSON.stringify({ payment: { status } })))))) as unknown as typeof fetch;
+  (globalThis as { EventSource?: unknown }).EventSource = undefined;
+  const views: string[] = [];
+  const live = followPayment({ apiBase: "http://x/api/v1", paymentId: "p", onView: (view: { status: string }) => views.push(view.status), pollMs: 60_000 });
+  void live.refresh(); // a refresh while the first poll is still out
+  answers[1]!("confirming");
+  await Bun.sleep(10);
+  answers[0]!("pending");
+  await Bun.sleep(10);
+  expect(views).toEqual(["confirming"]);
+  void live.refresh();
+  answers[2]!("completed");
+  await Bun.sleep(10);
+  expect(views).toEqual(["confirming", "completed"]);
+});

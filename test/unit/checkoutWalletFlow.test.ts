@@ -1,10 +1,10 @@
-import { expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { decodeFunctionData, erc20Abi } from "viem";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import { en } from "../../api/checkout/messages/en.ts";
 import { checkoutWallet } from "../../rails/evm/checkoutWallet.ts";
 // @ts-expect-error: a browser module without types
-import { payWith } from "../../api/checkout/assets/wallet.js";
+import { payWith, setUpWallet } from "../../api/checkout/assets/wallet.js";
 
 /**
  * The page's "Pay with wallet" flow against a scripted EIP-1193 wallet: what it sends for
@@ -38,7 +38,7 @@ const plan = checkoutWallet(
 const view = { status: "pending", amountRemaining: "25.5", amountReceived: "0", token: "USDT", network: "ethereum", networkName: "Ethereum", decimals: 6, wallet: plan };
 
 /** A wallet on the plan's chain holding enough of the token, whose token has `allowance` for the settlement contract. */
-function walletWith(allowance: bigint) {
+function walletWith(allowance: bigint, receipt: (name: string) => unknown = () => ({ status: "0x1" })) {
   const sent: Array<{ name: string; args: readonly unknown[] }> = [];
   const provider = {
     async request({ method, params }: { method: string; params?: unknown[] }) {
@@ -66,7 +66,7 @@ function walletWith(allowance: bigint) {
           return `0x${String(sent.length).padStart(64, "0")}`;
         }
         case "eth_getTransactionReceipt":
-          return { status: "0x1" };
+          return receipt(sent[Number(BigInt(params![0] as string)) - 1]!.name);
         default:
           throw new Error(`unexpected ${method}`);
       }
@@ -99,3 +99,61 @@ test("a smaller approval left from before: set it to 0 first, then approve and p
   expect(sent).toEqual(["approve 0", `approve ${amount}`, "pay"]);
   expect(steps).toContain("Step 1 of 3: confirm “clear the earlier allowance of USDT (your wallet kept it from a previous try)” in your wallet.");
 });
+
+// The stand-in document and window are this file's alone: other files' libraries look for a browser by them.
+afterEach(() => {
+  delete (globalThis as { document?: unknown }).document;
+  delete (globalThis as { window?: unknown }).window;
+});
+
+/** The page's wallet button on a stand-in document: its elements, and a click that resolves when the flow ends. */
+function walletButton(provider: object) {
+  const element = () => ({ hidden: true, disabled: false, textContent: "", listeners: {} as Record<string, () => Promise<void>>, setAttribute() {}, removeAttribute() {}, addEventListener(type: string, listener: () => Promise<void>) { this.listeners[type] = listener; } });
+  const elements: Record<string, ReturnType<typeof element>> = { "wallet-pay": element(), "wallet-none": element(), "wallet-message": element(), "wallet-error": element() };
+  Object.assign(globalThis, { document: { getElementById: (id: string) => elements[id] }, window: { ethereum: provider, addEventListener() {} } });
+  let current = view;
+  const { update } = setUpWallet({ t: en, locale: "en", getView: () => current });
+  const show = (next: typeof view) => ((current = next), update(next, true));
+  show(view);
+  return { button: elements["wallet-pay"]!, message: elements["wallet-message"]!, alert: elements["wallet-error"]!, click: () => elements["wallet-pay"]!.listeners.click!(), show };
+}
+
+// BUG: once the paying transaction was out, a failed receipt lookup (the wallet's node rate-limited)
+// showed "your wallet reported a problem" with the button back: a second click paid twice.
+test("the paying transaction sent but its receipt not to be had: no retry offered until the view moves on", async () => {
+  const wallet = walletWith(amount, () => {
+    throw Object.assign(new Error("Request limit exceeded"), { code: -32005 });
+  });
+  const page = walletButton(wallet.provider);
+  expect(page.button.hidden).toBe(false);
+  await page.click();
+  expect(wallet.sent.map((s) => s.name)).toEqual(["pay"]);
+  expect({ hidden: page.button.hidden, message: page.message.textContent, alert: page.alert.textContent }).toEqual({ hidden: true, message: en.walletUnconfirmed, alert: "" });
+  page.show({ ...view }); // the same view polled again
+  expect(page.button.hidden).toBe(true);
+  page.show({ ...view, amountReceived: "25.5" }); // the service saw it
+  expect(page.button.hidden).toBe(false);
+}, 20_000);
+
+test("a receipt lookup that fails now and then is asked again: paid, once", async () => {
+  let calls = 0;
+  const wallet = walletWith(amount, () => {
+    if (++calls <= 2) throw Object.assign(new Error("Request limit exceeded"), { code: -32005 });
+    return { status: "0x1" };
+  });
+  const page = walletButton(wallet.provider);
+  await page.click();
+  expect(wallet.sent.map((s) => s.name)).toEqual(["pay"]);
+  expect({ hidden: page.button.hidden, message: page.message.textContent }).toEqual({ hidden: true, message: en.walletDone });
+}, 20_000);
+
+test("an approval whose receipt cannot be had moved no money: the problem is shown and the button stays", async () => {
+  const wallet = walletWith(0n, (name) => {
+    if (name === "approve") throw Object.assign(new Error("Request limit exceeded"), { code: -32005 });
+    return { status: "0x1" };
+  });
+  const page = walletButton(wallet.provider);
+  await page.click();
+  expect(wallet.sent.map((s) => s.name)).toEqual(["approve"]);
+  expect({ hidden: page.button.hidden, alert: page.alert.textContent }).toEqual({ hidden: false, alert: "Your wallet reported a problem: Request limit exceeded" });
+}, 20_000);

@@ -12,14 +12,22 @@ export function followPayment({ apiBase, paymentId, onView, pollMs = 4000 }) {
   // A poll answered after the stream has spoken (or polling stopped) is older than what the
   // page shows: dropped, else a slow poll could put "confirming" back over "completed".
   let generation = 0;
+  // Polls overlap (one slower than the interval, a refresh beside the timer's): an answer to an
+  // older poll than the one last shown is dropped too, else "pending" came back after "confirming".
+  let asked = 0;
+  let shown = 0;
 
   async function poll() {
-    const asked = generation;
+    const at = generation;
+    const mine = ++asked;
     try {
       const response = await fetch(url, { cache: "no-store", headers: { accept: "application/json" } });
       if (!response.ok) return;
       const view = (await response.json()).payment;
-      if (asked === generation) onView(view);
+      if (at === generation && mine > shown) {
+        shown = mine;
+        onView(view);
+      }
     } catch {
       // Offline for a moment: the next poll tries again.
     }

@@ -10,10 +10,12 @@ import { format, formatAmount, payingOf } from "./status.js";
 
 /** A failure to tell the customer about: a message key and its values. */
 class WalletProblem extends Error {
-  constructor(key, values = {}) {
+  /** `sent`: the payment's transaction had left the wallet when this happened (the money may be on its way). */
+  constructor(key, values = {}, sent = false) {
     super(key);
     this.key = key;
     this.values = values;
+    this.sent = sent;
   }
 }
 
@@ -41,8 +43,15 @@ function explain(error) {
 }
 
 async function waitForReceipt(provider, hash) {
-  for (let i = 0; i < 1200; i++) {
-    const receipt = await provider.request({ method: "eth_getTransactionReceipt", params: [hash] });
+  for (let i = 0, failures = 0; i < 1200; i++) {
+    // A lookup the wallet's node refuses (rate-limited, briefly down) is asked again, up to a few times in a row.
+    const receipt = await provider.request({ method: "eth_getTransactionReceipt", params: [hash] }).then(
+      (answer) => ((failures = 0), answer),
+      (error) => {
+        if (++failures >= 5) throw error;
+        return null;
+      },
+    );
     if (receipt) return receipt;
     await sleep(1000);
   }
@@ -119,7 +128,12 @@ export async function payWith(provider, view, t, locale, progress) {
       params: [{ from: account, to: tx.to, data: tx.data, value: `0x${BigInt(tx.value).toString(16)}` }],
     });
     progress(format(t.walletMining, { step, steps }));
-    const receipt = await waitForReceipt(provider, hash);
+    // Once the transaction that moves the money is out, a failure to see it mined is no failure
+    // to pay: the customer must not be invited to pay again (the caller keeps the button hidden).
+    const movesMoney = tx.description !== "approve" && tx.description !== "resetApproval";
+    const receipt = await waitForReceipt(provider, hash).catch((error) => {
+      throw movesMoney ? new WalletProblem("walletUnconfirmed", {}, true) : error;
+    });
     if (receipt.status !== "0x1" && receipt.status !== 1 && receipt.status !== "success") throw new WalletProblem("errorReverted");
   }
 }
@@ -165,9 +179,16 @@ export function setUpWallet({ t, locale, getView }) {
       update(getView(), paying);
     } catch (error) {
       const problem = explain(error);
+      if (problem.sent) {
+        // Out, but not seen mined: as after a success, hidden until the view moves on.
+        message.textContent = t[problem.key];
+        sentAt = progressOf(view);
+        update(getView(), paying);
+        return;
+      }
       message.textContent = "";
-      const paying = payingOf(view);
-      alert.textContent = format(t[problem.key], { network: paying.network, token: paying.token, ...problem.values });
+      const target = payingOf(view);
+      alert.textContent = format(t[problem.key], { network: target.network, token: target.token, ...problem.values });
     } finally {
       busy = false;
       button.disabled = false;

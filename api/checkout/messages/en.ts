@@ -71,6 +71,7 @@ export const en = {
   walletConfirm: "Step {step} of {steps}: confirm “{action}” in your wallet.",
   walletMining: "Step {step} of {steps}: waiting for the network to include your transaction…",
   walletDone: "Sent. This page updates as soon as the network confirms your payment.",
+  walletUnconfirmed: "Sent, but your wallet has not seen it confirmed yet. Do not pay again: this page updates as soon as the network confirms your payment.",
   actionApprove: "allow the payment of {amount} {token}",
   actionPay: "pay {amount} {token}",
   actionTransfer: "send {amount} {token}",

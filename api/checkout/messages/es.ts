@@ -70,6 +70,7 @@ export const es: Messages = {
   walletConfirm: "Paso {step} de {steps}: confirma «{action}» en tu billetera.",
   walletMining: "Paso {step} de {steps}: esperando a que la red incluya tu transacción…",
   walletDone: "Enviado. Esta página se actualizará en cuanto la red confirme tu pago.",
+  walletUnconfirmed: "Enviado, pero tu billetera aún no lo ve confirmado. No pagues de nuevo: esta página se actualizará en cuanto la red confirme tu pago.",
   actionApprove: "autorizar el pago de {amount} {token}",
   actionPay: "pagar {amount} {token}",
   actionTransfer: "enviar {amount} {token}",

@@ -70,6 +70,7 @@ export const fr: Messages = {
   walletConfirm: "Étape {step} sur {steps} : confirmez « {action} » dans votre portefeuille.",
   walletMining: "Étape {step} sur {steps} : en attente de l’inclusion de votre transaction par le réseau…",
   walletDone: "Envoyé. Cette page se met à jour dès que le réseau confirme votre paiement.",
+  walletUnconfirmed: "Envoyé, mais votre portefeuille ne le voit pas encore confirmé. Ne payez pas une seconde fois : cette page se met à jour dès que le réseau confirme votre paiement.",
   actionApprove: "autoriser le paiement de {amount} {token}",
   actionPay: "payer {amount} {token}",
   actionTransfer: "envoyer {amount} {token}",
