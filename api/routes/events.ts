@@ -41,9 +41,11 @@ export const eventRoutes = ({ db, credentials }: ApiDeps) => {
         let afterPosition = 0;
         if (query.startingAfter !== undefined && query.startingAfter !== "") {
           const cursor = uuidPattern.test(query.startingAfter) ? await findMerchantEvent(db, auth.merchantId, auth.mode, query.startingAfter) : undefined;
-          if (!cursor || cursor.feedPosition === null) {
-            throw new ValidationError("startingAfter", "Invalid query parameter 'startingAfter': not an event id of this account");
-          }
+          if (!cursor) throw new ValidationError("startingAfter", "Invalid query parameter 'startingAfter': not an event id of this account");
+          // Committed but not positioned yet (its webhook can arrive first; another session is
+          // positioning now): its place will be after every event placed so far, so nothing
+          // comes after it yet. The same cursor is given back, to ask again.
+          if (cursor.feedPosition === null) return { success: true, events: [], hasMore: false, nextCursor: cursor.id };
           afterPosition = cursor.feedPosition;
         }
         const rows = await listFeed(db, { merchantId: auth.merchantId, mode: auth.mode, afterPosition, limit, paymentId: query.paymentId, type: query.type });

@@ -688,6 +688,36 @@ describe("events", () => {
     expect(next.events.map((e) => e.id)).toEqual([early.id]);
   });
 
+  // BUG: a webhook can arrive before its event has a feed position (the relay enqueues even when
+  // another session holds the positioning lock); the merchant's startingAfter=<that id> got 400
+  // "not an event id of this account", which a client takes as a cursor to throw away.
+  test("startingAfter an event committed but not positioned yet: an empty page and the same cursor, then the events after it", async () => {
+    const row = (await findPayment(api.db, (await createPayment()).id))!;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    // Another session positioning the feed (or stuck holding its lock).
+    const positioning = api.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(726006)`);
+      locked();
+      await held;
+    });
+    await lockTaken;
+    let event!: { id: string };
+    try {
+      event = await api.db.transaction((tx) => recordPaymentEvent(tx as never, row, "payment.detected"));
+      const early = await api.request(`/api/v1/events?startingAfter=${event.id}`, { headers: secretAuth() });
+      expect({ status: early.status, body: early.body }).toEqual({ status: 200, body: { success: true, events: [], hasMore: false, nextCursor: event.id } });
+    } finally {
+      release();
+      await positioning;
+    }
+    const next = await api.db.transaction((tx) => recordPaymentEvent(tx as never, row, "payment.confirmed"));
+    const later = await api.request(`/api/v1/events?startingAfter=${event.id}`, { headers: secretAuth() });
+    expect(later.body.events.map((e: { id: string }) => e.id)).toEqual([next.id]);
+  });
+
   test("an idempotent replay of a creation writes no second event", async () => {
     const key = `idem-${randomUUID()}`;
     const body = { amount: "3", currency: "USDC", network: "anvil" };
