@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import pg from "pg";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
+import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
+import { noteIndexedRemovals } from "../../rails/evm/readModel/noteRemovals.ts";
 import { commands } from "../../scripts/cli/commands.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { ANVIL_USDC, anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
@@ -78,4 +81,31 @@ test("removes old transfers that pay no payment; keeps every payment's rows and 
   expect(after.get(a!.id!)!.after.amountReceived).toBe(1_000_000n);
 
   expect(await run()).toBe("evm: removed 0 indexed rows that are no payment's evidence; 3 stay");
+});
+
+// BUG: the prune's delete fired the trigger that notes a reorg's rollback, so the chain read as
+// being re-read: every payment's answer held, refunds held, until the indexer moved its
+// checkpoint (never, while it was stopped for the prune).
+test("a prune is no reorg: the chain is not taken as re-read after it; a rollback's delete still is", async () => {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    // A function from before the prune's mark is replaced in place.
+    await client.query(`create or replace function stablepay_note_removed() returns trigger language plpgsql as $$ begin return null; end $$`);
+    await client.query(`create trigger stablepay_note_removed after delete on ${schema}.token_transfer referencing old table as removed_rows for each statement execute function stablepay_note_removed()`);
+    await noteIndexedRemovals(client, schema);
+    const rereading = async () => (await indexedBlocks(handle.db, schema)).rereading?.has("31337");
+    await indexTransfer(300, "0x6666666666666666666666666666666666666666", 0);
+    expect(await rereading()).toBe(false);
+    expect(await run()).toBe("evm: removed 1 indexed rows that are no payment's evidence; 3 stay");
+    expect(await rereading()).toBe(false);
+
+    await indexTransfer(4_990, "0x7777777777777777777777777777777777777777", 0);
+    await handle.db.execute(sql`delete from ${sql.identifier(schema)}.token_transfer where block_number = 4990`); // the indexer's rollback
+    expect(await rereading()).toBe(true);
+  } finally {
+    await handle.db.execute(sql`delete from indexed_removals`);
+    await client.query(`drop trigger if exists stablepay_note_removed on ${schema}.token_transfer`);
+    await client.end();
+  }
 });

@@ -1,6 +1,9 @@
 import type pg from "pg";
 import { INDEXED_TABLES } from "./tables.ts";
 
+/** Set (transaction-local) by `indexer prune`: its deletes are not a reorg's rollback. */
+export const PRUNING_SETTING = "stablepay.pruning";
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
@@ -23,12 +26,18 @@ export async function noteIndexedRemovals(client: pg.Client, baseSchema: string)
        and not exists (select 1 from pg_trigger where tgname = 'stablepay_note_removed' and tgrelid = to_regclass(t.name))`,
     [tables],
   );
-  if (missing.length === 0) return;
+  // A function from before the prune's mark (below) is replaced in place: its triggers keep it.
+  const { rows: marked } = await client.query<{ current: boolean }>(
+    `select exists (select 1 from pg_proc where proname = 'stablepay_note_removed' and prosrc like '%${PRUNING_SETTING}%') as current`,
+  );
+  if (missing.length === 0 && marked[0]!.current) return;
   const { rows } = await client.query<{ schema: string }>("select current_schema() as schema");
   const service = rows[0]!.schema;
   await client.query(`
     create or replace function stablepay_note_removed() returns trigger language plpgsql security definer as $$
     begin
+      -- The operator's prune removes rows that are no payment's evidence: no reorg, nothing to re-read.
+      if current_setting('${PRUNING_SETTING}', true) = 'on' then return null; end if;
       execute format(
         'insert into ${quote(service).replaceAll("'", "''")}.indexed_removals (chain_id, checkpoint)
            select distinct o.chain_id::text, c.latest_checkpoint from removed_rows o join %I.${INDEXED_TABLES.checkpoint} c on c.chain_id = o.chain_id

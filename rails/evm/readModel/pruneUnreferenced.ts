@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../../db/client.ts";
 import type { PruneResult, RailContext } from "../../types.ts";
 import { indexedBlocks } from "./indexedBlocks.ts";
+import { PRUNING_SETTING } from "./noteRemovals.ts";
 import { INDEXED_TABLES, indexedTables } from "./tables.ts";
 
 /** Rows this close to the indexed head are left alone: a reorg may still rewrite them (Ponder owns them until final). */
@@ -26,7 +27,11 @@ export async function pruneUnreferencedTransfers(ctx: RailContext, options: { dr
       and not exists (select 1 from payments p where p.chain_id = t.chain_id::text and lower(p.receive_address) = t."to")`;
     const [row] = options.dryRun
       ? await queryRows<{ n: string }>(ctx.db, sql`select count(*)::text as n from ${table} t where ${unreferenced}`)
-      : await queryRows<{ n: string }>(ctx.db, sql`with gone as (delete from ${table} t where ${unreferenced} returning 1) select count(*)::text as n from gone`);
+      : await ctx.db.transaction(async (tx) => {
+          // Not a reorg's rollback: the removal trigger must not make the chain look re-read (reconcile would hold every answer).
+          await tx.execute(sql`select set_config(${PRUNING_SETTING}, 'on', true)`);
+          return queryRows<{ n: string }>(tx as never, sql`with gone as (delete from ${table} t where ${unreferenced} returning 1) select count(*)::text as n from gone`);
+        });
     removed += Number(row!.n);
   }
   const [left] = await queryRows<{ n: string }>(ctx.db, sql`select count(*)::text as n from ${table}`);
