@@ -132,3 +132,36 @@ test("calls at once run one at a time: one webhook is created, and the calls que
   await mainnet(["C", "B", "A"]);
   expect(sent.length).toBe(3);
 });
+
+// BUG: the webhook was looked up (and re-enabled) only on the process's first call: one Helius
+// disabled later stayed disabled, and one deleted failed every update (404) until a restart.
+test("while running: a webhook Helius disabled is re-enabled at the next look; one deleted is created again", async () => {
+  webhooks.clear();
+  let clock = 0;
+  const realNow = Date.now;
+  Date.now = () => clock;
+  try {
+    const mainnet = createHeliusWebhookSync({ apiKey: API_KEY, webhookUrl: URL_, authHeader: AUTH, devnet: false, recheckMs: 60_000 });
+    clock = 100_000;
+    await mainnet(["Addr7"]);
+    const [id] = [...webhooks.keys()];
+    webhooks.set(id!, { ...webhooks.get(id!)!, active: false }); // Helius gave up on deliveries
+    calls.length = 0;
+    clock += 1_000;
+    await mainnet(["Addr7"]);
+    expect(calls).toEqual([]); // not due yet
+    clock += 60_000;
+    await mainnet(["Addr7"]);
+    expect(calls).toEqual(["GET /v0/webhooks", `PATCH /v0/webhooks/${id}`]);
+    expect(webhooks.get(id!)).toMatchObject({ active: true, accountAddresses: ["Addr7"] });
+
+    webhooks.delete(id!); // someone deleted it
+    calls.length = 0;
+    await expect(mainnet(["Addr8"])).rejects.toThrow("404");
+    await mainnet(["Addr8"]);
+    expect(calls).toEqual([`PUT /v0/webhooks/${id}`, "GET /v0/webhooks", "POST /v0/webhooks"]);
+    expect([...webhooks.values()]).toEqual([expect.objectContaining({ accountAddresses: ["Addr8"], active: true })]);
+  } finally {
+    Date.now = realNow;
+  }
+});
