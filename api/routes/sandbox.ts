@@ -25,7 +25,8 @@ export const sandboxRoutes = (deps: ApiDeps) =>
     )
     .post("/:paymentId/simulate", ({ auth, params, body }) => simulatePayment(deps, auth, params.paymentId, body), {
       auth: "public",
-      params: t.Object({ paymentId: t.String({ maxLength: 100 }) }),
+      // No length limit: an id no test payment has is a 404 (the spec), however long; and after the key is checked.
+      params: t.Object({ paymentId: t.String() }),
       // Any JSON (or none): a missing or misnamed `action` is a failure outcome, not a validation
       // error. Malformed JSON is still a 400 (t.Unknown keeps Elysia's parse check; t.Optional would not).
       body: t.Unknown({ description: '{action: "complete"} completes the payment; anything else fails it' }),

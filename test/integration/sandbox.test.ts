@@ -226,12 +226,14 @@ describe("POST /sandbox/payments/{paymentId}/simulate: the spec's table", () => 
   });
 
   test("unknown test payment → 404 {success:false}", async () => {
-    const cases = [randomUUID(), "not-a-uuid", "00000000-0000-0000-0000-000000000000"];
+    // BUG: an id past 100 characters failed the path's schema: 400, and before the key was checked.
+    const cases = [randomUUID(), "not-a-uuid", "00000000-0000-0000-0000-000000000000", "a".repeat(101)];
     for (const id of cases) {
       const response = await simulate(id, { action: "complete" });
       expect(response.status).toBe(404);
       expect(response.body.success).toBe(false);
     }
+    expect((await simulate("a".repeat(101), { action: "complete" }, { "x-public-key": "pk_test_nope" })).status).toBe(401);
   });
 
   test("another merchant's test payment, or a live payment → 404", async () => {
