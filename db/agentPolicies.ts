@@ -1,5 +1,6 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Mode } from "../config/index.ts";
+import { usdUnitsOfAmount } from "./usdUnits.ts";
 import { queryRows, type Db } from "./client.ts";
 import { agentPolicies } from "./schema/index.ts";
 
@@ -48,7 +49,7 @@ export async function deleteAgentPolicy(db: Db, merchantId: string, mode: Mode, 
  */
 export async function agentSpentSince(db: Db, merchantId: string, mode: Mode, agentId: string, since: Date): Promise<bigint> {
   const [row] = await queryRows<{ total: string }>(db, sql`
-    select round(coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric), 0))::text as total
+    select round(coalesce(sum(${usdUnitsOfAmount}), 0))::text as total
     from payments
     where merchant_id = ${merchantId} and mode = ${mode} and agent_id = ${agentId}
       and created_at >= ${since.toISOString()}::timestamptz

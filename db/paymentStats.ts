@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Mode } from "../config/index.ts";
+import { usdUnitsOfAmount } from "./usdUnits.ts";
 import { queryRows, type Db } from "./client.ts";
 import type { PaymentStatus } from "../domain/paymentStatus.ts";
 
@@ -36,10 +37,10 @@ export async function paymentStats(
       count(*) filter (where status in ('pending', 'confirming'))::text as pending,
       count(*) filter (where status in ('failed', 'cancelled', 'expired'))::text as failed,
       count(*) filter (where agent_id is not null)::text as agent,
-      round(coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric)
+      round(coalesce(sum(${usdUnitsOfAmount})
         filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
                 and not coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_usd,
-      round(coalesce(sum(amount * ('1' || repeat('0', greatest(18 - token_decimals, 0)))::numeric * settlement_rate)
+      round(coalesce(sum(${usdUnitsOfAmount} * settlement_rate)
         filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
                 and coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_at_rate,
       round(coalesce(sum(fiat_amount * 1000000000000000000::numeric)

@@ -32,7 +32,9 @@ export async function merchantStats(deps: { config: Config; db: Db }, auth: { me
   if (start && end && rangeStart(start) >= rangeEndExclusive(end)) throw invalidQuery("endDate", "must not be before 'startDate'");
   const statusText = queryValue(query, "statusFilter");
   // A counter's name selects what that counter counts: `failed` is failed, cancelled and expired.
-  const statuses = statusText === undefined || statusText === "all" ? null : (statsGroups[statusText] ?? [queryStatus("statusFilter", statusText)]);
+  // Own names only: `constructor` or `toString` must not find Object.prototype's (a 500).
+  const group = statusText !== undefined && Object.hasOwn(statsGroups, statusText) ? statsGroups[statusText] : undefined;
+  const statuses = statusText === undefined || statusText === "all" ? null : (group ?? [queryStatus("statusFilter", statusText)]);
 
   const merchant = await findMerchant(deps.db, auth.merchantId);
   if (!merchant) throw new NotFoundError("No such merchant.");

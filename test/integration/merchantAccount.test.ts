@@ -6,6 +6,8 @@ import type { NewPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
+import { agentSpentSince } from "../../db/agentPolicies.ts";
+import { tokenUnitsToUsd } from "../../domain/agentPolicy.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
 /**
@@ -417,6 +419,22 @@ describe("GET /payments/merchant/stats", () => {
     });
   });
 
+  // BUG: the SQL scaled to 10^-18 USD by multiplying by 10^max(18 - decimals, 0): a token of more
+  // than 18 decimals (a networks file allows 36) counted 10^(decimals - 18) times over, in the
+  // totals and in an agent's daily spending (every later create refused).
+  test("a token of more than 18 decimals counts at its value, in the totals and an agent's spending", async () => {
+    const wide = await api.seedMerchant("Wide decimals");
+    const token24 = (units: bigint) => ({ amount: units, tokenDecimals: 24, tokenSymbol: "W24", currency: "W24" });
+    await insertPaymentRows(api.db, [
+      row(wide.id, { network: "base", createdAt: T("2025-03-01T00:00:00Z"), status: "completed", ...token24(10n ** 24n) }),
+      row(wide.id, { network: "base", createdAt: new Date(), status: "pending", agentId: "wide-bot", ...token24(10n ** 24n + 1n) }),
+    ]);
+    expect(await stats("", sk(wide))).toMatchObject({ completedPayments: 1, totalAmount: "1.00" });
+    // Past 18 decimals a part of 10^-18 USD rounds up, as tokenUnitsToUsd does.
+    expect(await agentSpentSince(api.db, wide.id, "live", "wide-bot", new Date(Date.now() - 60_000))).toBe(tokenUnitsToUsd(10n ** 24n + 1n, 24));
+    expect(tokenUnitsToUsd(10n ** 24n + 1n, 24)).toBe(10n ** 18n + 1n);
+  });
+
   test("one day (both ends inclusive; a date covers the whole UTC day)", async () => {
     // 10 + 2.5 + 1.000001 = 13.500001 over 3 → 4.500000333… → 4.500000
     expect(await stats("?startDate=2025-03-01&endDate=2025-03-01")).toStrictEqual({
@@ -486,6 +504,10 @@ describe("GET /payments/merchant/stats", () => {
       ["?statusFilter=paid", "statusFilter"],
       ["?statusFilter=completed,failed", "statusFilter"],
       ["?statusFilter=a&statusFilter=b", "statusFilter"],
+      // BUG: Object.prototype's names found an inherited function: 500.
+      ["?statusFilter=constructor", "statusFilter"],
+      ["?statusFilter=__proto__", "statusFilter"],
+      ["?statusFilter=toString", "statusFilter"],
     ];
     for (const [query, name] of cases) expectQueryError(await get(`/api/v1/payments/merchant/stats${query}`, sk(m)), name);
   });
