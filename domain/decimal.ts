@@ -50,16 +50,18 @@ export const roundHalfUpDiv = (a: bigint, b: bigint): bigint => (2n * a + b) / (
  * A JSON number (as a parser produced it) to the decimal text it was written as.
  * `String(n)` is the shortest text that round-trips, so "1550.25" stays exactly that;
  * exponent forms (1e-7, 1.5e21) are expanded. Null for non-finite or negative values,
- * and for numbers with more digits than a double holds exactly (send those as strings).
+ * and for numbers with more digits than a double holds exactly (send those as strings) unless
+ * `anyDigits`: where the double itself is the value meant (a rate a source computed), its
+ * shortest round-trip text is taken as written.
  */
-export function decimalFromNumber(value: number): string | null {
+export function decimalFromNumber(value: number, options: { anyDigits?: boolean } = {}): string | null {
   if (!Number.isFinite(value) || value < 0) return null;
   const text = String(value);
   const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
   if (!match) return null;
   const digits = match[1]! + (match[2] ?? "");
   // More significant digits than a double holds: the parser already rounded what was sent.
-  if (digits.replace(/^0+/, "").length > 15) return null;
+  if (!options.anyDigits && digits.replace(/^0+/, "").length > 15) return null;
   const exponent = Number(match[3] ?? "0") - (match[2] ?? "").length;
   if (exponent >= 0) return formatScaled(BigInt(digits) * 10n ** BigInt(exponent), 0);
   return formatScaled(BigInt(digits), -exponent);

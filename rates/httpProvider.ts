@@ -71,7 +71,9 @@ export function createHttpRatesProvider(options: HttpRatesOptions): RatesProvide
     source,
     async current() {
       const at = now().getTime();
-      const fresh = cached && at - cached.fetchedAt < options.cacheTtlMs;
+      // Rates that turned stale inside the TTL (the source's time, not our fetch, ages them) are
+      // asked for again once retryAfter has passed since the fetch: the source may have newer ones.
+      const fresh = cached && at - cached.fetchedAt < options.cacheTtlMs && !(snapshot(cached).stale && at - cached.fetchedAt >= retryAfterMs);
       const backingOff = lastFailure && at - lastFailure.at < retryAfterMs;
       if (!fresh && !backingOff) {
         inflight ??= refresh().finally(() => (inflight = null));

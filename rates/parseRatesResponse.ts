@@ -24,14 +24,27 @@ export function parseRatesResponse(json: unknown): ParsedRates {
   const rates: Record<string, string> = {};
   for (const [code, value] of Object.entries(raw as Record<string, unknown>)) {
     if (!/^[A-Z]{3}$/.test(code)) continue;
-    const text = typeof value === "number" ? decimalFromNumber(value) : typeof value === "string" ? normalizeDecimal(value, 36) : null;
+    // A rate sent as a number is the double the source computed (often to 17 digits): taken as
+    // written, not refused as an amount of too many digits would be (that dropped the currency).
+    const text = typeof value === "number" ? decimalFromNumber(value, { anyDigits: true }) : typeof value === "string" ? normalizeDecimal(value, 36) : null;
     if (text === null || text === "0") continue;
     rates[code] = text;
   }
   if (rates.USD !== undefined && rates.USD !== "1") throw new RatesResponseError(`USD rate is ${rates.USD} against a USD base`);
   if (Object.keys(rates).length === 0) throw new RatesResponseError("response has no usable rates");
 
-  const unix = body.time_last_update_unix ?? body.timestamp;
-  const updatedAt = typeof unix === "number" && Number.isFinite(unix) && unix > 0 ? new Date(unix * 1000) : null;
-  return { rates: { ...rates, USD: "1" }, updatedAt };
+  return { rates: { ...rates, USD: "1" }, updatedAt: updateTime(body.time_last_update_unix ?? body.timestamp) };
+}
+
+/**
+ * The source's update time: Unix seconds, as a number or a numeric string; a value only
+ * milliseconds can be (past the year 5138 in seconds) is read as milliseconds. Absent: null
+ * (the fetch time stands in). Present but unreadable, the answer is refused: taken as "now",
+ * a mirror frozen days ago would never look stale.
+ */
+function updateTime(stamp: unknown): Date | null {
+  if (stamp === undefined || stamp === null) return null;
+  const value = typeof stamp === "number" ? stamp : typeof stamp === "string" && /^\s*\d+(\.\d+)?\s*$/.test(stamp) ? Number(stamp) : NaN;
+  if (!Number.isFinite(value) || value <= 0) throw new RatesResponseError(`unreadable update time ${JSON.stringify(stamp)}`);
+  return new Date(value >= 1e11 ? value : value * 1000);
 }

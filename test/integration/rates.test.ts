@@ -123,6 +123,20 @@ describe("HTTP rates provider against a loopback server", () => {
   });
 
   // BUG: a failing source was never logged: the cached rates hid it until every fiat creation was a 503.
+  // BUG: whether to ask the source again followed only our fetch time: rates that turned stale by
+  // the source's time inside the TTL were served stale (fiat payments refused) for the rest of it.
+  test("rates that turn stale inside the TTL are asked for again (after retryAfter), not served stale", async () => {
+    source.set({ body: erApi(3_590) });
+    let now = Date.now();
+    const p = provider({ now: () => new Date(now), retryAfterMs: 5_000 });
+    expect((await p.current()).stale).toBe(false);
+    source.set({ body: erApi(0) });
+    const before = source.requests;
+    now += 20_000; // past the maximum age by the source's time, well inside the TTL
+    expect((await p.current()).stale).toBe(false);
+    expect(source.requests - before).toBe(1);
+  });
+
   test("a failed fetch is logged at warn, naming the source's host", async () => {
     source.set({ status: 401, raw: "{}" });
     const lines: string[] = [];

@@ -110,6 +110,23 @@ describe("parseRatesResponse (open.er-api.com's shape)", () => {
     });
   });
 
+  // BUG: a rate sent with 16–17 significant digits (a source's computed double) was dropped as
+  // "too many digits for a JSON number": its currency then read as not priced (a 400).
+  test("a rate sent as a full-precision double is taken as written", () => {
+    expect(parseRatesResponse({ base_code: "USD", rates: { EUR: 1.0869565217391304, GBP: 0.79 } }).rates).toEqual({ EUR: "1.0869565217391304", GBP: "0.79", USD: "1" });
+  });
+
+  // BUG: an update time sent as a string, or in milliseconds, read as "none" or as the year 55,000
+  // (then clamped to the fetch): a mirror frozen for days looked fresh at every fetch.
+  test("the update time in seconds or milliseconds, as a number or a numeric string; one present but unreadable refuses the answer", () => {
+    const at = (stamp: unknown) => parseRatesResponse({ base_code: "USD", time_last_update_unix: stamp, rates: { EUR: 0.92 } }).updatedAt;
+    expect(at(1_700_000_000)).toEqual(new Date(1_700_000_000_000));
+    expect(at("1700000000")).toEqual(new Date(1_700_000_000_000));
+    expect(at(1_700_000_000_123)).toEqual(new Date(1_700_000_000_123));
+    expect(at(undefined)).toBeNull();
+    for (const bad of ["yesterday", 0, -5, true, {}]) expect(() => at(bad)).toThrow(RatesResponseError);
+  });
+
   test.each([
     ["not an object", [1, 2]],
     ["an error result", { result: "error", "error-type": "unsupported-code" }],
