@@ -20,6 +20,24 @@ export function sweepOwed(
   return payment.amount > swept ? payment.amount - swept : 0n;
 }
 
+/**
+ * Where the next sweep of a deposit address goes, and how much. A contract payment paid by a
+ * plain transfer to its address (the QR code, a wallet's transfer) carries the service fee its
+ * intent named, as the contract would have taken it: the merchant's share (the amount less the
+ * fee) is forwarded first, then the fee to its recipient. `swept` counts every sweep reserved.
+ */
+export function nextSweep(
+  payment: { status: string; completedVia: string | null; receiveAddress: string | null; amount: bigint; merchantWallet: string; feeAmount: bigint; feeRecipient: string | null },
+  swept: bigint,
+): { to: string; amount: bigint } | null {
+  const owed = sweepOwed(payment, swept);
+  if (owed === 0n) return null;
+  const fee = payment.feeRecipient && payment.feeAmount > 0n && payment.feeAmount <= payment.amount ? payment.feeAmount : 0n;
+  const merchantShare = payment.amount - fee;
+  if (swept < merchantShare) return { to: payment.merchantWallet, amount: merchantShare - swept };
+  return { to: payment.feeRecipient!, amount: owed };
+}
+
 /** The least a refund sends, in a token's smallest units: `minimum` token units (a decimal string), rounded up. */
 export function refundMinimum(minimum: string, decimals: number): bigint {
   const value = parseDecimal(minimum);

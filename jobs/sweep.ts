@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import { findPayment } from "../db/payments.ts";
-import { sweepOwed } from "../domain/refundable.ts";
+import { nextSweep, sweepOwed } from "../domain/refundable.ts";
 import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT } from "../db/transfersOut.ts";
 import { railOfPayment, type RailContext } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
@@ -49,12 +49,19 @@ export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]
     return { swept: "0", waiting: `deposit address holds ${held}, less than the ${owed} owed` };
   }
 
-  const row = await reserveTransferOut(deps.db, paymentId, (payment, moved) => {
-    const owed = sweepOwed(payment, moved.sweep);
-    if (owed === 0n) return null;
-    return { kind: "sweep", chainId: payment.chainId, tokenAddress: payment.tokenAddress, toAddress: payment.merchantWallet, amount: owed };
-  });
-  if (!row) return { swept: "0" };
-  const done = await rail.executeTransferOut(deps, row.id);
-  return { swept: done.status === "confirmed" ? done.amount.toString() : "0", status: done.status, txHash: done.txHash };
+  // The merchant's share, then (a contract payment paid by transfer) the service fee: one row at a time.
+  let swept = 0n;
+  let last: { status: string; txHash: string | null } | null = null;
+  for (;;) {
+    const row = await reserveTransferOut(deps.db, paymentId, (payment, moved) => {
+      const next = nextSweep(payment, moved.sweep);
+      return next && { kind: "sweep", chainId: payment.chainId, tokenAddress: payment.tokenAddress, toAddress: next.to, amount: next.amount };
+    });
+    if (!row) break;
+    const done = await rail.executeTransferOut(deps, row.id);
+    last = { status: done.status, txHash: done.txHash };
+    if (done.status !== "confirmed") break;
+    swept += done.amount;
+  }
+  return last ? { swept: swept.toString(), status: last.status, txHash: last.txHash } : { swept: "0" };
 };

@@ -236,6 +236,26 @@ describe("deposit-address payments", () => {
     expect(nothing.status).toBe(409);
   }, 60_000);
 
+  // BUG: a contract payment paid by a plain transfer to its deposit address (the QR code, or the
+  // page's button near the intent's deadline) was swept whole to the merchant: the fee its intent
+  // named never reached its recipient, while splitter-status said it had.
+  test("a payment carrying a service fee, paid by transfer: the merchant's share, then the fee to its recipient, each once", async () => {
+    const feeRecipient = privateKeyToAccount(anvilAccounts[8] as Hex).address;
+    const deposit = await completedDeposit("10", 10_000_000n);
+    await api.db.execute(sql`update payments set fee_amount = 100000, fee_recipient = ${feeRecipient} where id = ${deposit.id}`);
+    const [merchantBefore, feeBefore] = [await balanceOf(merchantWallet), await balanceOf(feeRecipient)];
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "10000000", status: "confirmed" });
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
+    expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 9_900_000n);
+    expect(await balanceOf(feeRecipient)).toBe(feeBefore + 100_000n);
+    expect(await balanceOf(deposit.depositAddress)).toBe(0n);
+    const rows = await transfersOutOf(api.db, deposit.id);
+    expect(rows.map((r) => [r.kind, r.status, r.toAddress.toLowerCase(), r.amount])).toEqual([
+      ["sweep", "confirmed", merchantWallet.toLowerCase(), 9_900_000n],
+      ["sweep", "confirmed", feeRecipient.toLowerCase(), 100_000n],
+    ]);
+  }, 60_000);
+
   // BUG: anyone holding a payment id may ask for its refund, and any amount was sent: a few
   // units overpaid to many deposit addresses cost the operator a transaction (on EVM a
   // forwarder deployment too) per request.

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { refundable, refundMinimum, sweepOwed } from "../../domain/refundable.ts";
+import { nextSweep, refundable, refundMinimum, sweepOwed } from "../../domain/refundable.ts";
 
 test("refundMinimum: token units to smallest units at the token's decimals, rounded up", () => {
   const cases: Array<[string, number, bigint]> = [
@@ -35,4 +35,18 @@ test("sweepOwed: the amount of a payment completed by transfers to its address, 
   expect(sweepOwed({ ...payment, completedVia: "contract" }, 0n)).toBe(0n);
   expect(sweepOwed({ ...payment, status: "expired" }, 0n)).toBe(0n);
   expect(sweepOwed({ ...payment, receiveAddress: null }, 0n)).toBe(0n);
+});
+
+// BUG: a contract payment paid by a plain transfer to its address (the QR code) was forwarded
+// whole to the merchant: the service fee its intent named was never taken, while splitter-status
+// reported it taken.
+test("nextSweep: the merchant's share first, then the fee to its recipient; without a fee, the whole amount", () => {
+  const payment = { status: "completed", completedVia: "transfer", receiveAddress: "0xdeposit", amount: 100n, merchantWallet: "0xmerchant", feeAmount: 1n, feeRecipient: "0xfee" };
+  expect(nextSweep(payment, 0n)).toEqual({ to: "0xmerchant", amount: 99n });
+  expect(nextSweep(payment, 40n)).toEqual({ to: "0xmerchant", amount: 59n });
+  expect(nextSweep(payment, 99n)).toEqual({ to: "0xfee", amount: 1n });
+  expect(nextSweep(payment, 100n)).toBeNull();
+  expect(nextSweep({ ...payment, feeAmount: 0n }, 0n)).toEqual({ to: "0xmerchant", amount: 100n });
+  expect(nextSweep({ ...payment, feeRecipient: null }, 0n)).toEqual({ to: "0xmerchant", amount: 100n });
+  expect(nextSweep({ ...payment, completedVia: "settlement" }, 0n)).toBeNull();
 });
