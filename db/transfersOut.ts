@@ -63,6 +63,10 @@ export async function failTransferOut(
 ): Promise<void> {
   await db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
+    const [before] = await tx.select().from(transfersOut).where(eq(transfersOut.id, id));
+    if (!before) return;
+    // The payment first, as reservations and reopening take it (then the transfer row).
+    const payment = await lockPayment(tx, before.paymentId);
     const [row] = await tx
       .update(transfersOut)
       .set({ ...values, status: "failed", updatedAt: sql`now()` })
@@ -70,6 +74,18 @@ export async function failTransferOut(
       .returning({ paymentId: transfersOut.paymentId, kind: transfersOut.kind });
     // A failed refund is owed again: the checkout page offers it anew.
     if (row?.kind === "refund") await announcePaymentChanges(tx, [row.paymentId]);
+    if (!row) return;
+    // One the merchant was told of (`payment.forwarded` / `payment.refunded`) and a reorg then
+    // undid (reverted when mined again, or reopened and never mined): told too, with the same
+    // transfer, so its books do not keep money that never moved.
+    const told = await queryRows<{ one: number }>(tx, sql`
+      select 1 as one from payment_events where payment_id = ${row.paymentId} and type = ${row.kind === "sweep" ? "payment.forwarded" : "payment.refunded"}
+        and payload->'transfer'->>'id' = ${before.id} limit 1`);
+    if (told.length > 0) {
+      await recordPaymentEvent(tx, payment!, row.kind === "sweep" ? "payment.forward_reverted" : "payment.refund_reverted", {
+        transfer: { id: before.id, amount: before.amount, to: before.toAddress, transactionHash: before.txHash, blockNumber: before.blockNumber, reason: values.error },
+      });
+    }
   });
 }
 

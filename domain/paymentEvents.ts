@@ -17,6 +17,8 @@ export const paymentEventTypes = [
   "payment.late_payment",
   "payment.forwarded",
   "payment.refunded",
+  "payment.forward_reverted",
+  "payment.refund_reverted",
   "payment.reverted",
   "bridge.updated",
 ] as const;

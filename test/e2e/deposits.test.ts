@@ -256,6 +256,29 @@ describe("deposit-address payments", () => {
     ]);
   }, 60_000);
 
+  // BUG: a sweep or refund reported as `payment.forwarded` / `payment.refunded` that a reorg then
+  // undid (reverted when mined again) was closed as failed without a word to the merchant.
+  test("a reported sweep a reorg undid: payment.forward_reverted with the same transfer; one never reported says nothing", async () => {
+    const deposit = await completedDeposit("1", 1_000_000n);
+    expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ status: "confirmed" });
+    const [row] = await transfersOutOf(api.db, deposit.id);
+    await failTransferOut(api.db, row!.id, "confirmed", { error: "transaction reverted after a reorg" });
+    const feed = await api.request(`/api/v1/events?paymentId=${deposit.id}&limit=100`, { headers: { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret } });
+    const events = feed.body.events as Array<{ type: string; data: { transfer?: Record<string, unknown> } }>;
+    const forwarded = events.find((e) => e.type === "payment.forwarded")!;
+    const undone = events.filter((e) => e.type === "payment.forward_reverted");
+    expect(undone).toHaveLength(1);
+    expect(undone[0]!.data.transfer).toEqual({ ...forwarded.data.transfer, reason: "transaction reverted after a reorg" });
+    expect(events.map((e) => e.type).indexOf("payment.forward_reverted")).toBeGreaterThan(events.map((e) => e.type).indexOf("payment.forwarded"));
+
+    const quiet = await completedDeposit("1", 1_000_000n);
+    const reserved = (await insertTransferOut(api.db, { paymentId: quiet.id, kind: "sweep", chainId: "31337", tokenAddress: usdc, toAddress: merchantWallet, amount: 1_000_000n }))!;
+    await failTransferOut(api.db, reserved.id, "requested", { error: "test" });
+    const quietFeed = await api.request(`/api/v1/events?paymentId=${quiet.id}&limit=100`, { headers: { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret } });
+    expect(quietFeed.body.events.map((e: { type: string }) => e.type)).not.toContain("payment.forward_reverted");
+    await sweep(transferDeps())(job({ paymentId: quiet.id }));
+  }, 60_000);
+
   // BUG: anyone holding a payment id may ask for its refund, and any amount was sent: a few
   // units overpaid to many deposit addresses cost the operator a transaction (on EVM a
   // forwarder deployment too) per request.
