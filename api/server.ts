@@ -41,7 +41,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     startedAt: new Date(),
     queueDashboard: await buildQueueDashboard(config, queues),
   });
-  app.listen({ hostname: config.http.host, port: config.http.port, maxRequestBodySize: SERVER_MAX_BODY_BYTES });
+  app.listen({ hostname: config.http.host, port: config.http.port, maxRequestBodySize: SERVER_MAX_BODY_BYTES, idleTimeout: idleTimeoutSeconds(config) });
   logger.info({ url: config.http.publicBaseUrl, docs: `${config.http.publicBaseUrl}/docs` }, "API listening");
   return {
     app,
@@ -56,4 +56,15 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
       await handle.close();
     },
   };
+}
+
+/**
+ * Bun closes a connection silent this long (30 s unless told). A request waiting on a slow
+ * provider within its configured timeouts (a cross-chain quote: Relay, retried on 429 up to
+ * twice; a node read) must get its answer (a 502 body, or the payment), not a reset while its
+ * transaction may still commit. At most Bun's 255 s.
+ */
+export function idleTimeoutSeconds(config: Config): number {
+  const slowest = 3 * config.bridge.relay.timeoutMs + config.rpcTimeoutMs + config.rates.timeoutMs;
+  return Math.min(255, Math.max(30, Math.ceil(slowest / 1000) + 5));
 }

@@ -3,6 +3,13 @@ import { RELAY_DEPOSIT_LAG_MS } from "../rails/bridge/relay/types.ts";
 import { normalizeEvmAddress } from "../rails/evm/normalizeAddress.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+/** secp256k1's group order: a private key is 1 to n − 1 (viem refuses anything else when the key is first used). */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const evmPrivateKey = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
+  .refine((v) => BigInt(v) > 0n && BigInt(v) < SECP256K1_ORDER, "is not a valid secp256k1 private key (0, or not below the curve's order: a placeholder?)");
 const url = (protocols: string[]) =>
   z.string().refine((v) => {
     try {
@@ -42,7 +49,9 @@ export const envSchema = z.object({
     .string()
     .default("*")
     .transform((v) => v.split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean))
-    .refine((list) => list.length > 0 && list.every((o) => o === "*" || /^https?:\/\/[^/\s]+$/.test(o)), "must be * or a comma-separated list of origins (scheme://host[:port])"),
+    .refine((list) => list.length > 0 && list.every((o) => o === "*" || /^https?:\/\/[^/\s*]+$/.test(o)), "must be * or a comma-separated list of origins (scheme://host[:port]; no wildcards)")
+    // As a browser sends its Origin (lower-case host, no default port): the list is matched exactly.
+    .transform((list) => list.map((o) => (o === "*" ? o : new URL(o).origin))),
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** How long a role waits for Postgres to answer its probe before dropping its connections (a partition); 0: never. */
@@ -78,10 +87,7 @@ export const envSchema = z.object({
   INDEXER_WATCH_AFTER_EXPIRY_HOURS: z.coerce.number().min(0).max(24 * 365).default(7 * 24),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** Signs payment intents and pays gas for sweeps. Never logged. */
-  OPERATOR_PRIVATE_KEY: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
-    .optional(),
+  OPERATOR_PRIVATE_KEY: evmPrivateKey.optional(),
   /**
    * Solana: the operator's keypair (base58 secret key, or a JSON array of 64 bytes). It pays the
    * fees and rent of sweeps and refunds out of deposit addresses and receives the rent back. Never logged.
@@ -176,10 +182,7 @@ export const envSchema = z.object({
   /** How long after a deposit's block Relay is taken to report it: a cross-chain payment expires only after a read this late. */
   RELAY_DEPOSIT_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(RELAY_DEPOSIT_LAG_MS),
   /** The local bridge's relayer (sandbox): its key holds liquidity on every chain it serves. */
-  BRIDGE_LOCAL_RELAYER_KEY: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex private key")
-    .optional(),
+  BRIDGE_LOCAL_RELAYER_KEY: evmPrivateKey.optional(),
   /** The local relayer's fee, in basis points of what it delivers, added to what the customer sends. */
   BRIDGE_LOCAL_FEE_BPS: z.coerce.number().int().min(0).max(1_000).default(10),
   /** Origin-chain confirmations a deposit needs before the local relayer acts on it. */

@@ -111,7 +111,8 @@ export function buildConfig(
   env: Record<string, string | undefined> = process.env,
   options: { extraNetworks?: FileNetworkInput[] } = {},
 ): Config {
-  const parsed = envSchema.safeParse(env);
+  // `KEY=` in an env file is unset, not "": a blank number would read as 0 (port 0, no overlap, no watch).
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v === undefined || v.trim() !== "")));
   if (!parsed.success) throw new ConfigError(describeEnvError(parsed.error));
   const e = parsed.data;
   const production = e.APP_ENV === "production";
@@ -132,6 +133,9 @@ export function buildConfig(
   if (e.HELIUS_API_KEY && (!e.HELIUS_WEBHOOK_URL || !e.HELIUS_WEBHOOK_AUTH_HEADER)) {
     throw new ConfigError("HELIUS_WEBHOOK_URL and HELIUS_WEBHOOK_AUTH_HEADER: required with HELIUS_API_KEY");
   }
+  // Every checkout link and logo is built on it: in production a loopback guess would be stored in answers.
+  if (production && !e.PUBLIC_BASE_URL) throw new ConfigError("PUBLIC_BASE_URL: required when APP_ENV=production (the address customers reach, e.g. https://pay.example.com)");
+  if (e.PUBLIC_BASE_URL && /[?#]/.test(e.PUBLIC_BASE_URL)) throw new ConfigError("PUBLIC_BASE_URL: must not carry a query or fragment (links are built by appending paths)");
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(/\/+$/, "");
   let networks: Network[];
   try {

@@ -89,8 +89,11 @@ export function buildNetworks(opts: BuildNetworksOptions): Network[] {
     const rpcEnv = endpoint(opts.env, "RPC_URL", def);
     const wsEnv = endpoint(opts.env, "WS_URL", def);
     const httpProtocols = def.type === "evm" ? ["http:", "https:", "ws:", "wss:"] : ["http:", "https:"];
-    const rpcUrl = rpcEnv ? checkUrl(rpcEnv.name, rpcEnv.value, httpProtocols) : (rpc ?? null);
-    const wsUrl = wsEnv ? checkUrl(wsEnv.name, wsEnv.value, ["ws:", "wss:"]) : (ws ?? null);
+    // A networks file's URLs pass the same checks as the variables' (zod's url() takes `localhost:8545` or `ftp:`).
+    const rpcUrl = rpcEnv ? checkUrl(rpcEnv.name, rpcEnv.value, httpProtocols) : rpc ? checkUrl(`network ${def.shortName}: rpcUrl`, rpc, httpProtocols) : null;
+    const wsUrl = wsEnv ? checkUrl(wsEnv.name, wsEnv.value, ["ws:", "wss:"]) : ws ? checkUrl(`network ${def.shortName}: wsUrl`, ws, ["ws:", "wss:"]) : null;
+    // An EVM chain id is a positive integer (viem's chain, EIP-712 domains, RPC_URL_<chainId>).
+    if (def.type === "evm" && !/^[1-9]\d{0,15}$/.test(def.chainId)) throw new Error(`network ${def.shortName}: chainId must be a positive integer on an EVM network, not ${JSON.stringify(def.chainId)}`);
 
     const contract = (kind: "SETTLEMENT_CONTRACT" | "FORWARDER_FACTORY", fromFile: string | undefined) => {
       const fromEnv = endpoint(opts.env, kind, def);

@@ -24,6 +24,8 @@ const INFRASTRUCTURE_RETRY_MS = 2_000;
 
 /** How often the recheck (the safety net behind every lost prompt) runs. */
 const RECHECK_EVERY_MS = 30_000;
+/** The periodic jobs the maintenance queue must always have. */
+const SCHEDULES = ["idempotency-cleanup", "recheck"] as const;
 
 /** How long a sweep or refund job's lock outlives its worker (renewed every half of it while the job runs). */
 const TRANSFER_LOCK_MS = 10_000;
@@ -55,6 +57,8 @@ export async function startWorkers(deps: {
   dispatch?: boolean;
   transfers?: boolean;
   webhooks?: boolean;
+  /** How often the schedules are looked for (a flushed Redis loses them); tests shorten it. */
+  scheduleWatchMs?: number;
 }) {
   const { config, db, logger } = deps;
   const connection = redisConnection(config.redis.url);
@@ -75,6 +79,20 @@ export async function startWorkers(deps: {
   (await maintenanceQueue.backend.connection.client).on("ready", () => {
     declareSchedules().catch((error: unknown) => logger.warn({ err: error }, "could not declare the job schedules again"));
   });
+  // A flush (FLUSHALL from a console) empties Redis without a reconnect, so `ready` never fires:
+  // the schedules are looked for every minute and declared again only when one is missing (an
+  // upsert of a present one could push its next run back).
+  const scheduleWatch = setInterval(() => {
+    maintenanceQueue
+      .getJobSchedulers()
+      .then(async (present) => {
+        const keys = new Set(present.map((s) => s.key));
+        if (SCHEDULES.every((name) => keys.has(name))) return;
+        logger.warn({ present: [...keys] }, "job schedules missing (Redis flushed?); declaring them again");
+        await declareSchedules();
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, "could not check the job schedules"));
+  }, deps.scheduleWatchMs ?? 60_000);
 
   const reconcileJob = reconcile(db, config, prompts, logger);
   const workers = [
@@ -130,6 +148,7 @@ export async function startWorkers(deps: {
     webhookQueue,
     webhookRelay,
     close: async () => {
+      clearInterval(scheduleWatch);
       await dispatcher?.stop();
       await webhookRelay?.stop();
       await Promise.all(workers.map((w) => w.close()));

@@ -45,6 +45,28 @@ test("workers declare their schedules once, however many replicas start", async 
   }
 });
 
+// BUG: the schedules were declared again only when the Redis connection came back; a flush
+// (FLUSHALL from a console) keeps the connection, so the recheck — the safety net for sweeps,
+// refunds, expiry and lost prompts — never ran again until a worker restarted.
+test("schedules a flush removed are declared again without a reconnect", async () => {
+  const workers = await startWorkers({ config, db: handle.db, logger: createLogger({ level: "silent" }), scheduleWatchMs: 200, transfers: false, webhooks: false, dispatch: false });
+  const queue = openQueue(config, QUEUES.maintenance);
+  try {
+    const keys = await redis.redis.keys(`${redis.prefix}:*`);
+    if (keys.length) await redis.redis.del(...keys); // this file's share of a FLUSHALL
+    expect(await queue.getJobSchedulers()).toEqual([]);
+    const deadline = Date.now() + 5_000;
+    while ((await queue.getJobSchedulers()).length < 2 && Date.now() < deadline) await Bun.sleep(100);
+    expect((await queue.getJobSchedulers()).map((s) => [s.key, s.every]).sort()).toEqual([
+      ["idempotency-cleanup", 3_600_000],
+      ["recheck", 30_000],
+    ]);
+  } finally {
+    await queue.close();
+    await workers.close();
+  }
+});
+
 test("idempotency cleanup deletes only keys past 24 hours and is harmless when run twice", async () => {
   const merchant = await createMerchant(handle.db, { name: "Cleanup" });
   const row = (key: string, hoursAgo: number) => ({

@@ -1,3 +1,4 @@
+import { idleTimeoutSeconds } from "../../api/server.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -130,6 +131,14 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     ["REFUND_MIN_AMOUNT over 6 decimals", { REFUND_MIN_AMOUNT: "0.0000001" }, "REFUND_MIN_AMOUNT"],
     // One letter's case flipped in a checksummed address: a typo the checksum exists to catch.
     ["FEE_RECIPIENT with a broken checksum", { FEE_RECIPIENT: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8" }, "FEE_RECIPIENT"],
+    // BUG: a placeholder key of zeros (or one past the curve's order) passed, and the first use
+    // (health, payable networks, every EVM create) failed with a 500.
+    ["OPERATOR_PRIVATE_KEY of zeros", { OPERATOR_PRIVATE_KEY: `0x${"0".repeat(64)}` }, "OPERATOR_PRIVATE_KEY"],
+    ["OPERATOR_PRIVATE_KEY past the curve's order", { OPERATOR_PRIVATE_KEY: `0x${"f".repeat(64)}` }, "OPERATOR_PRIVATE_KEY"],
+    ["BRIDGE_LOCAL_RELAYER_KEY of zeros", { BRIDGE_LOCAL_RELAYER_KEY: `0x${"0".repeat(64)}` }, "BRIDGE_LOCAL_RELAYER_KEY"],
+    // BUG: browsers send an origin lower-case and without its default port, matched exactly; a wildcard never matched.
+    ["CORS_ORIGINS with a wildcard", { CORS_ORIGINS: "https://*.example.com" }, "CORS_ORIGINS"],
+    ["PUBLIC_BASE_URL with a query", { PUBLIC_BASE_URL: "https://pay.example.com/?x=1" }, "PUBLIC_BASE_URL"],
   ];
   for (const [what, env, variable] of cases) {
     test(what, () => {
@@ -165,6 +174,24 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     );
   });
 
+  // BUG: `KEY=` in an env file read as 0 for a number: port 0, no watch after expiry, no secret overlap.
+  test("a blank variable is unset: its default, never 0", () => {
+    const config = buildConfig({ PORT: "", INDEXER_WATCH_AFTER_EXPIRY_HOURS: " ", WEBHOOK_SECRET_OVERLAP_HOURS: "" });
+    const defaults = buildConfig({});
+    expect(config.http.port).toBe(3000);
+    expect(config.indexer.watchAfterExpiryHours).toBe(defaults.indexer.watchAfterExpiryHours);
+    expect(config.webhooks).toEqual(defaults.webhooks);
+    expect(defaults.indexer.watchAfterExpiryHours).toBeGreaterThan(0);
+  });
+
+  test("CORS_ORIGINS are kept as a browser sends its Origin: lower-case host, no default port", () => {
+    expect(buildConfig({ CORS_ORIGINS: "https://Shop.Example.com:443, http://localhost:8080/" }).http.corsOrigins).toEqual(["https://shop.example.com", "http://localhost:8080"]);
+  });
+
+  test("production without PUBLIC_BASE_URL fails naming it (links would point at 127.0.0.1)", () => {
+    expect(configError({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY, HOST: "0.0.0.0" }).message).toStartWith("PUBLIC_BASE_URL: required when APP_ENV=production");
+  });
+
   test("production without DATABASE_URL fails naming DATABASE_URL", () => {
     expect(configError({ APP_ENV: "production" }).message).toBe("DATABASE_URL: required when APP_ENV=production");
   });
@@ -180,20 +207,20 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
   });
 
   test("production with DATABASE_URL and SECRETS_KEY is accepted", () => {
-    const config = buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY });
+    const config = buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY, PUBLIC_BASE_URL: "https://pay.example.com" });
     expect(config.appEnv).toBe("production");
     expect(config.secrets.open(config.secrets.seal("whsec_x"))).toBe("whsec_x");
   });
 
   test("outside production an unset SECRETS_KEY falls back to the public development key", () => {
     const development = buildConfig({});
-    const production = buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY });
+    const production = buildConfig({ APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY, PUBLIC_BASE_URL: "https://pay.example.com" });
     expect(development.secrets.keyId).not.toBe(production.secrets.keyId);
     expect(buildConfig({ APP_ENV: "test" }).secrets.keyId).toBe(development.secrets.keyId);
   });
 
   test("test-mode webhooks go only to public addresses in production unless WEBHOOK_TEST_TARGETS=any; elsewhere anywhere unless =public", () => {
-    const production = { APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY };
+    const production = { APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY, PUBLIC_BASE_URL: "https://pay.example.com" };
     expect(buildConfig(production).webhooks.testTargets).toBe("public");
     expect(buildConfig({ ...production, WEBHOOK_TEST_TARGETS: "any" }).webhooks.testTargets).toBe("any");
     expect(buildConfig({}).webhooks.testTargets).toBe("any");
@@ -337,6 +364,24 @@ describe("extra networks and networks files", () => {
     expect(networksForMode(config, "test").map((n) => n.shortName)).toEqual(["sepolia", "base-sepolia", "solana-devnet", "anvil"]);
   });
 
+  // BUG: a networks file's rpcUrl/wsUrl passed zod's url() (`localhost:8545`, `ftp:`, a ws URL given
+  // as http) and a chain id that is no number loaded: every one failed only at runtime.
+  test("a networks file's URLs and EVM chain id are checked as the variables are", () => {
+    const refused = (over: Record<string, unknown>) => {
+      try {
+        buildConfig({}, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545", over)] });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refused({ rpcUrl: "ftp://rpc.example" })).toBe("network anvil: rpcUrl: must use http: or https: or ws: or wss:");
+    expect(refused({ rpcUrl: "localhost:8545" })).toStartWith("network anvil: rpcUrl: must use");
+    expect(refused({ wsUrl: "http://a.example" })).toBe("network anvil: wsUrl: must use ws: or wss:");
+    expect(refused({ chainId: "not-a-number" })).toBe('network anvil: chainId must be a positive integer on an EVM network, not "not-a-number"');
+    expect(refused({ wsUrl: "ws://127.0.0.1:8546" })).toBe("accepted");
+  });
+
   test("an extra network's token address is checksummed on load", () => {
     const config = buildConfig({}, {
       extraNetworks: [anvilNetwork("http://127.0.0.1:8545", {
@@ -353,7 +398,7 @@ describe("extra networks and networks files", () => {
 
   test("a local network is refused with APP_ENV=production", () => {
     const error = configError(
-      { APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY },
+      { APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY, PUBLIC_BASE_URL: "https://pay.example.com" },
       { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] },
     );
     expect(error.message).toBe('NETWORKS_FILE: local network "anvil" is not allowed when APP_ENV=production');
@@ -483,7 +528,7 @@ describe("operator settings", () => {
 // blocks again (payments completed there reverted; money paid meanwhile was never seen).
 describe("indexed EVM networks: start blocks", () => {
   const base = { RPC_URL_8453: "https://base.example", RPC_URL_BASE_SEPOLIA: "https://sepolia.base.example" };
-  const production = { ...base, APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY };
+  const production = { ...base, APP_ENV: "production", DATABASE_URL: "postgres://db/pay", SECRETS_KEY: PRODUCTION_KEY, PUBLIC_BASE_URL: "https://pay.example.com" };
   const startOf = (networks: ReturnType<typeof indexedEvmNetworks>, shortName: string) => networks.find((n) => n.shortName === shortName)?.startBlock;
 
   test("outside production a real chain without one starts at latest; a local chain at 0; a pinned one where it says", () => {
@@ -514,5 +559,16 @@ describe("indexed EVM networks: start blocks", () => {
 
   test("a start block that is not a block number is refused", () => {
     expect(() => indexedEvmNetworks(buildConfig(base), { START_BLOCK_8453: "latest" })).toThrow("START_BLOCK_8453: must be a block number");
+  });
+});
+
+// BUG: Bun closed a connection silent for 30 s (its default) while config allowed Relay and node
+// timeouts past that: a slow cross-chain quote got a reset instead of its 502, while the
+// payment might still commit.
+describe("the API's idle timeout", () => {
+  test("outlasts the slowest wait a request may have within the configured timeouts, within Bun's 255 s", () => {
+    expect(idleTimeoutSeconds(buildConfig({}))).toBe(Math.ceil((3 * 10_000 + 2_000 + 3_000) / 1000) + 5);
+    expect(idleTimeoutSeconds(buildConfig({ RELAY_TIMEOUT_MS: "60000" }))).toBe(190);
+    expect(idleTimeoutSeconds(buildConfig({ RELAY_TIMEOUT_MS: "120000", RPC_TIMEOUT_MS: "60000" }))).toBe(255);
   });
 });
