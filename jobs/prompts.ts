@@ -7,9 +7,6 @@ import { openQueue, QUEUES, type JobPayloads } from "./queues.ts";
 /** Payments per reconcile job. */
 const BATCH = 250;
 
-/** Minute-bucketed ids: prompts within a minute coalesce, a later prompt can try again. */
-const bucket = () => Math.floor(Date.now() / 60_000);
-
 /**
  * The prompts port on BullMQ queues; job ids make a repeated prompt one job.
  * `failFast` (the API): a prompt Redis does not take within `QUEUE_TIMEOUT_MS` fails with
@@ -40,18 +37,22 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
       const data: JobPayloads["expire"] = { paymentIds: ids };
       await reconcileQueue.add("expire", data, { jobId: `expire-${digest}`, delay: Math.max(0, at.getTime() - Date.now() + 1_000) });
     },
+    // One job a payment (a transfer) at a time: a prompt while its job waits or retries joins it;
+    // one while it runs is kept as one more run after it. A minute-bucketed id made each minute's
+    // prompt another job beside one still retrying (a stuck transaction, a disabled network):
+    // hundreds of copies of one sweep filled the transfer workers' slots.
     async sweep(paymentIds) {
       if (paymentIds.length === 0) return;
       await transfersQueue.addBulk(
         [...new Set(paymentIds)].map((paymentId) => ({
           name: "sweep",
           data: { paymentId } satisfies JobPayloads["sweep"],
-          opts: { jobId: `sweep-${paymentId}-${bucket()}` },
+          opts: { deduplication: { id: `sweep-${paymentId}`, keepLastIfActive: true } },
         })),
       );
     },
     async refund(transferId) {
-      await transfersQueue.add("refund", { transferId } satisfies JobPayloads["refund"], { jobId: `refund-${transferId}-${bucket()}` });
+      await transfersQueue.add("refund", { transferId } satisfies JobPayloads["refund"], { deduplication: { id: `refund-${transferId}`, keepLastIfActive: true } });
     },
     async bridge(paymentIds, options = {}) {
       if (paymentIds.length === 0) return;

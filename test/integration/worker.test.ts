@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { QueueEvents } from "bullmq";
+import { QueueEvents, Worker } from "bullmq";
 import { sql } from "drizzle-orm";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
@@ -8,6 +8,7 @@ import { createMerchant } from "../../db/merchants.ts";
 import { idempotencyKeys } from "../../db/schema/index.ts";
 import { openQueue, QUEUES, redisConnection } from "../../jobs/queues.ts";
 import { startWorkers } from "../../jobs/worker.ts";
+import { createPrompts } from "../../jobs/prompts.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { createTestRedis } from "../helpers/redis.ts";
 
@@ -64,6 +65,53 @@ test("schedules a flush removed are declared again without a reconnect", async (
   } finally {
     await queue.close();
     await workers.close();
+  }
+});
+
+// BUG: sweep and refund prompts had minute-bucketed ids, so the recheck's prompt each minute added
+// another job beside one still retrying (a stuck transaction, a disabled network): hundreds of
+// copies of one sweep, each holding a transfer slot.
+test("sweep prompts: one job a payment while it waits or retries; a prompt while it runs gives one more run", async () => {
+  const prompts = createPrompts(config);
+  const queue = openQueue(config, QUEUES.transfers);
+  const jobsOf = async (paymentId: string) =>
+    (await queue.getJobs(["waiting", "delayed", "active", "prioritized"])).filter((j) => j.data.paymentId === paymentId);
+  let worker: Worker | undefined;
+  try {
+    const realNow = Date.now;
+    try {
+      await prompts.sweep(["p-waiting"]);
+      Date.now = () => realNow() + 61_000; // the next minute's recheck
+      await prompts.sweep(["p-waiting"]);
+    } finally {
+      Date.now = realNow;
+    }
+    expect(await jobsOf("p-waiting")).toHaveLength(1);
+    await queue.obliterate({ force: true });
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let runs = 0;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    worker = new Worker(QUEUES.transfers, async () => {
+      runs++;
+      started();
+      if (runs === 1) await held;
+    }, { connection: redisConnection(config.redis.url), prefix: config.redis.prefix });
+    await prompts.sweep(["p-running"]);
+    await running;
+    await prompts.sweep(["p-running"]);
+    await prompts.sweep(["p-running"]);
+    release();
+    const deadline = Date.now() + 5_000;
+    while (runs < 2 && Date.now() < deadline) await Bun.sleep(50);
+    await Bun.sleep(300);
+    expect(runs).toBe(2);
+  } finally {
+    await worker?.close();
+    await prompts.close();
+    await queue.close();
   }
 });
 
