@@ -19,3 +19,9 @@ export async function advanceCursor(db: Db, chainId: string, { block, windowDige
       window_digest = case when excluded.block_number >= dispatch_cursors.block_number then excluded.window_digest else dispatch_cursors.window_digest end,
       block_number = greatest(dispatch_cursors.block_number, excluded.block_number), updated_at = now()`);
 }
+
+/** Every chain's dispatch cursor block (what dispatch has prompted for), by chain id. */
+export async function dispatchCursorBlocks(db: Db): Promise<Map<string, bigint>> {
+  const rows = await queryRows<{ chain_id: string; block_number: string }>(db, sql`select chain_id, block_number::text from dispatch_cursors`);
+  return new Map(rows.map((r) => [r.chain_id, BigInt(r.block_number)]));
+}

@@ -5,8 +5,13 @@
  * implements it on BullMQ.
  */
 export interface Prompts {
-  /** Recompute these payments; `reason` (e.g. chain and block) makes the prompt's id, so the same prompt twice is one. */
-  reconcile(paymentIds: readonly string[], reason: string): Promise<void>;
+  /**
+   * Recompute these payments; `reason` (e.g. chain and block) makes the prompt's id, so the same
+   * prompt twice is one. `through`: dispatch's prompts for a chain's evidence up to that block
+   * (noted beside them, before its cursor in Postgres moves, so a store restored from an older
+   * snapshot is seen behind the cursor).
+   */
+  reconcile(paymentIds: readonly string[], reason: string, through?: { chainId: string; block: bigint }): Promise<void>;
   /** Recompute these payments at `at`, their expiry (or just after it), so `expired` appears on time. */
   expire(paymentIds: readonly string[], at: Date): Promise<void>;
   /** Forward what these payments' deposit addresses owe their merchants (the job decides whether anything is owed). */
@@ -17,11 +22,12 @@ export interface Prompts {
   bridge(paymentIds: readonly string[], options?: { delayMs?: number }): Promise<void>;
   /**
    * Whether prompts given may have been lost since `markKept` last ran: the store was
-   * restarted empty or flushed (its marker is gone). A lost prompt whose payment shows no
-   * money yet is one the recheck alone would not give again before its expiry.
+   * restarted empty or flushed (its marker is gone), or restored from an older snapshot (its
+   * note of what dispatch prompted is behind dispatch's `cursors` in Postgres). A lost prompt
+   * whose payment shows no money yet is one the recheck alone would not give again before its expiry.
    */
-  mayHaveLost(): Promise<boolean>;
-  /** Records that every prompt given until now was given again after a loss. */
-  markKept(): Promise<void>;
+  mayHaveLost(cursors: ReadonlyMap<string, bigint>): Promise<boolean>;
+  /** Records that every prompt given until now (dispatch's up to `cursors`) was given again after a loss. */
+  markKept(cursors: ReadonlyMap<string, bigint>): Promise<void>;
   close(): Promise<void>;
 }

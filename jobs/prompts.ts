@@ -18,8 +18,23 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
   const transfersQueue = openQueue(config, QUEUES.transfers, options);
   const bridgeQueue = openQueue(config, QUEUES.bridge, options);
   const keptMarker = `${config.redis.prefix}:prompts-kept`;
+  /** Dispatch's note, per chain, of the evidence it has prompted for (a hash beside the queues). */
+  const promptedKey = `${config.redis.prefix}:prompted-through`;
+  const defined = new WeakSet<object>();
+  /** Raises a chain's note (never lowers it: dispatchers may race). */
+  const notePrompted = async (chainId: string, block: bigint) => {
+    const client = await reconcileQueue.backend.connection.client;
+    if (!defined.has(client)) {
+      client.defineCommand("stablepayNotePrompted", {
+        numberOfKeys: 1,
+        lua: "local v = redis.call('HGET', KEYS[1], ARGV[1]); if (not v) or tonumber(ARGV[2]) > tonumber(v) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end; return 1",
+      });
+      defined.add(client);
+    }
+    await client.runCommand("stablepayNotePrompted", [promptedKey, chainId, block.toString()]);
+  };
   const prompts: Prompts = {
-    async reconcile(paymentIds, reason) {
+    async reconcile(paymentIds, reason, through) {
       const ids = [...new Set(paymentIds)].sort();
       const jobs = [];
       for (let i = 0; i < ids.length; i += BATCH) {
@@ -29,6 +44,7 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
         jobs.push({ name: "reconcile", data, opts: { jobId: `reconcile-${reason}-${digest}`.replaceAll(":", "-") } });
       }
       if (jobs.length > 0) await reconcileQueue.addBulk(jobs);
+      if (through) await notePrompted(through.chainId, through.block);
     },
     async expire(paymentIds, at) {
       const ids = [...new Set(paymentIds)].sort();
@@ -71,10 +87,17 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
       );
     },
     // A key beside the queues: Redis restarted empty or flushed takes it with the jobs.
-    async mayHaveLost() {
-      return (await (await reconcileQueue.backend.connection.client).get(keptMarker)) === null;
+    async mayHaveLost(cursors) {
+      const client = await reconcileQueue.backend.connection.client;
+      if ((await client.get(keptMarker)) === null) return true;
+      const chains = [...cursors.keys()];
+      if (chains.length === 0) return false;
+      const noted = await client.hmget(promptedKey, ...chains);
+      // Behind Postgres' cursor (or never noted): the store went back in time and took prompts with it.
+      return chains.some((chainId, i) => noted[i] === null || BigInt(noted[i]!) < cursors.get(chainId)!);
     },
-    async markKept() {
+    async markKept(cursors) {
+      for (const [chainId, block] of cursors) await notePrompted(chainId, block);
       await (await reconcileQueue.backend.connection.client).set(keptMarker, new Date().toISOString());
     },
     async close() {
@@ -100,13 +123,13 @@ function bounded(prompts: Prompts, ms: number): Prompts {
     }
   };
   return {
-    reconcile: (ids, reason) => within(prompts.reconcile(ids, reason)),
+    reconcile: (ids, reason, through) => within(prompts.reconcile(ids, reason, through)),
     expire: (ids, at) => within(prompts.expire(ids, at)),
     sweep: (ids) => within(prompts.sweep(ids)),
     refund: (id) => within(prompts.refund(id)),
     bridge: (ids, opts) => within(prompts.bridge(ids, opts)),
-    mayHaveLost: () => within(prompts.mayHaveLost()),
-    markKept: () => within(prompts.markKept()),
+    mayHaveLost: (cursors) => within(prompts.mayHaveLost(cursors)),
+    markKept: (cursors) => within(prompts.markKept(cursors)),
     close: () => prompts.close(),
   };
 }

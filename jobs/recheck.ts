@@ -1,5 +1,6 @@
 import type { Job } from "bullmq";
 import { unfinishedBridgeRequests } from "../db/bridgeRequests.ts";
+import { dispatchCursorBlocks } from "../db/dispatchCursors.ts";
 import { paymentsToRecheck } from "../db/paymentsToRevisit.ts";
 import { confirmedTransfersAbove, paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
 import { railFor, railOfPayment, type RailContext } from "../rails/index.ts";
@@ -29,10 +30,12 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   );
   // Redis restarted empty or flushed: a payment paid just before it lost its first prompt shows
   // no money yet, so nothing below would take it before its expiry. Every open one goes once.
-  const lost = await prompts.mayHaveLost();
+  // Read before the store: dispatch notes its prompts there before its cursor here moves.
+  const cursors = await dispatchCursorBlocks(db);
+  const lost = await prompts.mayHaveLost(cursors);
   const ids = await paymentsToRecheck(db, finality, { everyOpen: lost });
   await prompts.reconcile(ids, `recheck-${job.id ?? Date.now()}`);
-  if (lost) await prompts.markKept();
+  if (lost) await prompts.markKept(cursors);
   // Sweeps and refunds confirmed in blocks not yet final: one a reorg removed goes out again.
   const known = finality.filter((f): f is typeof f & { finalized: bigint } => f.finalized !== null);
   for (const row of await confirmedTransfersAbove(db, known)) {

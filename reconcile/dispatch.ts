@@ -35,7 +35,7 @@ export function startDispatcher(deps: { config: Config; db: Db; logger: Logger; 
         const ids = [...evidence.paymentIds, ...(await confirmingPayments(db, network.chainId))];
         // Evidence ahead of the head gives new prompts at the same head: the rail's cursor tells them apart.
         const reason = rail.evidenceAheadOfHead ? `${network.chainId}-${head}-${evidence.cursor.windowDigest ?? ""}` : `${network.chainId}-${head}`;
-        await prompts.reconcile(ids, reason);
+        await prompts.reconcile(ids, reason, { chainId: network.chainId, block: evidence.cursor.block });
         await advanceCursor(db, network.chainId, evidence.cursor);
       }
     }
