@@ -74,6 +74,8 @@ export async function failTransferOut(
       .returning({ paymentId: transfersOut.paymentId, kind: transfersOut.kind });
     // A failed refund is owed again: the checkout page offers it anew.
     if (row?.kind === "refund") await announcePaymentChanges(tx, [row.paymentId]);
+    // A confirmed sweep a reorg undid: the payment is owed a sweep again.
+    if (row?.kind === "sweep" && from === "confirmed") await clearSwept(tx, row.paymentId);
     if (!row) return;
     // One the merchant was told of (`payment.forwarded` / `payment.refunded`) and a reorg then
     // undid (reverted when mined again, or reopened and never mined): told too, with the same
@@ -228,6 +230,7 @@ export async function confirmTransferOut(db: Db, id: string, mined: { blockNumbe
       .returning();
     if (!row) return;
     const payment = await lockPayment(tx, row.paymentId);
+    if (row.kind === "sweep") await markSwept(tx, row.paymentId);
     const type = row.kind === "sweep" ? "payment.forwarded" : "payment.refunded";
     // Confirmed again after a reorg took its block away: the merchant was told once already.
     const [told] = await queryRows<{ one: number }>(tx, sql`
@@ -244,11 +247,26 @@ export async function confirmTransferOut(db: Db, id: string, mined: { blockNumbe
   });
 }
 
-/** Payments completed through their deposit address whose sweep has not been recorded as done. */
+/** Marks a payment swept once its confirmed sweeps reach its amount (`paymentsToSweep` then skips it, by index). */
+async function markSwept(tx: Db, paymentId: string): Promise<void> {
+  await tx.execute(sql`
+    update payments set swept_at = now() where id = ${paymentId} and swept_at is null
+      and amount <= (select coalesce(sum(amount), 0) from transfers_out where payment_id = ${paymentId} and kind = 'sweep' and status = 'confirmed')`);
+}
+
+/** A confirmed sweep left `confirmed` (a reorg): the payment is owed again, so `paymentsToSweep` reads it again. */
+async function clearSwept(tx: Db, paymentId: string): Promise<void> {
+  await tx.execute(sql`update payments set swept_at = null where id = ${paymentId} and swept_at is not null`);
+}
+
+/**
+ * Payments completed through their deposit address whose sweep has not been recorded as done:
+ * only those not marked swept are read (a partial index), not every completed payment ever made.
+ */
 export async function paymentsToSweep(db: Db): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, sql`
     select p.id from payments p
-    where p.status = 'completed' and p.completed_via = 'transfer'
+    where p.status = 'completed' and p.completed_via = 'transfer' and p.swept_at is null
       and p.amount > coalesce((select sum(t.amount) from transfers_out t
                                where t.payment_id = p.id and t.kind = 'sweep' and t.status in ('requested', 'broadcast', 'confirmed')), 0)`);
   return rows.map((r) => r.id);
@@ -265,7 +283,10 @@ export async function confirmedTransfersAbove(db: Db, finality: Array<{ chainId:
     select t.id from transfers_out t
     join unnest(${sql.param(finality.map((f) => f.chainId))}::text[], ${sql.param(finality.map((f) => f.finalized.toString()))}::numeric[]) as f(chain_id, finalized)
       on f.chain_id = t.chain_id
-    where t.status = 'confirmed' and (t.block_number > f.finalized or t.block_number is null)`);
+    where t.status = 'confirmed' and t.block_number > f.finalized
+    union
+    select t.id from transfers_out t
+    where t.status = 'confirmed' and t.block_number is null and t.chain_id = any(${sql.param(finality.map((f) => f.chainId))}::text[])`);
   if (rows.length === 0) return [];
   return db.select().from(transfersOut).where(inArray(transfersOut.id, rows.map((r) => r.id)));
 }
@@ -302,7 +323,8 @@ export async function reopenTransferOut(db: Db, id: string, reason: string): Pro
       .update(transfersOut)
       .set({ status: "broadcast", blockNumber: null, error: reason, broadcastAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(transfersOut.id, id), eq(transfersOut.status, "confirmed")))
-      .returning({ id: transfersOut.id });
+      .returning({ id: transfersOut.id, kind: transfersOut.kind });
+    if (rows[0]?.kind === "sweep") await clearSwept(tx, row.paymentId);
     return rows.length > 0 ? "reopened" : null;
   });
 }

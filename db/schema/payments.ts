@@ -86,6 +86,12 @@ export const payments = pgTable(
     closedAt: timestamp("closed_at", { withTimezone: true }),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     reconciledAt: timestamp("reconciled_at", { withTimezone: true }),
+    /**
+     * When the deposit address's sweeps confirmed reached the amount (null: owed, or nothing
+     * to sweep); cleared when a reorg takes one back. The recheck's "sweeps owed" reads only
+     * payments without it, by index, not every completed payment ever made.
+     */
+    sweptAt: timestamp("swept_at", { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -100,6 +106,8 @@ export const payments = pgTable(
     index("payments_completing_block_idx").on(t.chainId, t.completingBlock).where(sql`status in ('confirming', 'completed')`),
     index("payments_evidence_block_idx").on(t.chainId, t.evidenceBlock).where(sql`evidence_block is not null`),
     index("payments_agent_created_idx").on(t.merchantId, t.mode, t.agentId, t.createdAt).where(sql`agent_id is not null`),
+    // The recheck's sweeps owed: completed by transfer, not yet swept whole.
+    index("payments_sweep_owed_idx").on(t.id).where(sql`status = 'completed' and completed_via = 'transfer' and swept_at is null`),
   ],
 );
 

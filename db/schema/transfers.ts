@@ -47,6 +47,8 @@ export const transfersOut = pgTable(
     uniqueIndex("transfers_out_one_open_idx").on(t.paymentId).where(sql`status in ('requested', 'broadcast')`),
     // The next nonce of an operator on a chain is read from here, under the chain's lock.
     index("transfers_out_nonce_idx").on(t.chainId, t.fromAddress, t.nonce).where(sql`nonce is not null`),
+    // The recheck's confirmed transfers not final yet (or in no block: a reorg removed them).
+    index("transfers_out_confirmed_block_idx").on(t.chainId, t.blockNumber).where(sql`status = 'confirmed'`),
   ],
 );
 

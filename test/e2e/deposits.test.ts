@@ -10,7 +10,7 @@ import { SWEEP_GAS, deployForwarderFactory, encodeDeployAndSweep } from "../../r
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
-import { confirmTransferOut, confirmedTransfersAbove, failTransferOut, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { confirmTransferOut, confirmedTransfersAbove, failTransferOut, paymentsToSweep, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { refund } from "../../jobs/refund.ts";
 import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
@@ -244,6 +244,7 @@ describe("deposit-address payments", () => {
     const deposit = await completedDeposit("10", 10_000_000n);
     await api.db.execute(sql`update payments set fee_amount = 100000, fee_recipient = ${feeRecipient} where id = ${deposit.id}`);
     const [merchantBefore, feeBefore] = [await balanceOf(merchantWallet), await balanceOf(feeRecipient)];
+    expect((await findPayment(api.db, deposit.id))!.sweptAt).toBeNull();
     expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ swept: "10000000", status: "confirmed" });
     expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toEqual({ swept: "0" });
     expect(await balanceOf(merchantWallet)).toBe(merchantBefore + 9_900_000n);
@@ -254,6 +255,7 @@ describe("deposit-address payments", () => {
       ["sweep", "confirmed", merchantWallet.toLowerCase(), 9_900_000n],
       ["sweep", "confirmed", feeRecipient.toLowerCase(), 100_000n],
     ]);
+    expect((await findPayment(api.db, deposit.id))!.sweptAt).toBeInstanceOf(Date);
   }, 60_000);
 
   // BUG: a sweep or refund reported as `payment.forwarded` / `payment.refunded` that a reorg then
@@ -262,7 +264,12 @@ describe("deposit-address payments", () => {
     const deposit = await completedDeposit("1", 1_000_000n);
     expect(await sweep(transferDeps())(job({ paymentId: deposit.id }))).toMatchObject({ status: "confirmed" });
     const [row] = await transfersOutOf(api.db, deposit.id);
+    // Swept whole: the recheck's "sweeps owed" no longer reads it; owed again once the reorg undoes it.
+    expect((await findPayment(api.db, deposit.id))!.sweptAt).toBeInstanceOf(Date);
+    expect(await paymentsToSweep(api.db)).not.toContain(deposit.id);
     await failTransferOut(api.db, row!.id, "confirmed", { error: "transaction reverted after a reorg" });
+    expect((await findPayment(api.db, deposit.id))!.sweptAt).toBeNull();
+    expect(await paymentsToSweep(api.db)).toContain(deposit.id);
     const feed = await api.request(`/api/v1/events?paymentId=${deposit.id}&limit=100`, { headers: { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret } });
     const events = feed.body.events as Array<{ type: string; data: { transfer?: Record<string, unknown> } }>;
     const forwarded = events.find((e) => e.type === "payment.forwarded")!;
