@@ -170,7 +170,8 @@ export const idempotencyKeys = pgTable(
     responseBody: jsonb("response_body"),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.merchantId, t.mode, t.scope, t.key] })],
+  // The hourly cleanup finds expired keys by age.
+  (t) => [primaryKey({ columns: [t.merchantId, t.mode, t.scope, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
 );
 
 export type PaymentRow = typeof payments.$inferSelect;

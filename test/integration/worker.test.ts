@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { QueueEvents, Worker } from "bullmq";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
+import { deleteExpiredIdempotencyKeys } from "../../db/idempotencyCleanup.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { idempotencyKeys } from "../../db/schema/index.ts";
 import { openQueue, QUEUES, redisConnection } from "../../jobs/queues.ts";
@@ -143,6 +144,19 @@ test("idempotency cleanup deletes only keys past 24 hours and is harmless when r
     await queue.close();
     await workers.close();
   }
+});
+
+// BUG: the cleanup deleted every expired key in one statement found by a scan of the whole table,
+// and carried each deleted key back to the worker only to count them: millions at a day's volume.
+test("idempotency cleanup deletes in batches by age, counted in Postgres; a fresh key stays", async () => {
+  const merchant = await createMerchant(handle.db, { name: "Volume" });
+  await handle.db.execute(sql`
+    insert into idempotency_keys (merchant_id, mode, scope, key, request_hash, created_at)
+    select ${merchant.id}, 'test', 'payments.create', 'k' || g, 'h', now() - interval '30 hours' from generate_series(1, 25000) g`);
+  await handle.db.insert(idempotencyKeys).values({ merchantId: merchant.id, mode: "test", scope: "payments.create", key: "today", requestHash: "h" });
+  expect(await deleteExpiredIdempotencyKeys(handle.db, 24)).toBe(25_000);
+  const left = await handle.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.merchantId, merchant.id));
+  expect(left.map((r) => r.key)).toEqual(["today"]);
 });
 
 test("a job with no processor fails at once instead of retrying", async () => {
