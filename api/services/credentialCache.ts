@@ -23,7 +23,10 @@ export type CredentialLookup = {
 export function createCredentialCache(options: { db: Db; databaseUrl: string | undefined; logger: Logger; ttlMs?: number; maxEntries?: number }): CredentialLookup {
   const { db } = options;
   const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, ActiveCredential>();
+  const ttlMs = options.ttlMs ?? 5_000;
+  // Each entry keeps when it was read: the TTL holds even while a tick waits out a silent
+  // listener's probe (another 5 s), when no drop comes to clear the map.
+  const entries = new Map<string, { credential: ActiveCredential; at: number }>();
   // Bumped by every drop: a lookup that started before one must not store what it read.
   let generation = 0;
   const drop = () => {
@@ -37,7 +40,7 @@ export function createCredentialCache(options: { db: Db; databaseUrl: string | u
         channel: CREDENTIALS_REVOKED_CHANNEL,
         databaseUrl: options.databaseUrl,
         // Each tick (and each new connection) starts over: the TTL.
-        intervalMs: options.ttlMs ?? 5_000,
+        intervalMs: ttlMs,
         logger: options.logger,
         run: async () => {},
         prepare: async () => {
@@ -52,12 +55,13 @@ export function createCredentialCache(options: { db: Db; databaseUrl: string | u
     async find(key) {
       if (!loop?.listening()) return findActiveCredential(db, key);
       const cached = entries.get(key);
-      if (cached) return cached;
+      if (cached && performance.now() - cached.at < ttlMs) return cached.credential;
       const started = generation;
+      const at = performance.now();
       const found = await findActiveCredential(db, key);
       if (found && started === generation && loop.listening()) {
         if (entries.size >= maxEntries) entries.clear();
-        entries.set(key, found);
+        entries.set(key, { credential: found, at });
       }
       return found;
     },

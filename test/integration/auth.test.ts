@@ -3,6 +3,10 @@ import { authPlugin } from "../../api/plugins/auth.ts";
 import { presentNetwork } from "../../api/presenters/network.ts";
 import { networkIdOf } from "../../config/index.ts";
 import pg from "pg";
+import { sql } from "drizzle-orm";
+import { createCredentialCache } from "../../api/services/credentialCache.ts";
+import { createLogger } from "../../config/logger.ts";
+import { startSilentProxy } from "../helpers/silentProxy.ts";
 import { CREDENTIALS_REVOKED_CHANNEL, rotateCredential } from "../../db/credentials.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { appWithErrors, call, createPonderCheckpointTable } from "../helpers/fixtures.ts";
@@ -221,6 +225,28 @@ describe("cached key lookups", () => {
     expect(status).toBe(401);
     expect(performance.now() - notifiedAt).toBeLessThan(500);
   });
+});
+
+// BUG: entries lived until a tick dropped them, and a tick on a silenced listening connection
+// first waits out its probe (5 s): a key revoked elsewhere (its NOTIFY lost with the connection)
+// kept working for up to twice the TTL.
+test("a cached key is read again once the TTL has passed, even while the listener is silent", async () => {
+  const merchant = await api.seedMerchant("Silent listener");
+  const url = new URL(api.databaseUrl);
+  const proxy = await startSilentProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  const cache = createCredentialCache({ db: api.db, databaseUrl: proxy.via(api.databaseUrl), logger: createLogger({ level: "silent" }), ttlMs: 300 });
+  try {
+    for (let i = 0; i < 100 && !cache.caching(); i++) await Bun.sleep(20);
+    expect(cache.caching()).toBe(true);
+    expect((await cache.find(merchant.publicKey))?.merchantId).toBe(merchant.id);
+    proxy.silence(); // the listening connection goes quiet: its NOTIFY will not arrive
+    await api.db.execute(sql`update api_credentials set revoked_at = now() where merchant_id = ${merchant.id} and kind = 'public' and mode = 'test'`);
+    await Bun.sleep(400);
+    expect(await cache.find(merchant.publicKey)).toBeUndefined();
+  } finally {
+    await cache.stop();
+    await proxy.stop();
+  }
 });
 
 describe("modes", () => {
