@@ -252,7 +252,12 @@ describe("the hosted checkout page", () => {
     await page.evaluate(() => {
       const line = document.getElementById("wallet-message")!;
       const seen: string[] = ((window as unknown as { __walletMessages: string[] }).__walletMessages = []);
-      new MutationObserver(() => seen.push(line.textContent ?? "")).observe(line, { childList: true, characterData: true, subtree: true });
+      // From the records, not the line as the callback finds it: "Sent." and its clearing can
+      // land in one task, and the callback (run once after both) would read only "".
+      new MutationObserver((records) => {
+        for (const record of records) for (const node of record.addedNodes) seen.push(node.textContent ?? "");
+        seen.push(line.textContent ?? "");
+      }).observe(line, { childList: true, characterData: true, subtree: true });
     });
     await page.click("#wallet-pay");
     await page.waitForFunction(() => (window as unknown as { __walletMessages: string[] }).__walletMessages.some((m) => m.startsWith("Sent.")), undefined, { timeout: 30_000 });
