@@ -255,7 +255,7 @@ describe("the hosted checkout page", () => {
       // From the records, not the line as the callback finds it: "Sent." and its clearing can
       // land in one task, and the callback (run once after both) would read only "".
       new MutationObserver((records) => {
-        for (const record of records) for (const node of record.addedNodes) seen.push(node.textContent ?? "");
+        for (const record of records) for (const node of Array.from(record.addedNodes)) seen.push(node.textContent ?? "");
         seen.push(line.textContent ?? "");
       }).observe(line, { childList: true, characterData: true, subtree: true });
     });
