@@ -438,6 +438,33 @@ describe("a refund and the subscriber's check at finalized", () => {
   });
 });
 
+// BUG: the refund address was checked only when the refund was asked for; signed later (after
+// finality, or a retry), a token account closed meanwhile (a wallet's "close empty accounts") read
+// as a wallet, and the refund went to an account owned by it: no key signs for that, the money lost.
+test("a refund address that can no longer receive when the refund is signed: nothing sent, the refund closed naming it", async () => {
+  const deposit = await createDeposit("1");
+  await solana.pay({ to: deposit.depositAddress, amount: 3_000_000n });
+  await until("completed, the excess final", async () => {
+    await reconcilePayments(api.db, api.config, [deposit.id]);
+    const [row] = await queryRows<{ finalized: boolean }>(api.db, sql`select bool_and(finalized) as finalized from solana_credits where payment_id = ${deposit.id}`);
+    return (await findPayment(api.db, deposit.id))!.status === "completed" && Boolean(row?.finalized);
+  });
+  const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: solana.customer.publicKey.toBase58() } });
+  expect(request.status).toBe(202);
+  const transferId = request.body.refund.id as string;
+  // Since asked for, the address is an account that is gone (as a closed token account is).
+  const closed = getAssociatedTokenAddressSync(solana.usdc.address, Keypair.generate().publicKey, true).toBase58();
+  await api.db.execute(sql`update transfers_out set to_address = ${closed} where id = ${transferId}`);
+  const held = await solanaRail.balanceOf(network(), (await findPayment(api.db, deposit.id))!, 5_000);
+  const ctx = { config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl };
+  const done = await refund(ctx)({ data: { transferId }, id: "test" } as never).catch((error: Error) => error);
+  expect(done).not.toBeInstanceOf(Error);
+  const row = (await findTransferOut(api.db, transferId))!;
+  expect(row).toMatchObject({ status: "failed", txHash: null });
+  expect(row.error).toContain("no key can sign for it");
+  expect(await solanaRail.balanceOf(network(), (await findPayment(api.db, deposit.id))!, 5_000)).toBe(held);
+});
+
 // BUG: the SOL the operator had to hold (2.1M lamports) left out its own rent-exempt minimum and
 // Token-2022's larger account: with a little more than that, a transfer creating the recipient's
 // account landed failed for want of rent (the fee burned), three times and refunds were refused.

@@ -29,6 +29,15 @@ async function assertNoAccount(connection: Connection, account: PublicKey, evide
 export type SignedTransferOut = { rawTx: string; txHash: string; blockhash: string; lastValidBlockHeight: bigint; closesAccount: boolean };
 
 /**
+ * The recipient, as it stands when the transfer is signed, can receive nothing anyone can
+ * spend: an address off the curve with no account (a token account closed since the refund was
+ * asked for: its associated token account would be owned by no key). Nothing is signed.
+ */
+export class RecipientUnusableError extends Error {
+  override name = "RecipientUnusableError";
+}
+
+/**
  * One signed transaction that moves a sweep's or refund's amount out of a deposit
  * address's token account, the operator paying every fee (the deposit key signs only as
  * the account's owner, and never needs SOL): create the recipient's associated token
@@ -70,6 +79,11 @@ export async function buildTransferOut(input: {
   let destination: PublicKey;
   if (recipientInfo.value?.owner.equals(program) && parsed?.type === "account" && parsed.info?.mint === token.address) {
     destination = recipient; // already a token account of this mint
+  } else if (!recipientInfo.value && !PublicKey.isOnCurve(recipient.toBytes())) {
+    // Asked of a node at the evidence's slot at least: a lagging one may not know the account yet.
+    const there = input.payment.evidenceBlock === null ? null : await connection.getAccountInfo(recipient, { commitment: "confirmed", minContextSlot: Number(input.payment.evidenceBlock) });
+    if (!there) throw new RecipientUnusableError(`${row.toAddress} holds nothing and no key can sign for it (a token account closed since the ${row.kind} was asked for?): nothing sent`);
+    throw new ServiceUnavailableError(`a node behind slot ${input.payment.evidenceBlock} did not know ${row.toAddress}; asking again`);
   } else {
     destination = associatedTokenAccount(recipient, mint, program);
     instructions.push(createAssociatedTokenAccountIdempotentInstruction(operator.publicKey, destination, recipient, mint, program));

@@ -7,7 +7,7 @@ import type { RailContext } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { depositKeypair, depositSeed } from "../depositKeys.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../operator.ts";
-import { buildTransferOut } from "./buildTransferOut.ts";
+import { buildTransferOut, RecipientUnusableError } from "./buildTransferOut.ts";
 import { signatureStatuses } from "./signatureStatuses.ts";
 
 /** How long one run follows a sent transaction before leaving it to the job's retry. */
@@ -59,7 +59,13 @@ async function signAndSend(c: Ctx, row: TransferOutRow): Promise<TransferOutRow 
   await assertOperatorFunded(c);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
-  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey });
+  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey }).catch(async (error: Error) => {
+    // A refund whose address can no longer receive is closed (owed again: asked for anew elsewhere).
+    if (!(error instanceof RecipientUnusableError)) throw error;
+    await failTransferOut(ctx.db, row.id, "requested", { error: error.message });
+    return "closed" as const;
+  });
+  if (signed === "closed") return (await findTransferOut(ctx.db, row.id))!;
   if (!signed) {
     await failTransferOut(ctx.db, row.id, "requested", { error: `the deposit account holds less than ${row.amount}` });
     return (await findTransferOut(ctx.db, row.id))!;
@@ -132,7 +138,12 @@ async function resign(c: Ctx, row: TransferOutRow): Promise<void> {
   await assertOperatorFunded(c);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
-  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey });
+  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey }).catch(async (error: Error) => {
+    if (!(error instanceof RecipientUnusableError)) throw error;
+    await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded; ${error.message}` }, { txHash: row.txHash! });
+    return "closed" as const;
+  });
+  if (signed === "closed") return;
   if (!signed) {
     // Only while the row still holds the expired transaction: another run's replacement may have landed and emptied the account.
     await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded, and the deposit account now holds less than ${row.amount}` }, { txHash: row.txHash! });
