@@ -246,6 +246,28 @@ describe("exactly once, wherever the worker died", () => {
     expect((await findTransferOut(api.db, row.id))!.status).toBe("confirmed");
   });
 
+  // BUG: the fresh blockhash came from whichever node answered (a lagging one's may be expired
+  // already), and a re-signing skipped the follow's pace: it signed again at once, again and
+  // again, doubling the priority fee each time and piling signatures on the row.
+  test("re-signing: a node answering an expired blockhash gets nothing recorded; the next run signs once", async () => {
+    const { row, signed } = await reservedSweep(2_000_000n);
+    await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
+    const stale = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) =>
+      call.method === "getLatestBlockhash"
+        ? ({ ...answer, result: { ...(answer as { result: { context: unknown } }).result, value: { blockhash: signed.blockhash, lastValidBlockHeight: Number(signed.lastValidBlockHeight) } } } as never)
+        : answer,
+    );
+    try {
+      const behind = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: stale.url } : n)) } };
+      expect(await solanaRail.executeTransferOut(behind, row.id).catch((error: Error) => error.message)).toContain("expired blockhash");
+      expect((await findTransferOut(api.db, row.id))!).toMatchObject({ status: "broadcast", txHash: signed.txHash, replacedTxHashes: [] });
+    } finally {
+      stale.stop();
+    }
+    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    expect(done).toMatchObject({ status: "confirmed", replacedTxHashes: [signed.txHash] });
+  });
+
   // BUG: a node lagging behind the one that gave the finalized height (one load-balanced
   // URL) did not know the landed transfer; its "unknown" read as "expired unlanded", the
   // run signed again, found the deposit account empty and closed the landed sweep `failed`.

@@ -54,6 +54,8 @@ export async function buildTransferOut(input: {
   row: TransferOutRow;
   operator: Keypair;
   depositKey: Keypair;
+  /** The blockhash from a node at this slot at least (re-signing: the finalized slot that proved the last one expired). */
+  minContextSlot?: number;
 }): Promise<SignedTransferOut | null> {
   const { connection, operator, depositKey, row } = input;
   const token = tokenOfMint(input.network, input.payment.tokenAddress);
@@ -100,7 +102,9 @@ export async function buildTransferOut(input: {
   // cluster drops the transfer again and again.
   const price = await priorityFee(connection, [source, destination, operator.publicKey], row.replacedTxHashes.length);
   instructions.unshift(ComputeBudgetProgram.setComputeUnitLimit({ units: TRANSFER_OUT_COMPUTE_UNITS }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: price }));
-  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
+  // From a node at the evidence's slot at least (or the caller's): a lagging one's blockhash may be expiring already.
+  const floor = Math.max(input.minContextSlot ?? 0, input.payment.evidenceBlock === null ? 0 : Number(input.payment.evidenceBlock));
+  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash({ commitment: "confirmed", ...(floor > 0 ? { minContextSlot: floor } : {}) });
   const transaction = new Transaction({ feePayer: operator.publicKey, blockhash, lastValidBlockHeight }).add(...instructions);
   transaction.sign(operator, depositKey);
   return {

@@ -120,8 +120,9 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
         return (await findTransferOut(ctx.db, row.id))!;
       }
     } else if (caughtUp && row.lastValidBlockHeight !== null && final.blockHeight !== undefined && BigInt(final.blockHeight) > row.lastValidBlockHeight) {
-      await resign(c, row);
-      continue;
+      // Then the follow's own pace: a fresh blockhash a lagging node gave could be expired too,
+      // and signing again at once, again and again, would pile up signatures and fees.
+      await resign(c, row, { slot: final.absoluteSlot, height: BigInt(final.blockHeight) });
     } else {
       await send(c, row.rawTx!, row.id); // the same bytes: harmless if it already went through
     }
@@ -131,14 +132,14 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
 }
 
 /** The row's transaction expired unlanded: sign the same transfer again with a fresh blockhash, recorded before it is sent. */
-async function resign(c: Ctx, row: TransferOutRow): Promise<void> {
+async function resign(c: Ctx, row: TransferOutRow, final: { slot: number; height: bigint }): Promise<void> {
   const { ctx, connection, operator } = c;
   // A fee payer short of SOL never lands anything: signing again at every expiry would only
   // pile up signatures (what the row's follow-up reads grows with them).
   await assertOperatorFunded(c);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
-  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey }).catch(async (error: Error) => {
+  const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey, minContextSlot: final.slot }).catch(async (error: Error) => {
     if (!(error instanceof RecipientUnusableError)) throw error;
     await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded; ${error.message}` }, { txHash: row.txHash! });
     return "closed" as const;
@@ -148,6 +149,9 @@ async function resign(c: Ctx, row: TransferOutRow): Promise<void> {
     // Only while the row still holds the expired transaction: another run's replacement may have landed and emptied the account.
     await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded, and the deposit account now holds less than ${row.amount}` }, { txHash: row.txHash! });
     return;
+  }
+  if (signed.lastValidBlockHeight <= final.height) {
+    throw new ServiceUnavailableError(`the node gave an expired blockhash (valid to height ${signed.lastValidBlockHeight}, final height ${final.height}); asking again`);
   }
   ctx.logger.warn({ transfer: row.id, expired: row.txHash }, "solana transaction expired without landing; signing it again");
   const replaced = await replaceTransferOutTx(ctx.db, row.id, row.txHash!, {
