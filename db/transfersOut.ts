@@ -357,3 +357,10 @@ export async function sweptPayments(db: Db, paymentIds: readonly string[]): Prom
   );
   return new Set(rows.map((r) => r.payment_id));
 }
+
+/** Sweeps and refunds of a chain out and not yet final (signed and sent), other than `except`. */
+export async function broadcastOnChain(db: Db, chainId: string, except: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, sql`
+    select count(*)::int as n from transfers_out where chain_id = ${chainId} and status = 'broadcast' and id <> ${except}`);
+  return row?.n ?? 0;
+}

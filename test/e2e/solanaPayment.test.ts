@@ -7,7 +7,7 @@ import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, reserveTransferOut } from "../../db/transfersOut.ts";
+import { claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, reserveTransferOut, insertTransferOut } from "../../db/transfersOut.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands } from "../../scripts/cli/commands.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
@@ -369,6 +369,34 @@ describe("exactly once, wherever the worker died", () => {
       proxy.stop();
     }
     expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", replacedTxHashes: [signed.txHash] });
+  });
+
+  // BUG: each of up to 16 concurrent transfers judged the fee payer's SOL alone: with enough
+  // for one, two both signed and the second to land failed for want of rent (its fee burned).
+  test("the fee payer's SOL is judged against every transfer of the chain already out", async () => {
+    const deposit = await createDeposit("1.3");
+    await solana.pay({ to: deposit.depositAddress, amount: 1_300_000n });
+    const row = await until("a reservable sweep", async () => {
+      await reconcilePayments(api.db, api.config, [deposit.id]);
+      return reserveTransferOut(api.db, deposit.id, (p) =>
+        p.status === "completed" ? { kind: "sweep", chainId: p.chainId, tokenAddress: p.tokenAddress, toAddress: p.merchantWallet, amount: p.amount } : null,
+      );
+    });
+    // Another transfer of the chain is out, not final; the operator holds enough for one.
+    const other = (await insertTransferOut(api.db, { paymentId: (await createDeposit("1")).id, kind: "sweep", chainId: network().chainId, tokenAddress: row.tokenAddress, toAddress: row.toAddress, amount: 1n }))!;
+    await api.db.execute(sql`update transfers_out set status = 'broadcast' where id = ${other.id}`);
+    const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) =>
+      call.method === "getBalance" ? { ...answer, result: { ...(answer.result as object), value: Number(SWEEP_LAMPORTS + 1_000_000n) } } : answer,
+    );
+    try {
+      const refused = await solanaRail.executeTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
+      expect((refused as Error).name).toBe("OperatorBalanceLowError");
+      expect((await findTransferOut(api.db, row.id))!.status).toBe("requested");
+    } finally {
+      proxy.stop();
+      await api.db.execute(sql`update transfers_out set status = 'failed', error = 'test' where id = ${other.id}`);
+    }
+    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed" });
   });
 
   // BUG: the operator's cancel closed the row whatever transaction it held by then: a

@@ -21,7 +21,7 @@ import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testA
  * is the only sweeper (and the only reconciler, via its dispatcher).
  */
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const CHAIN_LOCK_CLASS = 726100; // rails/evm/transfers/chainLock.ts withChainLock
+const CHAIN_LOCK_CLASS = 726100; // rails/chainLock.ts withChainLock
 const operator = privateKeyToAccount(operatorKey).address;
 
 let chain: PaymentChain;

@@ -12,7 +12,7 @@ import { findPayment } from "../../../db/payments.ts";
 import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
-import { withChainLock } from "./chainLock.ts";
+import { withChainLock } from "../../chainLock.ts";
 
 
 /** A rail context that can take session locks (sweeps and refunds serialize signing per chain). */

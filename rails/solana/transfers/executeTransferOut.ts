@@ -1,13 +1,14 @@
 import type { Connection, Keypair } from "@solana/web3.js";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
-import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { broadcastOnChain, claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { depositKeypair, depositSeed } from "../depositKeys.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../operator.ts";
 import { buildTransferOut, RecipientUnusableError } from "./buildTransferOut.ts";
+import { withChainLock } from "../../chainLock.ts";
 import { signatureStatuses } from "./signatureStatuses.ts";
 
 /** How long one run follows a sent transaction before leaving it to the job's retry. */
@@ -43,20 +44,33 @@ export async function executeTransferOut(ctx: RailContext, rowId: string): Promi
   if (!operator) throw new ServiceUnavailableError("SOLANA_OPERATOR_SECRET_KEY is not configured");
   const c: Ctx = { ctx, network, connection: solanaConnection(network, "confirmed", 20_000), operator };
   if (first.status === "requested") {
-    const ended = await signAndSend(c, first);
+    // One signer a chain at a time: each judges the fee payer's SOL against every transfer already out.
+    const ended = ctx.databaseUrl ? await withChainLock(ctx.databaseUrl, first.chainId, () => signAndSend(c, rowId)) : await signAndSend(c, rowId);
     if (ended) return ended;
   }
   return follow(c, rowId);
 }
 
-async function assertOperatorFunded(c: Ctx): Promise<void> {
-  const balance = BigInt(await c.connection.getBalance(c.operator.publicKey, "confirmed"));
-  if (balance < SWEEP_LAMPORTS) throw new OperatorBalanceLowError(c.network.name, balance, SWEEP_LAMPORTS, "lamports");
+/**
+ * The fee payer must hold a transfer's worst case (fees, a recipient account's rent, the
+ * priority cap) for this one and for each one of the chain already out and not final: up to
+ * 16 run at once, and each judged alone passed while the second to land failed for want of
+ * rent (its fee burned, counted as a revert).
+ */
+async function assertOperatorFunded(c: Ctx, row: TransferOutRow): Promise<void> {
+  const [balance, others] = await Promise.all([
+    c.connection.getBalance(c.operator.publicKey, "confirmed").then(BigInt),
+    broadcastOnChain(c.ctx.db, row.chainId, row.id),
+  ]);
+  const needed = SWEEP_LAMPORTS * BigInt(others + 1);
+  if (balance < needed) throw new OperatorBalanceLowError(c.network.name, balance, needed, "lamports");
 }
 
-async function signAndSend(c: Ctx, row: TransferOutRow): Promise<TransferOutRow | null> {
+async function signAndSend(c: Ctx, rowId: string): Promise<TransferOutRow | null> {
   const { ctx, connection, operator } = c;
-  await assertOperatorFunded(c);
+  const row = (await findTransferOut(ctx.db, rowId))!;
+  if (row.status !== "requested") return isFinal(row) ? row : null;
+  await assertOperatorFunded(c, row);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey }).catch(async (error: Error) => {
@@ -136,7 +150,7 @@ async function resign(c: Ctx, row: TransferOutRow, final: { slot: number; height
   const { ctx, connection, operator } = c;
   // A fee payer short of SOL never lands anything: signing again at every expiry would only
   // pile up signatures (what the row's follow-up reads grows with them).
-  await assertOperatorFunded(c);
+  await assertOperatorFunded(c, row);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey, minContextSlot: final.slot }).catch(async (error: Error) => {

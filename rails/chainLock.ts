@@ -3,7 +3,8 @@ import pg from "pg";
 /**
  * One operator signer at a time per chain, across every worker process: a session
  * advisory lock on its own connection (released if the process dies), so nonces are
- * never handed out twice. It covers signing, recording and broadcasting only; waiting
+ * never handed out twice (EVM) and the fee payer's SOL is judged against every transfer
+ * already out (Solana). It covers signing, recording and broadcasting only; waiting
  * for receipts happens outside it, so many sweeps can go out in one block.
  */
 export async function withChainLock<T>(databaseUrl: string, chainId: string, work: () => Promise<T>): Promise<T> {
