@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Queue } from "bullmq";
 import { sql } from "drizzle-orm";
 import { buildConfig } from "../../config/index.ts";
+import { holdAdvisoryLock } from "../helpers/heldAdvisoryLock.ts";
 import { createDb, queryRows } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { recordPaymentEvents } from "../../db/paymentEvents.ts";
@@ -83,17 +84,8 @@ test("a session stuck holding the feed lock holds back neither the relay's enque
   const { db } = handle;
   await db.execute(sql`update webhook_deliveries set status = 'delivered'`);
   const stuck = createDb(database.url, { max: 1 });
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((resolve) => (locked = resolve));
-  const holder = stuck.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(726006)`);
-    locked();
-    await held;
-  });
+  const holder = await holdAdvisoryLock(stuck.db, 726006);
   try {
-    await isLocked;
     const merchantId = (await createMerchant(db, { name: "Stuck feed" })).id;
     await insertWebhookEndpoint(db, config.secrets, { merchantId, mode: "test", url: "https://example.com/stuck", events: ["*"] });
     const [p] = await insertPaymentRows(db, [paymentRowFactory(config)(merchantId, { mode: "test" })]);
@@ -111,8 +103,8 @@ test("a session stuck holding the feed lock holds back neither the relay's enque
       await relay.stop();
     }
   } finally {
-    release();
-    await holder;
+    holder.release();
+    await holder.done;
     await stuck.close();
   }
   expect(await assignFeedPositions(db)).toBeGreaterThan(0); // let go: positioned

@@ -17,6 +17,7 @@ import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { registry } from "../../metrics/registry.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
+import { holdAdvisoryLock } from "../helpers/heldAdvisoryLock.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "../helpers/webhookReceiver.ts";
 
@@ -693,25 +694,16 @@ describe("events", () => {
   // "not an event id of this account", which a client takes as a cursor to throw away.
   test("startingAfter an event committed but not positioned yet: an empty page and the same cursor, then the events after it", async () => {
     const row = (await findPayment(api.db, (await createPayment()).id))!;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
     // Another session positioning the feed (or stuck holding its lock).
-    const positioning = api.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(726006)`);
-      locked();
-      await held;
-    });
-    await lockTaken;
+    const positioning = await holdAdvisoryLock(api.db, 726006);
     let event!: { id: string };
     try {
       event = await api.db.transaction((tx) => recordPaymentEvent(tx as never, row, "payment.detected"));
       const early = await api.request(`/api/v1/events?startingAfter=${event.id}`, { headers: secretAuth() });
       expect({ status: early.status, body: early.body }).toEqual({ status: 200, body: { success: true, events: [], hasMore: false, nextCursor: event.id } });
     } finally {
-      release();
-      await positioning;
+      positioning.release();
+      await positioning.done;
     }
     const next = await api.db.transaction((tx) => recordPaymentEvent(tx as never, row, "payment.confirmed"));
     const later = await api.request(`/api/v1/events?startingAfter=${event.id}`, { headers: secretAuth() });
