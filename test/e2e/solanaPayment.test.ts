@@ -175,7 +175,7 @@ describe("exactly once, wherever the worker died", () => {
     const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
     const proxy = startRpcProxy(solana.chain.rpcUrl);
     try {
-      proxy.fail(["getTokenAccountBalance"]);
+      proxy.fail(["getAccountInfo"]);
       const limited = new Connection(proxy.url, { commitment: "confirmed", disableRetryOnRateLimit: true });
       const built = buildTransferOut({ connection: limited, network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey });
       expect(await built.then(() => "built", (error: Error) => error.message)).toContain("429");
@@ -472,13 +472,26 @@ describe("a refund and the subscriber's check at finalized", () => {
       return row?.finalized;
     });
     const [row] = await queryRows<{ id: string }>(api.db, sql`select id from transfers_out where payment_id = ${deposit.id} and kind = 'refund'`);
-    // BUG: a node that had not seen the deposit account yet ("no such account") closed the refund as "holds less".
-    const lagging = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) =>
-      call.method === "getTokenAccountBalance" ? ({ jsonrpc: "2.0", id: answer.id, error: { code: -32602, message: "Invalid param: could not find account" } } as never) : answer,
-    );
+    // BUG: a node that had not seen the deposit account yet ("no such account") closed the refund
+    // as "holds less"; so did one that had not seen the excess yet (its balance read without a
+    // slot floor). A node behind the last credit: it refuses reads floored there.
+    const lagging = rewritingRpcProxy(solana.chain.rpcUrl, (call, answer) => {
+      const floor = (call.params?.[1] as { minContextSlot?: number } | undefined)?.minContextSlot;
+      if (call.method === "getAccountInfo" && floor !== undefined) {
+        return { jsonrpc: "2.0", id: answer.id, error: { code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: floor - 1 } } } as never;
+      }
+      if (call.method === "getTokenAccountBalance") return { jsonrpc: "2.0", id: answer.id, result: { context: { slot: 1 }, value: { amount: "1000000", decimals: 6, uiAmount: 1, uiAmountString: "1" } } } as never;
+      // Unfloored, it answers the deposit account as it stood before the excess.
+      const held = (answer.result as { value?: { data?: { parsed?: { info?: { tokenAmount?: { amount: string } } } } } } | undefined)?.value?.data?.parsed?.info?.tokenAmount;
+      if (call.method === "getAccountInfo" && held) held.amount = "1000000";
+      return answer;
+    });
     try {
       const behind = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: lagging.url } : n)) } };
-      expect(await refund(behind)({ data: { transferId: row!.id }, id: "test" } as never).catch((error: Error) => error.message)).toContain("does not exist; it does");
+      // The balance a refund request reads, too (it would have offered 1 of the 2 owed, or nothing).
+      const payment = (await findPayment(api.db, deposit.id))!;
+      expect(await solanaRail.balanceOf({ ...network(), rpcUrl: lagging.url }, payment, 5_000).catch((error: Error) => error.message)).toContain("Minimum context slot has not been reached");
+      expect(await refund(behind)({ data: { transferId: row!.id }, id: "test" } as never).catch((error: Error) => error.message)).toContain("Minimum context slot has not been reached");
       expect((await findTransferOut(api.db, row!.id))!.status).toBe("requested");
     } finally {
       lagging.stop();

@@ -12,19 +12,8 @@ import type { Network } from "../../../config/types.ts";
 import { ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { PaymentRow, TransferOutRow } from "../../../db/schema/index.ts";
 import { associatedTokenAccount, tokenOfMint, tokenProgramOf } from "../tokenAccounts.ts";
+import { tokenAccountBalance } from "../tokenAccountBalance.ts";
 import { priorityFee, TRANSFER_OUT_COMPUTE_UNITS } from "./priorityFee.ts";
-
-/**
- * "No such account" from a node behind the slot the payment's last money arrived in (one of
- * several behind the URL) is no proof the account is empty: it is asked again of a node at
- * that slot at least, and a lagging answer or an account that exists there fails the run
- * (retried) instead of closing the transfer as "holds less".
- */
-async function assertNoAccount(connection: Connection, account: PublicKey, evidenceSlot: bigint | null): Promise<void> {
-  if (evidenceSlot === null) return;
-  const info = await connection.getAccountInfo(account, { commitment: "confirmed", minContextSlot: Number(evidenceSlot) });
-  if (info) throw new ServiceUnavailableError(`a node behind slot ${evidenceSlot} said deposit account ${account.toBase58()} does not exist; it does`);
-}
 
 export type SignedTransferOut = { rawTx: string; txHash: string; blockhash: string; lastValidBlockHeight: bigint; closesAccount: boolean };
 
@@ -62,16 +51,7 @@ export async function buildTransferOut(input: {
   const program = tokenProgramOf(token);
   const mint = new PublicKey(token.address);
   const source = associatedTokenAccount(depositKey.publicKey, mint, program);
-  // Only the node's "no such token account" (invalid params, -32602) means empty: a 429 or a
-  // timeout read as 0 would close a refund or sweep as "holds less" that the account can pay.
-  const sourceBalance = await connection.getTokenAccountBalance(source, "confirmed").then(
-    (b) => BigInt(b.value.amount),
-    async (error: { code?: unknown }) => {
-      if (error.code !== -32602) throw error;
-      await assertNoAccount(connection, source, input.payment.evidenceBlock);
-      return 0n;
-    },
-  );
+  const sourceBalance = await tokenAccountBalance(connection, source, input.payment.evidenceBlock);
   if (sourceBalance < row.amount) return null;
 
   const instructions: TransactionInstruction[] = [];
