@@ -110,7 +110,8 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     const kept = seen.originUnverified
       ? {
           depositAmount: seen.depositAmount > request.depositAmount ? seen.depositAmount : request.depositAmount,
-          depositedAt: earliest(request.depositedAt, seen.depositedAt),
+          // When paid goes with how much: the time of the larger of the two reads' deposits.
+          depositedAt: seen.depositAmount > request.depositAmount ? seen.depositedAt : (request.depositedAt ?? seen.depositedAt),
           refundedAmount: seen.refundedAmount > request.refundedAmount ? seen.refundedAmount : request.refundedAmount,
         }
       : { depositAmount: seen.depositAmount, depositedAt: seen.depositedAt, refundedAmount: seen.refundedAmount };
@@ -177,4 +178,3 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
 
 /** The later of two times, either of which may be unknown (a horizon never moves back). */
 const later = (a: Date | null, b: Date | null): Date | null => (a && b ? (a > b ? a : b) : (a ?? b));
-const earliest = (a: Date | null, b: Date | null): Date | null => (a && b ? (a < b ? a : b) : (a ?? b));

@@ -71,9 +71,10 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
 }
 
 /**
- * Cross-chain payments whose customer paid in time and whose bridge is still carrying the
- * money (not refunded, not failed, no refund under way, not a success whose watch ended),
- * by payment: when it was paid.
+ * Cross-chain payments whose customer paid in full in time and whose bridge is still carrying
+ * the money (not refunded, not failed, no refund under way, not a success whose watch ended),
+ * by payment: when it was paid. A deposit short of what the bridge asked for holds nothing
+ * past the deadline: the payment expires as an underpaid direct one does.
  */
 export async function bridgeInTransit(ctx: RailContext, payments: readonly PaymentRow[]): Promise<Map<string, Date>> {
   const requests = await bridgeRequestsOf(
@@ -85,7 +86,8 @@ export async function bridgeInTransit(ctx: RailContext, payments: readonly Payme
     // A `success` whose watch has ended carries nothing more: fills short of the amount stay short.
     const done = r.progress === "success" && r.finishedAt !== null;
     const carrying = r.progress !== "refund" && r.progress !== "failure" && r.bridgeStatus !== "refunding" && !done;
-    if (r.depositedAt && r.depositedAt.getTime() <= r.expiresAt.getTime() && carrying) result.set(r.paymentId, r.depositedAt);
+    const paidInFull = r.depositAmount >= r.amountToSend;
+    if (r.depositedAt && paidInFull && r.depositedAt.getTime() <= r.expiresAt.getTime() && carrying) result.set(r.paymentId, r.depositedAt);
   }
   return result;
 }

@@ -72,10 +72,14 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     for (const block of sweptAt) {
       for (const t of await transfersInto(client, request.originTokenAddress as Address, depositAddress, block)) deposits.set(`${t.txHash.toLowerCase()}:${t.logIndex}`, t);
     }
-    for (const d of deposits.values()) {
+    // Paid when the deposits, in block order, first add up to what the bridge asked for: a
+    // dust transfer in time does not make a payment that came after its deadline paid in
+    // time. Short of it, when the last of what was paid arrived.
+    const inOrder = [...deposits.values()].sort((a, b) => (a.blockNumber < b.blockNumber ? -1 : a.blockNumber > b.blockNumber ? 1 : 0));
+    for (const d of inOrder) {
+      const reached = depositAmount >= request.amountToSend;
       depositAmount += d.value;
-      const at = await blockTime(client, d.blockNumber);
-      if (!depositedAt || at < depositedAt) depositedAt = at;
+      if (!reached) depositedAt = await blockTime(client, d.blockNumber);
     }
     const listed = new Set(status.originTxHashes.map((h) => h.toLowerCase()));
     originTxHashes = [...status.originTxHashes, ...new Set([...deposits.values()].map((d) => d.txHash).filter((h) => !listed.has(h.toLowerCase())))];

@@ -403,11 +403,54 @@ describe("expiry waits for the bridge's word", () => {
     expect((await events(p.id)).map((e) => e.type)).not.toContain("payment.expired");
   });
 
+  /** The block time of a transaction on the origin chain. */
+  const originBlockTime = async (hash: Hex) => {
+    const receipt = await chains.origin.publicClient.getTransactionReceipt({ hash });
+    return new Date(Number((await chains.origin.publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp) * 1000);
+  };
+
+  // BUG: the payment counted as paid when its first deposit of any size arrived: one unit sent in
+  // time made the rest, sent after the deadline, "paid in time", and the payment completed.
+  test("a dust deposit in time, the rest after the deadline: paid when the deposits reached the amount, expired with the fill late", async () => {
+    const p = await createPayment("3");
+    const dust = await chains.pay("USDC", p.relayDepositAddress, 1n);
+    const dustAt = await originBlockTime(dust);
+    await deadlineAt(p.id, dustAt);
+    await chains.origin.rpc("evm_increaseTime", [120]);
+    const rest = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend) - 1n);
+    const restAt = await originBlockTime(rest);
+    expect(restAt.getTime()).toBeGreaterThan(dustAt.getTime());
+    relayState.set(p.requestId, { status: "pending", inTxHashes: [dust, rest] });
+    await job(p.id);
+    expect(await findBridgeRequest(api.db, p.id)).toMatchObject({ depositedAt: restAt, depositAmount: BigInt(p.amountToSend) });
+    const fill = await solverPays(chains.destination, merchantWallet, 3_000_000n);
+    relayState.set(p.requestId, { status: "success", inTxHashes: [dust, rest], txHashes: [fill.hash] });
+    await job(p.id);
+    await indexedAt(chains.destination, fill.block + 5n, new Date());
+    expect((await reconcile(p.id)).after).toMatchObject({ status: "expired", lateAmount: 3_000_000n });
+  });
+
+  // BUG: an in-time deposit short of the amount held the payment `pending` past its deadline for
+  // as long as the bridge sat on it.
+  test("only part of the amount deposited in time: the payment expires at its deadline, not held for the bridge", async () => {
+    const p = await createPayment("3");
+    const part = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend) / 2n);
+    relayState.set(p.requestId, { status: "waiting", inTxHashes: [part] });
+    await job(p.id);
+    await deadlineAt(p.id, new Date((await originBlockTime(part)).getTime() + 1_000));
+    const later = new Date(Date.now() + 3_600_000);
+    await indexedAt(chains.destination, await chains.destination.publicClient.getBlockNumber({ cacheTime: 0 }), later);
+    // Relay's word covers the deadline (a read long after it still shows the same).
+    await api.db.execute(sql`update bridge_requests set seen_through = ${later} where payment_id = ${p.id}`);
+    expect(await findBridgeRequest(api.db, p.id)).toMatchObject({ depositAmount: BigInt(p.amountToSend) / 2n });
+    expect((await reconcilePayments(api.db, api.config, [p.id], later)).get(p.id)!.after.status).toBe("expired");
+  });
+
   // BUG: a `success` whose fills fell short of the amount held the payment `pending` for good:
   // the bridge counted as still carrying the money after its watch had ended.
   test("a success whose fills fall short: pending while the watch goes on, expired once it has ended", async () => {
     const p = await createPayment("3");
-    await api.db.execute(sql`update bridge_requests set progress = 'success', bridge_status = 'completed', deposited_at = now() - interval '2 hours',
+    await api.db.execute(sql`update bridge_requests set progress = 'success', bridge_status = 'completed', deposited_at = now() - interval '2 hours', deposit_amount = amount_to_send,
       seen_through = now(), checked_at = now() where payment_id = ${p.id}`);
     await deadlineAt(p.id, new Date(Date.now() - 3_600_000));
     await destinationIndexedNow();
