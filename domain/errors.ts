@@ -197,12 +197,15 @@ export class NoDestinationError extends AppError {
 
 /**
  * 502: the bridge failed us (5xx, rate limit after retries, timeout, an answer we cannot
- * read). Nothing was created on our side; safe to retry.
+ * read). Nothing was created on our side; safe to retry — unless the caller says the bridge
+ * refused the request itself (`retryable: false`: a status read answered a 4xx, a revoked key,
+ * an id it does not know; asking again at once gets the same answer, so a job gives up and
+ * the periodic recheck asks again later).
  */
 export class BridgeUnavailableError extends AppError {
   readonly status = 502;
   readonly error = "bridge_unavailable";
-  override readonly retryable = true;
+  override readonly retryable: boolean;
   /** The bridge's machine code, when it sent one (Relay's `errorCode`). */
   readonly bridgeCode: string | undefined;
   /** The bridge's HTTP status, when it answered at all. */
@@ -211,11 +214,12 @@ export class BridgeUnavailableError extends AppError {
   constructor(
     readonly bridge: string,
     reason: string,
-    options?: { cause?: unknown; bridgeCode?: string; httpStatus?: number },
+    options?: { cause?: unknown; bridgeCode?: string; httpStatus?: number; retryable?: boolean },
   ) {
     super(`The bridge (${bridge}) failed: ${reason}`, options);
     this.bridgeCode = options?.bridgeCode;
     this.httpStatus = options?.httpStatus;
+    this.retryable = options?.retryable ?? true;
   }
 }
 

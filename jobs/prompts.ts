@@ -8,6 +8,14 @@ import { openQueue, QUEUES, type JobPayloads } from "./queues.ts";
 const BATCH = 250;
 
 /**
+ * Tries of one bridge read before its job gives up: a few, for a blip. The recheck prompts a
+ * fresh read of every unfinished request each time it runs, so a request Relay keeps failing
+ * on is still read every recheck — where the default four hours of retries gave each of those
+ * prompts a retry chain of its own, hundreds at once for one request.
+ */
+const BRIDGE_READ_ATTEMPTS = 4;
+
+/**
  * The prompts port on BullMQ queues; job ids make a repeated prompt one job.
  * `failFast` (the API): a prompt Redis does not take within `QUEUE_TIMEOUT_MS` fails with
  * QueueUnavailableError instead of holding the request (Postgres already has the truth;
@@ -82,7 +90,7 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
         [...new Set(paymentIds)].map((paymentId) => ({
           name: "bridge",
           data: { paymentId } satisfies JobPayloads["bridge"],
-          opts: { jobId: `bridge-${paymentId}-${width}-${slot}`, delay },
+          opts: { jobId: `bridge-${paymentId}-${width}-${slot}`, delay, attempts: BRIDGE_READ_ATTEMPTS },
         })),
       );
     },

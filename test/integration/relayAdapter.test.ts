@@ -306,14 +306,28 @@ describe("status", () => {
     expect(fake.at("GET /requests/v3")).toHaveLength(0);
   });
 
+  // BUG: every failure was retryable: a job retried a 4xx Relay will answer again (a revoked
+  // key, an id it does not know) for four hours, one retry chain per recheck prompt.
   test.each([
-    ["an unknown status", { json: { status: "fallback" } }],
-    ["a 404", { status: 404, json: { message: "Request not found" } }],
-    ["a 500", { status: 500, json: { message: "Internal error", errorCode: "UNKNOWN_ERROR" } }],
-    ["a body that is not JSON", { text: "ok" }],
-  ] as const)("%s is BridgeUnavailableError", async (_name, reply) => {
+    ["an unknown status", { json: { status: "settled" } }, true],
+    ["a 404", { status: 404, json: { message: "Request not found" } }, false],
+    ["a 401", { status: 401, json: { message: "Invalid API key" } }, false],
+    ["a 408", { status: 408, json: { message: "Request timeout" } }, true],
+    ["a 500", { status: 500, json: { message: "Internal error", errorCode: "UNKNOWN_ERROR" } }, true],
+    ["a body that is not JSON", { text: "ok" }, true],
+  ] as const)("%s is BridgeUnavailableError, retryable: %p", async (_name, reply, retryable) => {
     fake.queue("GET /intents/status/v3", reply);
-    expect(await rejection(adapter().status({ requestId }))).toBeInstanceOf(BridgeUnavailableError);
+    const error = await rejection(adapter().status({ requestId }));
+    expect(error).toBeInstanceOf(BridgeUnavailableError);
+    expect(error.retryable).toBe(retryable);
+  });
+
+  // BUG: Relay's other names for a finished refund read as an unknown status (an outage): the
+  // refund was never recognised and the payment stayed pending.
+  test.each(["refunded", "fallback"])("status %p is a refund, its outgoing transactions the refund's", async (name) => {
+    fake.queue("GET /intents/status/v3", { json: relayIntentStatus(name, { inTxHashes: ["0xdep"], txHashes: ["0xback"] }) });
+    const status = await adapter().status({ requestId });
+    expect(status).toMatchObject({ progress: "refund", originTxHashes: ["0xdep"], destinationTxHashes: [], refundTxHashes: ["0xback"] });
   });
 
   test("details, failReason and refundFailReason come along when Relay gives them", async () => {
@@ -402,6 +416,7 @@ describe("status", () => {
     const error = await rejection(adapter().status({ requestId, depositAddress: "0xb353e49aa47514fb579d6ba6594c768379a96515" }));
     expect(error).toBeInstanceOf(BridgeUnavailableError);
     expect((error as BridgeUnavailableError).httpStatus).toBe(401);
+    expect(error.retryable).toBe(false);
   });
 
   test("refund asks Relay for nothing and reports where the request stands", async () => {

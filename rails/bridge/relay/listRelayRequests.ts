@@ -1,5 +1,6 @@
 import { BridgeUnavailableError } from "../../../domain/errors.ts";
 import { isRecord, stringField } from "./readJson.ts";
+import { refusedRead } from "./refusedRead.ts";
 import { requestRelay } from "./requestRelay.ts";
 import type { RelayAdapterOptions } from "./types.ts";
 
@@ -28,6 +29,7 @@ export async function listRelayRequests(options: RelayAdapterOptions, depositAdd
       throw new BridgeUnavailableError("relay", `GET /requests/v3 answered ${answer.status}${reason ? `: ${reason}` : " without requests[]"}`, {
         httpStatus: answer.status,
         bridgeCode: stringField(body?.errorCode),
+        retryable: !refusedRead(answer.status),
       });
     }
     requests.push(...body.requests.filter(isRecord));

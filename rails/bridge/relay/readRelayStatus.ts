@@ -3,10 +3,19 @@ import { BridgeUnavailableError } from "../../../domain/errors.ts";
 import type { BridgeStatus } from "../adapter.ts";
 import { listRelayRequests } from "./listRelayRequests.ts";
 import { isRecord, stringField, stringsField } from "./readJson.ts";
+import { refusedRead } from "./refusedRead.ts";
 import { requestRelay } from "./requestRelay.ts";
 import { RELAY_DEPOSIT_LAG_MS, type RelayAdapterOptions } from "./types.ts";
 
 const isProgress = (value: unknown): value is BridgeProgress => (BRIDGE_PROGRESS as readonly unknown[]).includes(value);
+
+/**
+ * Relay's names for a finished refund besides `refund`: its v3 status table says `refunded`,
+ * and earlier versions answered `fallback` (docs.relay.link, Get Status v2/v3). Read as an
+ * unknown status, a refund was never recognised and the payment stayed pending.
+ */
+const REFUND_ALIASES: readonly unknown[] = ["refunded", "fallback"];
+const progressOf = (value: unknown): BridgeProgress | undefined => (isProgress(value) ? value : REFUND_ALIASES.includes(value) ? "refund" : undefined);
 
 /** Relay's "nothing to say" for `failReason` / `refundFailReason` (v2 and webhooks; v3 uses null). */
 const noReason = (value: unknown) => {
@@ -37,10 +46,11 @@ export async function readRelayStatus(options: RelayAdapterOptions, request: { r
     throw new BridgeUnavailableError("relay", `GET /intents/status/v3 answered ${answer.status}${reason ? `: ${reason}` : ""}`, {
       httpStatus: answer.status,
       bridgeCode: stringField(body?.errorCode),
+      retryable: !refusedRead(answer.status),
     });
   }
-  if (!isProgress(body.status)) throw new BridgeUnavailableError("relay", `GET /intents/status/v3: unknown status ${JSON.stringify(body.status)}`);
-  const progress = body.status;
+  const progress = progressOf(body.status);
+  if (!progress) throw new BridgeUnavailableError("relay", `GET /intents/status/v3: unknown status ${JSON.stringify(body.status)}`);
 
   const origin = new HashList(stringsField(body.inTxHashes));
   const outgoing = stringsField(body.txHashes);
@@ -66,7 +76,7 @@ export async function readRelayStatus(options: RelayAdapterOptions, request: { r
       for (const hash of transactionIds(settled.fills)) destination.add(hash);
       for (const hash of refundIds.values) refunds.add(hash);
       for (const tx of txs(data.outTxs)) {
-        const isRefund = refundIds.has(tx.hash) || record.status === "refund" || (crossChain && tx.chainId === originChainId);
+        const isRefund = refundIds.has(tx.hash) || progressOf(record.status) === "refund" || (crossChain && tx.chainId === originChainId);
         (isRefund ? refunds : destination).add(tx.hash);
       }
 
