@@ -38,14 +38,17 @@ export function bridgeStatusOf(progress: BridgeProgress): BridgeStatusValue {
   }
 }
 
-
 /**
  * A cross-chain payment's public `bridgeStatus`: the bridge's progress, except that a
  * refund under way is `refunding` — the bridge listed a refund transaction, or the service
  * asked for a refund, and the bridge has not yet called the request refunded. A completed
- * bridge stays `completed` even while it returns the excess of an overpayment.
+ * bridge stays `completed` even while it returns the excess of an overpayment. Relay says
+ * `waiting` until it has confirmed a deposit; one the service has verified on the origin
+ * chain is `deposit_detected` meanwhile (`awaiting_deposit` asks the customer to pay, and
+ * the checkout page would ask them to pay twice).
  */
-export function publicBridgeStatus(progress: BridgeProgress, refund: { underWay: boolean }): BridgeStatusValue {
-  if (refund.underWay && progress !== "success" && progress !== "refund") return "refunding";
+export function publicBridgeStatus(progress: BridgeProgress, seen: { underWay: boolean; deposited?: boolean }): BridgeStatusValue {
+  if (seen.underWay && progress !== "success" && progress !== "refund") return "refunding";
+  if (progress === "waiting" && seen.deposited) return "deposit_detected";
   return bridgeStatusOf(progress);
 }

@@ -111,7 +111,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   const underWay = (status.refundTxHashes.length > 0 && !filling) || (asked && status.originTxHashes.length > 0);
   return {
     progress: status.progress,
-    bridgeStatus: publicBridgeStatus(status.progress, { underWay }),
+    bridgeStatus: publicBridgeStatus(status.progress, { underWay, deposited: depositAmount > 0n }),
     originTxHashes,
     destinationTxHashes: status.destinationTxHashes,
     refundTxHashes: status.refundTxHashes,

@@ -151,6 +151,19 @@ describe("Relay's progress, verified on both chains", () => {
   // BUG: the deposit was read only from the transactions Relay lists as incoming, and for a
   // deposit address Relay lists its own sweep of the address into its depository: nothing was
   // "deposited", the deposit had no time, and a customer who paid in time near the deadline expired.
+  // BUG: Relay says `waiting` until it has confirmed a deposit it already lists; the service said
+  // awaiting_deposit over the deposit it had verified, and the checkout page asked for it again.
+  test("waiting over a deposit verified on the origin chain: deposit_detected, and the checkout page asks for nothing", async () => {
+    const p = await createPayment("2");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "waiting", inTxHashes: [deposit] });
+    await job(p.id);
+    expect(await view(p.id)).toMatchObject({ bridgeStatus: "deposit_detected", status: "pending" });
+    const checkout = (await api.request(`/api/v1/payments/public/${p.id}`)).body;
+    // No QR code asking for the deposit again.
+    expect(checkout.payment).toMatchObject({ remainingPaymentUri: null, crossChain: { bridgeStatus: "deposit_detected" } });
+  });
+
   test("Relay listing only its sweep of the deposit address: the customer's deposit before it is found on chain", async () => {
     const holder = privateKeyToAccount(generatePrivateKey());
     fake.on("POST /quote/v2", (request) => ({ json: relayQuoteResponse({ request: request.body as never, depositAddress: holder.address }) }));

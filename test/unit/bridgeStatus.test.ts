@@ -37,6 +37,14 @@ describe("publicBridgeStatus", () => {
     for (const progress of BRIDGE_PROGRESS) expect(publicBridgeStatus(progress, { underWay: false })).toBe(bridgeStatusOf(progress));
   });
 
+  // BUG: Relay's `waiting` over a deposit verified on chain said awaiting_deposit: the checkout page asked the customer to pay again.
+  test("waiting with a verified deposit is deposit_detected; every other progress is as without one", () => {
+    for (const progress of BRIDGE_PROGRESS) {
+      expect(publicBridgeStatus(progress, { underWay: false, deposited: true })).toBe(progress === "waiting" ? "deposit_detected" : bridgeStatusOf(progress));
+      expect(publicBridgeStatus(progress, { underWay: true, deposited: true })).toBe(publicBridgeStatus(progress, { underWay: true }));
+    }
+  });
+
   test.each([
     ["waiting", "refunding"],
     ["depositing", "refunding"],
