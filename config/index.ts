@@ -103,6 +103,19 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** The variables set: `KEY=` in an env file is unset, not "" (a blank number would read as 0: port 0, no overlap, no watch). */
+export const setVariables = (env: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ""));
+
+/**
+ * How this machine reaches a server listening on `host`: a wildcard address is reached on
+ * loopback, and an IPv6 address goes in brackets (`http://:::3000` is no URL).
+ */
+export function localBaseUrl(host: string, port: number): string {
+  const reached = host === "0.0.0.0" ? "127.0.0.1" : host === "::" || host === "[::]" ? "::1" : host;
+  return `http://${reached.includes(":") && !reached.startsWith("[") ? `[${reached}]` : reached}:${port}`;
+}
+
 /**
  * Parses and validates the whole configuration once. Throws a ConfigError whose
  * message names the variable at fault; callers print it and exit.
@@ -111,8 +124,7 @@ export function buildConfig(
   env: Record<string, string | undefined> = process.env,
   options: { extraNetworks?: FileNetworkInput[] } = {},
 ): Config {
-  // `KEY=` in an env file is unset, not "": a blank number would read as 0 (port 0, no overlap, no watch).
-  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v === undefined || v.trim() !== "")));
+  const parsed = envSchema.safeParse(setVariables(env));
   if (!parsed.success) throw new ConfigError(describeEnvError(parsed.error));
   const e = parsed.data;
   const production = e.APP_ENV === "production";
@@ -136,7 +148,7 @@ export function buildConfig(
   // Every checkout link and logo is built on it: in production a loopback guess would be stored in answers.
   if (production && !e.PUBLIC_BASE_URL) throw new ConfigError("PUBLIC_BASE_URL: required when APP_ENV=production (the address customers reach, e.g. https://pay.example.com)");
   if (e.PUBLIC_BASE_URL && /[?#]/.test(e.PUBLIC_BASE_URL)) throw new ConfigError("PUBLIC_BASE_URL: must not carry a query or fragment (links are built by appending paths)");
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST === "0.0.0.0" ? "127.0.0.1" : e.HOST}:${e.PORT}`).replace(/\/+$/, "");
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? localBaseUrl(e.HOST, e.PORT)).replace(/\/+$/, "");
   let networks: Network[];
   try {
     networks = buildNetworks({

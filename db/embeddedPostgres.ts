@@ -21,7 +21,11 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     onError: () => {},
   });
   if (!existsSync(`${options.dataDir}/PG_VERSION`)) await server.initialise();
-  await server.start();
+  // The package rejects with nothing to say (`error: undefined`); the usual cause is another server on the directory.
+  await server.start().catch((error: unknown) => {
+    const reason = error instanceof Error ? `: ${error.message}` : "";
+    throw new Error(`embedded PostgreSQL did not start in ${options.dataDir}${reason} (is another \`npm start\` using this DATA_DIR? a server left running holds ${options.dataDir}/postmaster.pid)`);
+  });
   const database = options.database ?? "stablepay";
   const client = server.getPgClient("postgres", "127.0.0.1");
   await client.connect();

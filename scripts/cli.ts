@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfigOrExit, type Config } from "../config/index.ts";
+import { loadConfigOrExit, setVariables, type Config } from "../config/index.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { createLogger } from "../config/logger.ts";
@@ -13,13 +13,23 @@ if (!command || values.help) {
   console.log(usage);
   process.exit(command || values.help ? 0 : 2);
 }
-const config = loadConfigOrExit();
-const databaseUrl = config.databaseUrl ?? sandboxDatabaseUrl(config);
+const given = loadConfigOrExit();
+const sandbox = given.databaseUrl ? undefined : sandboxStack(given);
+const databaseUrl = given.databaseUrl ?? sandbox?.databaseUrl;
 if (!databaseUrl) {
   console.error("DATABASE_URL: required (or run `npm start` first: the CLI then uses the sandbox's database)");
   process.exit(1);
 }
-await runMigrations(databaseUrl);
+// The sandbox's chains come with its database (its wallets, replays and transfers are on them), unless NETWORKS_FILE names others.
+const config = sandbox && !setVariables(process.env).NETWORKS_FILE && existsSync(sandbox.networksFile) ? loadConfigOrExit({ ...process.env, NETWORKS_FILE: sandbox.networksFile }) : given;
+await runMigrations(databaseUrl).catch((error: Error) => {
+  console.error(
+    sandbox
+      ? `The sandbox's database (${sandbox.file}) does not answer: is \`npm start\` running? Or set DATABASE_URL. (${error.message.split("\n")[0]})`
+      : `DATABASE_URL: could not reach the database: ${error.message.split("\n")[0]}`,
+  );
+  process.exit(1);
+});
 const handle = createDb(databaseUrl, { max: 1 });
 try {
   console.log(await command({ db: handle.db, config, databaseUrl, logger: createLogger({ level: config.logLevel, name: "cli", stderr: true }) }, values));
@@ -31,11 +41,14 @@ try {
   await handle.close();
 }
 
-/** Outside production, the running sandbox's database (from its dev-stack.json). */
-function sandboxDatabaseUrl(config: Config): string | undefined {
+/** Outside production, the running sandbox's database and chains (from its dev-stack.json, beside its networks file). */
+function sandboxStack(config: Config): { databaseUrl: string; networksFile: string; file: string } | undefined {
   if (config.appEnv === "production") return undefined;
+  const dir = resolve(import.meta.dir, "..", config.dataDir);
+  const file = join(dir, "dev-stack.json");
   try {
-    return JSON.parse(readFileSync(resolve(import.meta.dir, "..", config.dataDir, "dev-stack.json"), "utf8")).databaseUrl;
+    const { databaseUrl } = JSON.parse(readFileSync(file, "utf8")) as { databaseUrl?: unknown };
+    return typeof databaseUrl === "string" ? { databaseUrl, networksFile: join(dir, "networks.local.json"), file } : undefined;
   } catch {
     return undefined;
   }

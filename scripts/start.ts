@@ -7,23 +7,23 @@
  * - `--prod` (`npm run start:prod`): every role from the environment, run from the
  *   bundle it builds first (`dist/`, `npm run build`); no anvil, DATABASE_URL required.
  */
-import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../devchain/freePort.ts";
-import { buildConfig, ConfigError, type Config } from "../config/index.ts";
+import { buildConfig, ConfigError, localBaseUrl, setVariables, type Config } from "../config/index.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
 import { createDb } from "../db/client.ts";
 import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
-import { SANDBOX_RATES, sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
+import { sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
 import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
 import { networksFollowedBy } from "../rails/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
+import { sandboxEnv } from "./lib/sandboxEnv.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
 
@@ -62,7 +62,9 @@ function startRoles(env: Record<string, string | undefined>, roles: string[], sc
   }
 }
 
-async function waitForApi(baseUrl: string, timeoutMs = 60_000): Promise<void> {
+/** Waits for the API's health from this machine (not through PUBLIC_BASE_URL: a tunnel or proxy may not be up yet). */
+async function waitForApi(cfg: Config, timeoutMs = 60_000): Promise<void> {
+  const baseUrl = localBaseUrl(cfg.http.host, cfg.http.port);
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
@@ -98,7 +100,7 @@ if (prod) {
   // its exit would stop the whole stack.
   const solana = networksFollowedBy(cfg, "solana").length > 0 ? ["solana"] : [];
   startRoles(env, ["indexer", ...solana, "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])], await buildRoles());
-  await waitForApi(cfg.http.publicBaseUrl);
+  await waitForApi(cfg);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {
   if (process.env.APP_ENV === "production") fail("npm start runs the local sandbox; use `npm run start:prod` for production.");
@@ -109,7 +111,7 @@ if (prod) {
 
   let databaseUrl = base.databaseUrl;
   if (!databaseUrl) {
-    const pg = await startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), port: await freePort() });
+    const pg = await startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), port: await freePort() }).catch((error: Error) => fail(error.message));
     cleanups.push(pg.stop);
     databaseUrl = pg.url;
   }
@@ -122,22 +124,12 @@ if (prod) {
   const networksFile = join(dataDir, "networks.local.json");
   writeFileSync(networksFile, JSON.stringify({ networks: chains.networks }, null, 2));
 
-  const env = {
-    ...process.env,
-    APP_ENV: "development",
+  const env = sandboxEnv(setVariables(process.env), {
     DATABASE_URL: databaseUrl,
     REDIS_URL: redis.url,
     NETWORKS_FILE: networksFile,
-    OPERATOR_PRIVATE_KEY: process.env.OPERATOR_PRIVATE_KEY ?? sandboxAccounts.operator,
-    SOLANA_OPERATOR_SECRET_KEY: process.env.SOLANA_OPERATOR_SECRET_KEY ?? chains.solana.operatorSecretKey,
-    RATES_STATIC: process.env.RATES_STATIC ?? SANDBOX_RATES,
-    // Cross-chain payments between the local chains through the local bridge and its relayer.
-    BRIDGE_ADAPTER: process.env.BRIDGE_ADAPTER ?? "local",
-    BRIDGE_LOCAL_RELAYER_KEY: process.env.BRIDGE_LOCAL_RELAYER_KEY ?? sandboxAccounts.relayer,
-    BRIDGE_POLL_INTERVAL_MS: process.env.BRIDGE_POLL_INTERVAL_MS ?? "1000",
-    // The sandbox's operator token (metrics, queue dashboard): a fresh one per start unless set.
-    OPERATOR_TOKEN: process.env.OPERATOR_TOKEN ?? randomBytes(24).toString("hex"),
-  };
+    SOLANA_OPERATOR_SECRET_KEY: chains.solana.operatorSecretKey,
+  });
   const cfg = config(env);
   await runMigrations(databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
 
@@ -157,7 +149,7 @@ if (prod) {
   await handle.close();
 
   startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])]);
-  await waitForApi(cfg.http.publicBaseUrl);
+  await waitForApi(cfg);
 
   const devStack = {
     baseUrl: cfg.http.publicBaseUrl,

@@ -1,6 +1,8 @@
 /**
- * Runs `stop` once on SIGINT/SIGTERM, then exits. A second signal exits at once, so
- * an operator is never stuck behind a hung shutdown.
+ * Runs `stop` once on SIGINT/SIGTERM/SIGHUP, then exits. A second signal exits at once, so
+ * an operator is never stuck behind a hung shutdown. SIGHUP is the terminal closing: left to
+ * its default, the process died without stopping what it started (the sandbox's embedded
+ * Postgres ran on, and the next start on its data directory failed).
  */
 export function onShutdown(stop: () => Promise<void>, log: (msg: string) => void = console.error): void {
   let stopping = false;
@@ -18,6 +20,7 @@ export function onShutdown(stop: () => Promise<void>, log: (msg: string) => void
   };
   process.on("SIGINT", () => handler("SIGINT"));
   process.on("SIGTERM", () => handler("SIGTERM"));
+  process.on("SIGHUP", () => handler("SIGHUP"));
 }
 
 /**

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { eq } from "drizzle-orm";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { createLogger } from "../../config/logger.ts";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
@@ -232,6 +234,38 @@ describe("operator CLI", () => {
       expect((await run("transfers list")).split("\n").find((l) => l.startsWith(row!.id))).toContain("nonce 7  for 60m");
     } finally {
       await handle.db.delete(transfersOut).where(eq(transfersOut.id, row!.id));
+    }
+  });
+
+  // BUG: the CLI found the sandbox's database through its dev-stack.json but not its chains
+  // (NETWORKS_FILE is set only for the roles `npm start` spawns): `wallet set --network anvil`
+  // was "unknown network", so a merchant made with the CLI could never take a sandbox payment;
+  // and with the sandbox stopped, every command died with a stack trace.
+  test("the npm entry point in the sandbox: its database and its chains; stopped, one line saying so", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "stablepay-cli-sandbox-"));
+    const env: Record<string, string | undefined> = { ...process.env, APP_ENV: "development", DATA_DIR: dataDir };
+    delete env.DATABASE_URL;
+    delete env.NETWORKS_FILE;
+    const cli = (...args: string[]) => spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), ...args], { encoding: "utf8", env });
+    const usdc = { symbol: "USDC", name: "USD Coin", address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6 };
+    writeFileSync(join(dataDir, "networks.local.json"), JSON.stringify({ networks: [{ name: "Anvil", shortName: "anvil", chainId: 31337, type: "evm", isTestnet: true, isLocal: true, requiredConfirmations: 1, tokens: [usdc] }] }));
+    writeFileSync(join(dataDir, "dev-stack.json"), JSON.stringify({ databaseUrl: database.url }));
+    try {
+      const created = cli("merchant", "create", "--name", "Sandbox shop");
+      expect({ status: created.status, stderr: created.stderr }).toEqual({ status: 0, stderr: "" });
+      const id = merchantIdOf(created.stdout);
+      const set = cli("wallet", "set", "--merchant", id, "--network", "anvil", "--address", "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+      expect({ status: set.status, stderr: set.stderr }).toEqual({ status: 0, stderr: "" });
+      expect(set.stdout).toContain("Settlement wallet on Anvil: 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+
+      writeFileSync(join(dataDir, "dev-stack.json"), JSON.stringify({ databaseUrl: "postgres://postgres@127.0.0.1:1/stopped" }));
+      const stopped = cli("merchant", "list");
+      expect(stopped.status).toBe(1);
+      expect(stopped.stderr.trim().split("\n")).toHaveLength(1);
+      expect(stopped.stderr).toContain("`npm start`");
+      expect(stopped.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

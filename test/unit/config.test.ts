@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "uuid";
 import { getAddress } from "viem";
 import { catalogue } from "../../config/catalogue.ts";
-import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, type Config } from "../../config/index.ts";
+import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, setVariables, type Config } from "../../config/index.ts";
+import { SANDBOX_RATES, sandboxAccounts } from "../../devchain/startLocalChains.ts";
+import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { indexedEvmNetworks } from "../../config/indexer.ts";
 import { networksFollowedBy } from "../../rails/index.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
@@ -182,6 +184,27 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     expect(config.indexer.watchAfterExpiryHours).toBe(defaults.indexer.watchAfterExpiryHours);
     expect(config.webhooks).toEqual(defaults.webhooks);
     expect(defaults.indexer.watchAfterExpiryHours).toBeGreaterThan(0);
+  });
+
+  // BUG: `npm start` filled the sandbox's defaults with `??`, which keeps "": `BRIDGE_LOCAL_RELAYER_KEY=`
+  // failed the start after the chains were up, `OPERATOR_PRIVATE_KEY=` left the sandbox with no operator.
+  test("the sandbox's roles: a blank variable takes the sandbox's default; what the operator set wins; what the start made is kept", () => {
+    const made = { DATABASE_URL: "postgres://sandbox", REDIS_URL: "redis://sandbox", NETWORKS_FILE: "/sandbox/networks.json", SOLANA_OPERATOR_SECRET_KEY: "made" };
+    const env = sandboxEnv(setVariables({ OPERATOR_PRIVATE_KEY: "", BRIDGE_LOCAL_RELAYER_KEY: " ", RATES_STATIC: "", OPERATOR_TOKEN: "", LOG_LEVEL: "warn", DATABASE_URL: "postgres://other" }), made);
+    expect(env).toMatchObject({ OPERATOR_PRIVATE_KEY: sandboxAccounts.operator, BRIDGE_LOCAL_RELAYER_KEY: sandboxAccounts.relayer, RATES_STATIC: SANDBOX_RATES, LOG_LEVEL: "warn", APP_ENV: "development", ...made });
+    expect(env.OPERATOR_TOKEN!.length).toBeGreaterThanOrEqual(32);
+  });
+
+  // BUG: HOST=:: gave http://:::3000 as the base of every link (no URL), and `npm start` waited on it for a minute.
+  test.each([
+    ["::", "http://[::1]:3000"],
+    ["0.0.0.0", "http://127.0.0.1:3000"],
+    ["::1", "http://[::1]:3000"],
+    ["localhost", "http://localhost:3000"],
+  ])("HOST=%s without PUBLIC_BASE_URL: links on %s", (host, base) => {
+    const url = buildConfig({ HOST: host }).http.publicBaseUrl;
+    expect(url).toBe(base);
+    expect(new URL(`${url}/checkout/x`).port).toBe("3000");
   });
 
   test("CORS_ORIGINS are kept as a browser sends its Origin: lower-case host, no default port", () => {
