@@ -39,7 +39,8 @@ export async function claimDelivery(db: Db, id: string, leaseMs: number, caps: {
     const inFlight = sql`select o.url from webhook_deliveries o where o.merchant_id = ${target.merchantId} and o.status = 'pending' and o.locked_until > now()`;
     const [row] = await tx
       .update(webhookDeliveries)
-      .set({ lockedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000}::double precision)` })
+      // To the millisecond: the claim is fenced by this value (`releaseDelivery`, `recordAttempt`), and a JS Date holds no finer.
+      .set({ lockedUntil: sql`date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}::double precision))` })
       .where(
         and(
           attemptableNow(id),
@@ -57,9 +58,17 @@ export async function waitsForItsUrl(db: Db, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Lets go of a claimed delivery without an attempt (the job failed before sending). */
-export async function releaseDelivery(db: Db, id: string): Promise<void> {
-  await db.update(webhookDeliveries).set({ lockedUntil: null }).where(eq(webhookDeliveries.id, id));
+/** The delivery as this claim left it: held by this claim still (its lease not taken over by another after it ran out). */
+const heldBy = (claim: WebhookDeliveryRow) =>
+  claim.lockedUntil === null ? sql`false` : sql`${webhookDeliveries.lockedUntil} = ${claim.lockedUntil.toISOString()}::timestamptz`;
+
+/**
+ * Lets go of a claimed delivery without an attempt (the job failed before sending) — only
+ * if this claim still holds it: one whose lease ran out and was claimed again must not
+ * clear the new holder's lease (a third job would then send beside it).
+ */
+export async function releaseDelivery(db: Db, claim: WebhookDeliveryRow): Promise<void> {
+  await db.update(webhookDeliveries).set({ lockedUntil: null }).where(and(eq(webhookDeliveries.id, claim.id), heldBy(claim)));
 }
 
 export type AttemptRecord = {
@@ -78,9 +87,12 @@ export type DeliveryOutcome =
 
 /**
  * Logs one attempt and moves the delivery on, in one transaction: delivered, failed,
- * disabled, or pending again with its next attempt time. Releases the claim. A delivery
- * stopped while the attempt was in flight (its endpoint removed or disabled) stays stopped
- * unless the attempt delivered it; an attempt recorded by another claim meanwhile wins.
+ * disabled, or pending again with its next attempt time. Releases the claim if it still
+ * holds it. A delivery stopped while the attempt was in flight (its endpoint removed or
+ * disabled) stays stopped unless the attempt delivered it. When another attempt was
+ * recorded meanwhile (this one outlived its lease and the delivery was claimed again), this
+ * one is still logged, after it, and only a delivery changes the outcome: the receiver has
+ * the event, and sending it again would be a duplicate.
  * `disableEndpoint` (a 410) disables the endpoint in the same transaction, so the delivery
  * is never recorded without it.
  */
@@ -93,24 +105,32 @@ export async function recordAttempt(
 ): Promise<void> {
   await db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
-    const number = delivery.attempts + (attempt ? 1 : 0);
+    const [current] = await tx.select({ attempts: webhookDeliveries.attempts }).from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery.id)).for("update");
+    if (!current) return;
+    const overtaken = current.attempts !== delivery.attempts;
+    const number = current.attempts + (attempt ? 1 : 0);
     if (attempt) {
       // The reply is the receiver's bytes: a NUL in them must not make the attempt unrecordable (and so sent again).
       const stored = { ...attempt, responseExcerpt: storableText(attempt.responseExcerpt), error: storableText(attempt.error) };
       await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attempt: number, ...stored }).onConflictDoNothing();
     }
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        status: outcome.status === "delivered" ? "delivered" : sql`case when ${webhookDeliveries.status} = 'pending' then ${outcome.status} else ${webhookDeliveries.status} end`,
-        attempts: number,
-        lockedUntil: null,
-        lastError: outcome.status === "delivered" ? null : storableText(attempt?.error ?? (attempt?.statusCode ? `HTTP ${attempt.statusCode}` : null)),
-        deliveredAt: outcome.status === "delivered" ? sql`now()` : null,
-        nextAttemptAt: outcome.status === "pending" ? sql`now() + make_interval(secs => ${outcome.retryInMs / 1000}::double precision)` : undefined,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.attempts, delivery.attempts)));
+    const release = { lockedUntil: sql`case when ${heldBy(delivery)} then null else ${webhookDeliveries.lockedUntil} end` };
+    if (overtaken && outcome.status !== "delivered") {
+      await tx.update(webhookDeliveries).set({ attempts: number, ...release, updatedAt: sql`now()` }).where(eq(webhookDeliveries.id, delivery.id));
+    } else {
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          status: outcome.status === "delivered" ? "delivered" : sql`case when ${webhookDeliveries.status} = 'pending' then ${outcome.status} else ${webhookDeliveries.status} end`,
+          attempts: number,
+          ...(outcome.status === "delivered" ? { lockedUntil: null } : release),
+          lastError: outcome.status === "delivered" ? null : storableText(attempt?.error ?? (attempt?.statusCode ? `HTTP ${attempt.statusCode}` : null)),
+          deliveredAt: outcome.status === "delivered" ? sql`now()` : null,
+          nextAttemptAt: outcome.status === "pending" ? sql`now() + make_interval(secs => ${outcome.retryInMs / 1000}::double precision)` : undefined,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(webhookDeliveries.id, delivery.id));
+    }
     if (options.disableEndpoint && delivery.endpointId) await disableWebhookEndpoint(tx, delivery.endpointId, options.disableEndpoint);
   });
 }

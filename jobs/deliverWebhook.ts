@@ -136,6 +136,6 @@ export const deliverWebhook = (deps: { config: Config; db: Db; logger: Logger })
     logger.warn({ deliveryId: delivery.id, attempts: attemptNumber }, "webhook delivery gave up");
     return { status: outcome.status, attempt: attemptNumber };
   } finally {
-    if (!finished) await releaseDelivery(db, delivery.id).catch(() => {});
+    if (!finished) await releaseDelivery(db, delivery).catch(() => {});
   }
 };

@@ -10,6 +10,7 @@ import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
+import { claimDelivery, recordAttempt, releaseDelivery } from "../../db/webhookDeliveries.ts";
 import { MAX_WEBHOOK_ENDPOINTS } from "../../api/services/webhookEndpoints.ts";
 import { verifyWebhook } from "../../domain/webhookSignature.ts";
 import { deliverWebhook } from "../../jobs/deliverWebhook.ts";
@@ -392,6 +393,40 @@ describe("delivery", () => {
     expect(receiver.at("/early")).toHaveLength(1);
     expect((await deliveriesTo(endpoint.url))[0]).toMatchObject({ status: "delivered", attempts: 1 });
     await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+  });
+
+  // BUG: an attempt that outlived its lease (a stalled database, a slow receiver) was fenced only
+  // by the attempt count: recorded first, its failure made the new holder's delivery unrecordable
+  // (pending: sent a third time, that attempt never logged), and its release cleared the new
+  // holder's lease, letting yet another job send beside it.
+  test("two claims of one delivery (the first's lease ran out): each attempt logged, the delivery delivered, neither lease cleared by the other", async () => {
+    const endpoint = await addEndpoint(receiver.url("/fenced"), { events: ["payment.created"] });
+    await createPayment();
+    const [delivery] = await deliveriesTo(endpoint.url);
+    const caps = { perUrl: 10, perMerchant: 10 };
+    try {
+      const first = (await claimDelivery(api.db, delivery!.id, 60_000, caps))!;
+      await api.db.update(webhookDeliveries).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(webhookDeliveries.id, delivery!.id));
+      const second = (await claimDelivery(api.db, delivery!.id, 60_000, caps))!;
+      expect(second).toBeDefined();
+      // The first lets go (its job failed before recording): the second still holds it.
+      await releaseDelivery(api.db, first);
+      expect((await deliveriesTo(endpoint.url))[0]!.lockedUntil).toEqual(second.lockedUntil);
+      expect(await claimDelivery(api.db, delivery!.id, 60_000, caps)).toBeUndefined();
+      // The first records a failure, then the second a delivery.
+      const attempt = (statusCode: number) => ({ statusCode, latencyMs: 5, responseExcerpt: null, error: null });
+      await recordAttempt(api.db, first, attempt(500), { status: "pending", retryInMs: 1_000 });
+      expect((await deliveriesTo(endpoint.url))[0]!.lockedUntil).toEqual(second.lockedUntil);
+      await recordAttempt(api.db, second, attempt(200), { status: "delivered" });
+      expect((await deliveriesTo(endpoint.url))[0]).toMatchObject({ status: "delivered", attempts: 2, lockedUntil: null });
+      const logged = await api.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id)).orderBy(webhookAttempts.attempt);
+      expect(logged.map((a) => [a.attempt, a.statusCode])).toEqual([
+        [1, 500],
+        [2, 200],
+      ]);
+    } finally {
+      await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+    }
   });
 
   test("a receiver that never succeeds gets every scheduled attempt, then the delivery fails", async () => {
