@@ -52,7 +52,8 @@ export async function insertWebhookEndpointWithin(
     const [counted] = await tx
       .select({ n: sql<number>`count(*)::int` })
       .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.merchantId, values.merchantId), eq(webhookEndpoints.mode, values.mode), isNull(webhookEndpoints.deletedAt)));
+      // A disabled endpoint (it answered 410) takes nothing more: re-adding its URL must not hit the limit because of it.
+      .where(and(eq(webhookEndpoints.merchantId, values.merchantId), eq(webhookEndpoints.mode, values.mode), isNull(webhookEndpoints.deletedAt), isNull(webhookEndpoints.disabledAt)));
     if (counted!.n >= limit) return null;
     return insertWebhookEndpoint(tx, box, values);
   });

@@ -218,18 +218,21 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
   },
 
   async "webhook rotate"({ db, config }, flags) {
-    const hours = config.webhooks.secretOverlapMs / 3_600_000;
+    // Until when the previous secret signs: a rotation within an overlap keeps the older secret and its deadline.
+    const overlap = (until: Date | null) => (until ? `The previous secret also signs until ${until.toISOString()}.` : "The previous secret stops signing now.");
     if (flags.id !== undefined) {
+      // --merchant/--mode name the callbackUrl secret: with --id they would be ignored (another merchant's endpoint rotated).
+      if (flags.merchant !== undefined || flags.mode !== undefined) throw new UsageError("--id names one endpoint: give it alone (--merchant and --mode rotate the callbackUrl secret)");
       const endpoint = await endpointOf({ db, config }, flags);
       const rotated = await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs);
       if (!rotated) throw new UsageError(`no webhook endpoint with id ${endpoint.id}`);
-      return `New signing secret for ${rotated.id}: ${rotated.secret}\nThe previous secret also signs for ${hours} hours.`;
+      return `New signing secret for ${rotated.id}: ${rotated.secret}\n${overlap(rotated.previousSecretExpiresAt)}`;
     }
     // Without --id: the merchant's secret for payments' callbackUrl in that mode.
     const merchant = await merchantOf(db, flags);
     const mode = oneOf(flags, "mode", ["test", "live"]);
     const rotated = await rotateCallbackSigningSecret(db, config.secrets, merchant.id, mode, config.webhooks.secretOverlapMs);
-    return `New callbackUrl signing secret (${mode}): ${rotated.secret}\nThe previous secret also signs for ${hours} hours.`;
+    return `New callbackUrl signing secret (${mode}): ${rotated.secret}\n${overlap(rotated.previousSecretExpiresAt)}`;
   },
 
   async "webhook secret"({ db, config }, flags) {
