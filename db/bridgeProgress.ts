@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { BridgeProgress, BridgeStatusValue } from "../domain/bridgeStatus.ts";
+import { BRIDGE_STUCK_MS, CARRYING, type BridgeProgress, type BridgeStatusValue } from "../domain/bridgeStatus.ts";
 import { eventsForTransition } from "../domain/paymentEvents.ts";
 import { bridgeFillsOf, claimBridgeFill, lockBridgeRequest, updateBridgeRequest } from "./bridgeRequests.ts";
 import { bridgeSnapshot } from "./bridgeSnapshot.ts";
@@ -55,6 +55,8 @@ export type RecordedBridgeProgress = {
   closed: boolean;
   /** A read that began later was recorded already: this one was not, and its job leaves the watch to that read's. */
   stale: boolean;
+  /** Carrying the money with nothing changed for BRIDGE_STUCK_MS: read it less often. */
+  stuck: boolean;
 };
 
 /** A request that was never paid is watched this long past its expiry (a late deposit is the bridge's to return). */
@@ -67,6 +69,7 @@ const UNPAID_GRACE_MS = 60 * 60 * 1000;
  * every few seconds for good.
  */
 export const BRIDGE_QUIET_MS = 24 * 60 * 60 * 1000;
+
 
 /**
  * Records a read of a payment's bridge in one transaction holding the payment's and the
@@ -81,9 +84,9 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     const tx = raw as unknown as Db;
     const payment = await lockPayment(tx, paymentId);
     const request = await lockBridgeRequest(tx, paymentId);
-    if (!payment || !request) return { changed: false, finished: true, settled: true, closed: false, stale: false };
+    if (!payment || !request) return { changed: false, finished: true, settled: true, closed: false, stale: false, stuck: false };
     // Two reads of one request can overlap (a webhook's prompt beside the poll): the older one's answer must not replace the newer.
-    if (request.checkedAt && request.checkedAt > seen.readAt) return { changed: false, finished: request.finishedAt !== null, settled: false, closed: false, stale: true };
+    if (request.checkedAt && request.checkedAt > seen.readAt) return { changed: false, finished: request.finishedAt !== null, settled: false, closed: false, stale: true, stuck: false };
 
     const claimed = await bridgeFillsOf(tx, [paymentId]);
     const keyOf = (f: { chainId: string; txHash: string; logIndex: number }) => `${f.chainId}:${f.txHash}:${f.logIndex}`;
@@ -172,7 +175,8 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
     // The checkout page shows the bridge's progress: wake its stream.
     if (changed || ends) await announcePaymentChanges(tx, [paymentId]);
     const settled = (seen.progress === "success" && filled >= payment.amount) || seen.progress === "failure";
-    return { changed, finished, settled, closed: ends, stale: false };
+    const stuck = CARRYING.includes(seen.progress) && now.getTime() - changedAt.getTime() >= BRIDGE_STUCK_MS;
+    return { changed, finished, settled, closed: ends, stale: false, stuck };
   });
 }
 

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { CARRYING } from "../domain/bridgeStatus.ts";
 import { queryRows, type Db } from "./client.ts";
 import { insertRecords } from "./jsonRecords.ts";
 import { bridgeFills, bridgeRequests, type BridgeFillRow, type BridgeRequestRow, type NewBridgeRequest } from "./schema/index.ts";
@@ -90,15 +91,22 @@ export async function claimedBy(db: Db, chainId: string, txHash: string, logInde
 }
 
 /**
- * The bridge requests still watched, and those not read successfully for `staleSeconds`
- * (never read: since they were made), with the oldest such wait: a bridge that cannot be
- * read holds its unpaid payments `pending` past their deadline.
+ * The bridge requests still watched; those not read successfully for `staleSeconds` (never
+ * read: since they were made), with the oldest such wait: a bridge that cannot be read holds
+ * its unpaid payments `pending` past their deadline; and those `stuck`: carrying the
+ * customer's money with nothing changed for `stuckSeconds` (the payment pending meanwhile).
  */
-export async function bridgeReadHealth(db: Db, staleSeconds: number): Promise<{ open: number; unread: number; oldestUnreadSeconds: number | null }> {
-  const [row] = await queryRows<{ open: number; unread: number; oldest: number | null }>(db, sql`
+export async function bridgeReadHealth(
+  db: Db,
+  staleSeconds: number,
+  stuckSeconds: number,
+): Promise<{ open: number; unread: number; oldestUnreadSeconds: number | null; stuck: number }> {
+  const carrying = sql.join(CARRYING.map((p) => sql`${p}`), sql`, `);
+  const [row] = await queryRows<{ open: number; unread: number; oldest: number | null; stuck: number }>(db, sql`
     select count(*)::int as open,
       count(*) filter (where coalesce(checked_at, created_at) < now() - make_interval(secs => ${staleSeconds}))::int as unread,
-      floor(extract(epoch from now() - min(coalesce(checked_at, created_at)) filter (where coalesce(checked_at, created_at) < now() - make_interval(secs => ${staleSeconds}))))::int as oldest
+      floor(extract(epoch from now() - min(coalesce(checked_at, created_at)) filter (where coalesce(checked_at, created_at) < now() - make_interval(secs => ${staleSeconds}))))::int as oldest,
+      count(*) filter (where progress in (${carrying}) and changed_at < now() - make_interval(secs => ${stuckSeconds}))::int as stuck
     from bridge_requests where finished_at is null`);
-  return { open: row?.open ?? 0, unread: row?.unread ?? 0, oldestUnreadSeconds: row?.oldest ?? null };
+  return { open: row?.open ?? 0, unread: row?.unread ?? 0, oldestUnreadSeconds: row?.oldest ?? null, stuck: row?.stuck ?? 0 };
 }

@@ -5,6 +5,15 @@
 export const BRIDGE_PROGRESS = ["waiting", "depositing", "pending", "submitted", "success", "delayed", "refund", "failure"] as const;
 export type BridgeProgress = (typeof BRIDGE_PROGRESS)[number];
 
+/** The progress of a bridge carrying the customer's money: it should leave these within minutes. */
+export const CARRYING: readonly BridgeProgress[] = ["depositing", "pending", "submitted", "delayed"];
+/**
+ * A bridge carrying money with nothing changed for this long is stuck: it is read once a
+ * minute instead of every few seconds, and `/payments/health` counts it (never finished: the
+ * fill or the refund may still come).
+ */
+export const BRIDGE_STUCK_MS = 2 * 60 * 60 * 1000;
+
 /** The public `bridgeStatus` values (DESIGN.md, "Decisions for the spec's gaps"). */
 export const BRIDGE_STATUSES = ["awaiting_deposit", "deposit_detected", "bridging", "completed", "refunding", "refunded", "failed"] as const;
 export type BridgeStatusValue = (typeof BRIDGE_STATUSES)[number];

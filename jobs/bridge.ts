@@ -30,8 +30,9 @@ export const bridge = (deps: { config: Config; db: Db; logger: Logger; prompts: 
   const recorded = await recordBridgeProgress(db, paymentId, seen, now);
   await prompts.reconcile([paymentId], `bridge-${Math.floor(now.getTime() / 1_000)}`);
   // Never paid and past its expiry, only a late deposit (the bridge's to return) can still come;
-  // filled or failed, only a refund can still show: either way, read it less often.
-  const idle = (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime()) || recorded.settled;
+  // filled or failed, only a refund can still show; stuck for hours, it will not move in seconds:
+  // read it less often.
+  const idle = (seen.progress === "waiting" && now.getTime() > request.expiresAt.getTime()) || recorded.settled || recorded.stuck;
   const delayMs = idle ? Math.max(config.bridge.pollIntervalMs, IDLE_POLL_MS) : config.bridge.pollIntervalMs;
   if (!recorded.finished && !recorded.stale) await prompts.bridge([paymentId], { delayMs });
   return { progress: seen.progress, bridgeStatus: seen.bridgeStatus, changed: recorded.changed, finished: recorded.finished, nextReadMs: recorded.finished ? null : delayMs };

@@ -3,6 +3,7 @@ import { bridgeReadHealth } from "../../db/bridgeRequests.ts";
 import type { Db } from "../../db/client.ts";
 import { revertsAfterCompletion } from "../../db/paymentEvents.ts";
 import { transfersInFlight } from "../../db/transfersOut.ts";
+import { BRIDGE_STUCK_MS } from "../../domain/bridgeStatus.ts";
 import type { ChainStatusService } from "../../rails/chainStatus.ts";
 
 /** How far back `/payments/health` reports payments a deep reorg reverted after completion. */
@@ -25,7 +26,7 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
     deps.chainStatus.statuses(config.networks.filter((n) => n.enabled)),
     transfersInFlight(db),
     revertsAfterCompletion(db, REVERTS_WINDOW_HOURS),
-    bridgeReadHealth(db, BRIDGE_UNREAD_SECONDS),
+    bridgeReadHealth(db, BRIDGE_UNREAD_SECONDS, BRIDGE_STUCK_MS / 1000),
   ]);
   // A sweep or refund still not final after a few replacement rounds needs a look.
   const stuckAfterSeconds = (3 * config.transfers.replaceAfterMs) / 1000;
@@ -39,6 +40,7 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
   };
   const healthy =
     bridges.unread === 0 &&
+    bridges.stuck === 0 &&
     chains.every((c) => c.payable && (c.operator === null || c.operator.sufficient) && !transfersOf(c.network.chainId).stuck && !revertsOf(c.network.chainId).recent);
   return {
     success: true,
@@ -63,7 +65,7 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
       payable: c.payable,
       error: c.error,
     })),
-    // Cross-chain requests still watched; `unread`: not read successfully for 5 minutes.
+    // Cross-chain requests still watched; `unread`: not read successfully for 5 minutes; `stuck`: carrying money, unchanged for 2 hours.
     bridges,
   };
 }

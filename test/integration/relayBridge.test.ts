@@ -611,6 +611,27 @@ describe("when the watch of a request ends", () => {
     expect(await view(p.id)).toMatchObject({ status: "failed", bridgeStatus: "failed" });
   });
 
+  // BUG: a bridge that never left `delayed` (or `pending`) was read every few seconds for good,
+  // and nothing told the operator that a customer's money had sat in it for hours.
+  test("carrying the money for hours without a change: read every minute, counted stuck on /payments/health, never finished", async () => {
+    const health = async () => (await api.request("/api/v1/payments/health")).body as { status: string; bridges: { stuck: number } };
+    const before = (await health()).bridges.stuck;
+    const p = await createPayment("4");
+    const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
+    relayState.set(p.requestId, { status: "delayed", inTxHashes: [deposit] });
+    expect(await job(p.id)).toMatchObject({ progress: "delayed", finished: false, nextReadMs: api.config.bridge.pollIntervalMs });
+    expect((await health()).bridges.stuck).toBe(before);
+    await api.db.execute(sql`update bridge_requests set changed_at = now() - interval '3 hours' where payment_id = ${p.id}`);
+    expect(await job(p.id)).toMatchObject({ changed: false, finished: false, nextReadMs: 60_000 });
+    const stuck = await health();
+    expect(stuck).toMatchObject({ status: "degraded", bridges: { stuck: before + 1 } });
+    // It moves: back to the usual pace, no longer stuck.
+    const fill = await solverPays(chains.destination, merchantWallet, 4_000_000n);
+    relayState.set(p.requestId, { status: "success", inTxHashes: [deposit], txHashes: [fill.hash] });
+    await job(p.id);
+    expect((await health()).bridges.stuck).toBe(before);
+  });
+
   test("a change restarts the quiet day: a refund showing late is still recorded", async () => {
     const p = await createPayment("3");
     const deposit = `0x${"d2".repeat(32)}`;
