@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { getAddress, type Hex } from "viem";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { findRequest, insertRequest, planTransfer, recordDeposit, transfersOf } from "../../rails/bridge/local/books.ts";
+import { relayerTick } from "../../rails/bridge/local/relayer/relayerTick.ts";
 import { signTransfer } from "../../rails/bridge/local/relayer/sendTransfer.ts";
 import { relayerAddress, relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -100,4 +104,79 @@ test("a fill planned but not signed when a refund is asked for is withdrawn: nev
   const [deposit] = await handle.client`select disposition from local_bridge_deposits where id = ${depositId}`;
   expect(deposit.disposition).toBe("refund");
   expect((await findRequest(handle.db, requestId))!.state).toBe("refunding");
+}, 60_000);
+
+// BUG: deposits were scanned up to the chain's head and the scan moved past it: a block reorged
+// after that was never scanned again, so a deposit re-mined into the new block was never seen
+// (the customer's money left in the deposit address), while the vanished one was still judged and filled.
+test("with 2 confirmations, a deposit whose block is reorged and re-mined: the re-mined deposit is the one recorded", async () => {
+  await handle.client`update local_bridge_requests set state = 'filled', expires_at = now() - interval '2 hours'`;
+  const confirmed = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, NETWORKS_FILE: chains.networksFile, BRIDGE_ADAPTER: "local", BRIDGE_LOCAL_RELAYER_KEY: relayerKey, BRIDGE_LOCAL_CONFIRMATIONS: "2", LOG_LEVEL: "silent" });
+  const deps = { config: confirmed, db: handle.db, logger: createLogger({ level: "silent" }) };
+  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
+  const depositAddress = getAddress(`0x${randomUUID().replaceAll("-", "").slice(0, 40).padEnd(40, "a")}`);
+  const requestId = randomUUID();
+  await insertRequest(handle.db, {
+    id: requestId,
+    reference: randomUUID(),
+    originChainId: "31338",
+    originToken: usdc(chains.origin),
+    destinationChainId: "31337",
+    destinationToken: usdc(chains.destination),
+    recipient: merchantWallet,
+    depositAddress,
+    amount: 1_000_000n,
+    amountToSend: 1_001_000n,
+    fee: 1_000n,
+    expiresAt: new Date(Date.now() + 600_000),
+    state: "open",
+    scannedBlock: await chains.origin.publicClient.getBlockNumber({ cacheTime: 0 }),
+  });
+  const snapshot = await chains.origin.rpc<string>("evm_snapshot");
+  const vanished = await chains.pay("USDC", depositAddress, 1_001_000n);
+  await relayerTick(deps); // the deposit's block is the head: one confirmation of two
+  await chains.origin.rpc("evm_revert", [snapshot]);
+  const kept = await chains.pay("USDC", depositAddress, 1_001_000n);
+  expect(kept).not.toBe(vanished);
+  await chains.origin.mine(1);
+  await relayerTick(deps);
+  const deposits = await handle.client`select tx_hash from local_bridge_deposits where request_id = ${requestId}`;
+  expect(deposits.map((d: { tx_hash: string }) => d.tx_hash)).toEqual([kept]);
+  expect(["filling", "filled"]).toContain((await findRequest(handle.db, requestId))!.state);
+}, 60_000);
+
+// BUG: a signed transfer on a chain whose node was down failed the whole pass before any deposit
+// was scanned: one unreachable chain stopped every route of the bridge.
+test("a transfer on a chain whose node is down does not stop the pass: a deposit on another chain is still recorded", async () => {
+  await handle.client`update local_bridge_requests set state = 'filled', expires_at = now() - interval '2 hours'`;
+  const good = { config, db: handle.db, logger: createLogger({ level: "silent" }) };
+  const { planned } = await plannedFill();
+  await signTransfer(good, planned); // signed, not yet followed: its receipt is read on the destination chain
+  const file = JSON.parse(readFileSync(chains.networksFile, "utf8")) as { networks: Array<{ chainId: string; rpcUrl?: string; wsUrl?: string }> };
+  const dead = join(mkdtempSync(join(tmpdir(), "stablepay-dead-")), "networks.json");
+  writeFileSync(dead, JSON.stringify({ networks: file.networks.map((n) => (String(n.chainId) === "31337" ? { ...n, rpcUrl: "http://127.0.0.1:1", wsUrl: undefined } : n)) }));
+  const down = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, NETWORKS_FILE: dead, BRIDGE_ADAPTER: "local", BRIDGE_LOCAL_RELAYER_KEY: relayerKey, LOG_LEVEL: "silent", RPC_TIMEOUT_MS: "500" });
+  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
+  const depositAddress = getAddress(`0x${randomUUID().replaceAll("-", "").slice(0, 40).padEnd(40, "b")}`);
+  const requestId = randomUUID();
+  await insertRequest(handle.db, {
+    id: requestId,
+    reference: randomUUID(),
+    originChainId: "31338",
+    originToken: usdc(chains.origin),
+    destinationChainId: "31337",
+    destinationToken: usdc(chains.destination),
+    recipient: merchantWallet,
+    depositAddress,
+    amount: 1_000_000n,
+    amountToSend: 1_001_000n,
+    fee: 1_000n,
+    expiresAt: new Date(Date.now() + 600_000),
+    state: "open",
+    scannedBlock: await chains.origin.publicClient.getBlockNumber({ cacheTime: 0 }),
+  });
+  const paid = await chains.pay("USDC", depositAddress, 1_001_000n);
+  await relayerTick({ ...good, config: down });
+  const deposits = await handle.client`select tx_hash from local_bridge_deposits where request_id = ${requestId}`;
+  expect(deposits.map((d: { tx_hash: string }) => d.tx_hash)).toEqual([paid]);
 }, 60_000);

@@ -34,7 +34,7 @@ const RECEIPT_WAIT_MS = 10_000;
  */
 export async function relayerTick(deps: RelayerDeps): Promise<void> {
   const confirmations = deps.config.bridge.local?.confirmations ?? 1;
-  for (const t of await unfinishedTransfers(deps.db)) if (t.status === "signed") await followTransfer(deps, t);
+  for (const t of await unfinishedTransfers(deps.db)) if (t.status === "signed") await eachAlone(deps, t, () => followTransfer(deps, t));
 
   const requests = await watchedRequests(deps.db);
   // The newest block of each origin chain whose deposits have their confirmations.
@@ -45,19 +45,27 @@ export async function relayerTick(deps: RelayerDeps): Promise<void> {
     const client = evmClient(origin, 20_000);
     try {
       const headReadAt = new Date();
-      const head = await client.getBlockNumber();
-      confirmedTo.set(request.originChainId, head - BigInt(confirmations - 1));
-      await scanDeposits(deps.db, client, request, head, headReadAt);
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      const confirmed = head - BigInt(confirmations - 1);
+      confirmedTo.set(request.originChainId, confirmed);
+      // Only blocks with their confirmations are scanned: one scanned at the head and then
+      // reorged would never be scanned again, and a deposit re-mined into it never seen.
+      await scanDeposits(deps.db, client, request, confirmed, confirmed === head ? headReadAt : null);
     } catch (error) {
       deps.logger.warn({ err: error, request: request.id }, "local relayer: could not scan deposits");
     }
   }
   await planAll(deps, confirmedTo);
 
-  for (const t of await unfinishedTransfers(deps.db)) if (t.status === "planned") await signTransfer(deps, t);
-  for (const t of await unfinishedTransfers(deps.db)) if (t.status === "signed") await followTransfer(deps, t, RECEIPT_WAIT_MS);
+  for (const t of await unfinishedTransfers(deps.db)) if (t.status === "planned") await eachAlone(deps, t, () => signTransfer(deps, t));
+  for (const t of await unfinishedTransfers(deps.db)) if (t.status === "signed") await eachAlone(deps, t, () => followTransfer(deps, t, RECEIPT_WAIT_MS));
   // Fills confirmed just now: their collections and excess refunds go out on the next pass.
   await planAll(deps, confirmedTo);
+}
+
+/** One transfer's chain failing (its node down) must not stop the pass for every other route: logged, tried again next pass. */
+async function eachAlone(deps: RelayerDeps, transfer: { id: string; chainId: string }, work: () => Promise<unknown>): Promise<void> {
+  await work().catch((error: Error) => deps.logger.warn({ err: error, transfer: transfer.id, chainId: transfer.chainId }, "local relayer: could not move a transfer on; next pass"));
 }
 
 /** Judges new deposits that have their confirmations, plans what follows from the books, and moves requests' states on. */

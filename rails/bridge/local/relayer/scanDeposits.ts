@@ -13,12 +13,12 @@ const MAX_RANGE = 5_000n;
  * Records every transfer of the request's origin token into its deposit address, from the
  * block after the last one scanned up to `head`, with each block's timestamp (the expiry
  * is judged by it), and how far that is complete in time: the last scanned block's time, or
- * at the head (read at `headReadAt`) that moment less the blocks' arrival margin, when
- * later (a quiet chain's newest block may be old). Safe to repeat: a deposit's log is its
+ * when `head` is the chain's head (read at `headReadAt`; null when it is not) that moment less
+ * the blocks' arrival margin, when later (a quiet chain's newest block may be old). Safe to repeat: a deposit's log is its
  * key. Returns how many deposits were new. (The relayer acts on a deposit only once it has
  * its confirmations.)
  */
-export async function scanDeposits(db: Db, client: PublicClient, request: LocalBridgeRequestRow, head: bigint, headReadAt: Date): Promise<number> {
+export async function scanDeposits(db: Db, client: PublicClient, request: LocalBridgeRequestRow, head: bigint, headReadAt: Date | null): Promise<number> {
   const to = head;
   let from = request.scannedBlock + 1n;
   let found = 0;
@@ -48,8 +48,8 @@ export async function scanDeposits(db: Db, client: PublicClient, request: LocalB
       if (isNew) found++;
     }
     const endTime = times.get(end) ?? (await blockTime(client, end));
-    const atHead = new Date(headReadAt.getTime() - BLOCK_ARRIVAL_MARGIN_MS);
-    await updateRequest(db, request.id, { scannedBlock: end, scannedThrough: end === head && atHead > endTime ? atHead : endTime });
+    const atHead = headReadAt && new Date(headReadAt.getTime() - BLOCK_ARRIVAL_MARGIN_MS);
+    await updateRequest(db, request.id, { scannedBlock: end, scannedThrough: end === head && atHead && atHead > endTime ? atHead : endTime });
     from = end + 1n;
   }
   return found;
