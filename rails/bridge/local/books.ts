@@ -52,6 +52,20 @@ export const watchedRequests = (db: Db) =>
     .where(sql`${localBridgeRequests.state} in ('open', 'filling', 'refunding', 'failed') or ${localBridgeRequests.expiresAt} > now() - interval '1 hour'`)
     .orderBy(asc(localBridgeRequests.createdAt));
 
+/**
+ * Removes the request's deposits recorded in blocks `from`..`to` and not judged yet whose
+ * log a scan of those blocks no longer finds (a reorg took them away).
+ */
+export async function forgetVanishedDeposits(db: Db, requestId: string, from: bigint, to: bigint, found: ReadonlyArray<{ transactionHash: string; logIndex: number }>): Promise<void> {
+  const kept = new Set(found.map((l) => `${l.transactionHash.toLowerCase()}:${l.logIndex}`));
+  const recorded = await db
+    .select({ id: localBridgeDeposits.id, txHash: localBridgeDeposits.txHash, logIndex: localBridgeDeposits.logIndex })
+    .from(localBridgeDeposits)
+    .where(and(eq(localBridgeDeposits.requestId, requestId), isNull(localBridgeDeposits.disposition), sql`${localBridgeDeposits.blockNumber} between ${from} and ${to}`));
+  const gone = recorded.filter((d) => !kept.has(`${d.txHash.toLowerCase()}:${d.logIndex}`)).map((d) => d.id);
+  if (gone.length > 0) await db.delete(localBridgeDeposits).where(and(inArray(localBridgeDeposits.id, gone), isNull(localBridgeDeposits.disposition)));
+}
+
 /** Records a deposit once (its log is its key); returns whether it is new. */
 export async function recordDeposit(db: Db, values: typeof localBridgeDeposits.$inferInsert): Promise<boolean> {
   const rows = await db.insert(localBridgeDeposits).values(values).onConflictDoNothing().returning({ id: localBridgeDeposits.id });

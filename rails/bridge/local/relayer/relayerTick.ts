@@ -46,11 +46,8 @@ export async function relayerTick(deps: RelayerDeps): Promise<void> {
     try {
       const headReadAt = new Date();
       const head = await client.getBlockNumber({ cacheTime: 0 });
-      const confirmed = head - BigInt(confirmations - 1);
-      confirmedTo.set(request.originChainId, confirmed);
-      // Only blocks with their confirmations are scanned: one scanned at the head and then
-      // reorged would never be scanned again, and a deposit re-mined into it never seen.
-      await scanDeposits(deps.db, client, request, confirmed, confirmed === head ? headReadAt : null);
+      confirmedTo.set(request.originChainId, head - BigInt(confirmations - 1));
+      await scanDeposits(deps.db, client, request, head, headReadAt, confirmations - 1);
     } catch (error) {
       deps.logger.warn({ err: error, request: request.id }, "local relayer: could not scan deposits");
     }
