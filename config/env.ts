@@ -84,7 +84,8 @@ export const envSchema = z.object({
    */
   /** Blocks per `eth_getLogs` request when the replay CLI re-reads a range (providers cap the range: 1,000–10,000 typical). */
   REPLAY_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(1_000),
-  INDEXER_WATCH_AFTER_EXPIRY_HOURS: z.coerce.number().min(0).max(24 * 365).default(7 * 24),
+  // Whole hours: Postgres' make_interval takes integer hours (a fraction failed every block the indexer read).
+  INDEXER_WATCH_AFTER_EXPIRY_HOURS: z.coerce.number().int().min(0).max(24 * 365).default(7 * 24),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** Signs payment intents and pays gas for sweeps. Never logged. */
   OPERATOR_PRIVATE_KEY: evmPrivateKey.optional(),

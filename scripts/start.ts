@@ -140,6 +140,13 @@ if (prod) {
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.viewsSchema)} cascade`);
   // The local bridge's books describe the previous chains' deposits and transfers: gone with them.
   await handle.db.execute(sql`truncate local_bridge_transfers, local_bridge_deposits, local_bridge_requests, local_bridge_factories`);
+  // So does what ingest noted per chain (the same chain ids start again from block 0): a rollback
+  // noted at block N held every answer of the new chain until it passed N, an old stall stretched
+  // expiries, and dispatch's cursor sat past the new chain's blocks.
+  const localChainIds = cfg.networks.filter((n) => n.isLocal).map((n) => n.chainId);
+  for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors"]) {
+    await handle.db.execute(sql`delete from ${sql.identifier(table)} where chain_id in (${sql.join(localChainIds.map((id) => sql`${id}`), sql`, `)})`);
+  }
   let previous: Partial<SandboxMerchant> | undefined;
   try {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));

@@ -207,6 +207,12 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
     expect(new URL(`${url}/checkout/x`).port).toBe("3000");
   });
 
+  // BUG: a fractional INDEXER_WATCH_AFTER_EXPIRY_HOURS was taken, and Postgres' make_interval (integer hours) failed every block the indexer read.
+  test("INDEXER_WATCH_AFTER_EXPIRY_HOURS is whole hours", () => {
+    expect(configError({ INDEXER_WATCH_AFTER_EXPIRY_HOURS: "1.5" }).message).toStartWith("INDEXER_WATCH_AFTER_EXPIRY_HOURS");
+    expect(buildConfig({ INDEXER_WATCH_AFTER_EXPIRY_HOURS: "36" }).indexer.watchAfterExpiryHours).toBe(36);
+  });
+
   test("CORS_ORIGINS are kept as a browser sends its Origin: lower-case host, no default port", () => {
     expect(buildConfig({ CORS_ORIGINS: "https://Shop.Example.com:443, http://localhost:8080/" }).http.corsOrigins).toEqual(["https://shop.example.com", "http://localhost:8080"]);
   });
