@@ -2,8 +2,11 @@ import { t } from "elysia";
 
 /** Route schemas shared by several resources. */
 export const paymentIdParams = t.Object({ paymentId: t.String({ format: "uuid", description: "Payment id (uuid)" }) });
-/** Status reads accept any id: the spec answers 500 for an id that does not exist, malformed or not. */
-export const anyPaymentIdParams = t.Object({ paymentId: t.String({ description: "Payment id" }) });
+/**
+ * Status reads accept any id: the spec answers 500 for an id that does not exist, malformed or
+ * not — one whose percent-escapes do not decode too (Elysia hands it over as null).
+ */
+export const anyPaymentIdParams = t.Object({ paymentId: t.Union([t.String(), t.Null()], { description: "Payment id" }) });
 
 export const createPaymentBody = t.Object(
   {

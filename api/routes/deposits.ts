@@ -77,8 +77,9 @@ export const depositRoutes = (deps: ApiDeps) => {
     .get(
       "/status/:paymentId",
       async ({ auth, params }) => {
-        const payment = uuidPattern.test(params.paymentId) ? await findMerchantPayment(db, auth.merchantId, auth.mode, params.paymentId) : undefined;
-        if (!payment) throw new PaymentLookupError(params.paymentId);
+        const id = params.paymentId;
+        const payment = id !== null && uuidPattern.test(id) ? await findMerchantPayment(db, auth.merchantId, auth.mode, id) : undefined;
+        if (!payment) throw new PaymentLookupError(id ?? "");
         const transfers = await transfersOutOf(db, payment.id);
         return { success: true, payment: presentDeposit(payment, networkOf(payment.chainId), transfers) };
       },

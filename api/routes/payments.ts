@@ -18,9 +18,9 @@ export const paymentRoutes = (deps: ApiDeps) => {
   const statusReads = createBatchedReads((ids) => findPaymentStatuses(db, ids));
 
   /** Status reads (batched under load): the spec fixes 500 (not 404) for an id that does not exist for this account. */
-  const statusRead = async (auth: { merchantId: string; mode: Mode }, paymentId: string) => {
-    const payment = uuidPattern.test(paymentId) ? await statusReads.load(paymentId.toLowerCase()) : null;
-    if (!payment || payment.merchantId !== auth.merchantId || payment.mode !== auth.mode) throw new PaymentLookupError(paymentId);
+  const statusRead = async (auth: { merchantId: string; mode: Mode }, paymentId: string | null) => {
+    const payment = paymentId !== null && uuidPattern.test(paymentId) ? await statusReads.load(paymentId.toLowerCase()) : null;
+    if (!payment || payment.merchantId !== auth.merchantId || payment.mode !== auth.mode) throw new PaymentLookupError(paymentId ?? "");
     return { success: true, payment: presentStatus(payment) };
   };
 

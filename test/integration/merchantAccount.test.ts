@@ -683,9 +683,36 @@ describe("agent policies", () => {
       expect(response.body.message).toContain(`'${field}'`);
     }
     expect((await read("bot-validation")).body.policy).toBeNull();
-    const tooLong = await read("x".repeat(201));
+    const tooLong = await put("x".repeat(201), {});
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.message).toContain("'agentId'");
+  });
+
+  // BUG: Elysia turned a PUT body of `[]`, `5` or `true` into {} before the handler saw it: the
+  // policy was replaced by one with every limit removed, answered 200.
+  test("a PUT body that is not a JSON object is a 400, and the policy stays as it was", async () => {
+    expect((await put("bot-shape", { maxPerPayment: "5" })).status).toBe(201);
+    for (const raw of ["[]", "5", "true", '"abc"', "null"]) {
+      const response = await put("bot-shape", raw);
+      expect({ raw, status: response.status, error: response.body.error }).toEqual({ raw, status: 400, error: "invalid_request" });
+    }
+    expect((await read("bot-shape")).body.policy).toMatchObject({ maxPerPayment: "5" });
+  });
+
+  // BUG: GET and DELETE answered 400 for an id no policy can have (too long, a space, a malformed
+  // escape) where the spec answers 200 with policy null and 404; and " bot" read and deleted "bot".
+  test("an id no policy can have: GET 200 with policy null, DELETE 404; an id is taken as given, never trimmed", async () => {
+    const raw = (suffix: string, method = "GET") => api.request(`/api/v1/merchants/agent-policies/${suffix}`, { method, headers: pk(m) });
+    for (const suffix of [encodeURIComponent("x".repeat(201)), "a%20b", "%C3%A9", "%E0%A4%A", "%ZZ"]) {
+      const got = await raw(suffix);
+      expect({ suffix, status: got.status, policy: got.body.policy }).toEqual({ suffix, status: 200, policy: null });
+      const removed = await raw(suffix, "DELETE");
+      expect({ suffix, status: removed.status, error: removed.body.error }).toEqual({ suffix, status: 404, error: "not_found" });
+    }
+    expect((await put("bot-exact", {})).status).toBe(201);
+    expect((await read(" bot-exact")).body.policy).toBeNull();
+    expect((await remove(" bot-exact")).status).toBe(404);
+    expect((await read("bot-exact")).body.policy).not.toBeNull();
   });
 
   test("a payment by an agent with no policy is allowed and records the agent", async () => {
