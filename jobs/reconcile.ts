@@ -2,6 +2,7 @@ import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import { ServiceUnavailableError } from "../domain/errors.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { reconcileDuration } from "../metrics/settlementMetrics.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
@@ -9,7 +10,8 @@ import type { JobPayloads } from "./queues.ts";
 
 /**
  * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt
- * the sweep of those that just completed. Harmless when run twice.
+ * the sweep of those that just completed; fails (retried) while any was held for its
+ * indexer re-reading. Harmless when run twice.
  */
 export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logger) => async (job: Job<JobPayloads["reconcile"]>) => {
   const done = reconcileDuration.startTimer({ job: job.name });
@@ -32,5 +34,10 @@ export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logg
     }
   }
   await prompts.sweep(toSweep);
+  // Held while their indexer re-reads: tried again (backing off) until it is done. Dispatch's
+  // cursor has moved past their evidence, and nothing else would look at a payment showing no
+  // money before its expiry: a customer who paid would wait for it.
+  const held = [...results.values()].filter((r) => r.held).length;
+  if (held > 0) throw new ServiceUnavailableError(`the indexer is reading again blocks it had read: ${held} payment(s) held; trying again`);
   return { reconciled: results.size, changed };
 };

@@ -14,7 +14,8 @@ import { evidenceHorizons } from "./evidenceHorizons.ts";
 import { loadEvidence } from "./loadEvidence.ts";
 import { settlementEvents } from "./settlementEvents.ts";
 
-export type Reconciled = { before: PaymentRow; after: Settlement; changed: boolean };
+/** `held`: the payment's answer stood because its chain's indexer is reading again blocks it had read: it must be looked at again once it is done. */
+export type Reconciled = { before: PaymentRow; after: Settlement; changed: boolean; held?: boolean };
 
 const quiet = createLogger({ level: "silent" });
 const loggers = new WeakMap<Config, ReturnType<typeof createLogger>>();
@@ -98,7 +99,7 @@ export async function reconcilePayments(db: Db, config: Config, ids: readonly st
       // chains stands (a credit missing now may be back in a moment) until it is done.
       // So does a payment whose evidence could not be read now (its chain's node failing).
       if (rereading.has(p.chainId) || unreadable.has(p.id)) {
-        result.set(p.id, { before: p, after: standing(p), changed: false });
+        result.set(p.id, { before: p, after: standing(p), changed: false, held: rereading.has(p.chainId) });
         continue;
       }
       const list = credits.get(p.id) ?? [];

@@ -9,6 +9,10 @@ import { insertSubmissions } from "../../db/submissions.ts";
 import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
 import { noteIndexedRemovals } from "../../rails/evm/readModel/noteRemovals.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
+import { reconcile as reconcileJob } from "../../jobs/reconcile.ts";
+import { createPrompts } from "../../jobs/prompts.ts";
+import { createLogger } from "../../config/logger.ts";
+import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork, createPonderCheckpointTable, encodePonderCheckpoint } from "../helpers/fixtures.ts";
 import { createIndexedTables, insertIndexedTransfer } from "../helpers/indexedTables.ts";
@@ -318,5 +322,27 @@ test("a reconcile meeting the indexer's start-up migration gives way: the indexe
     await ponder.query("rollback").catch(() => {});
     await other.query("rollback").catch(() => {});
     await Promise.all([ponder.end(), other.end()]);
+  }
+});
+
+// BUG: a reconcile held while the indexer re-read (its answer standing) was never asked for
+// again: dispatch's cursor had moved past the payment's evidence, and the recheck does not look
+// at a payment showing no money before its expiry. The customer's payment stayed pending that long.
+test("the reconcile job fails (retried) while a payment is held for its indexer re-reading; once ready, the payment completes", async () => {
+  const paid = await deposit(1_000_000n);
+  const block = paid.transfers[0]!.block;
+  const prompts = createPrompts({ ...config, redis: { ...config.redis, prefix: `reread-${crypto.randomUUID()}` } });
+  const run = () => reconcileJob(handle.db, config, prompts, createLogger({ level: "silent" }))({ name: "reconcile", data: { paymentIds: [paid.id] } } as never);
+  try {
+    await indexer({ safe: block - 50, latest: block + 10, ready: false });
+    const held = await run().then(() => null, (error: Error) => error);
+    expect(held).toBeInstanceOf(ServiceUnavailableError);
+    expect((held as ServiceUnavailableError).retryable).toBe(true);
+    expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "pending", amountReceived: 0n });
+    await indexer({ safe: block - 50, latest: block + 10, ready: true });
+    expect(await run()).toMatchObject({ reconciled: 1, changed: 1 });
+    expect(await findPayment(handle.db, paid.id)).toMatchObject({ status: "completed" });
+  } finally {
+    await prompts.close();
   }
 });
