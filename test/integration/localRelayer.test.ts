@@ -58,23 +58,7 @@ test("two relayers signing one planned fill (both read it as planned): one trans
 async function plannedFill(extra: { refundRequested?: boolean } = {}) {
   const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
   const requestId = randomUUID();
-  await insertRequest(handle.db, {
-    id: requestId,
-    reference: randomUUID(),
-    originChainId: "31338",
-    originToken: usdc(chains.origin),
-    destinationChainId: "31337",
-    destinationToken: usdc(chains.destination),
-    recipient: merchantWallet,
-    depositAddress: "0x000000000000000000000000000000000000dEaD",
-    amount: 1_000_000n,
-    amountToSend: 1_001_000n,
-    fee: 1_000n,
-    expiresAt: new Date(Date.now() + 600_000),
-    state: "filling",
-    scannedBlock: 0n,
-    ...extra,
-  });
+  await insertRequest(handle.db, requestRow({ id: requestId, depositAddress: "0x000000000000000000000000000000000000dEaD", state: "filling", scannedBlock: 0n, ...extra }));
   await recordDeposit(handle.db, {
     requestId,
     chainId: "31338",
@@ -113,25 +97,7 @@ test("with 2 confirmations, a deposit whose block is reorged and re-mined: the r
   await handle.client`update local_bridge_requests set state = 'filled', expires_at = now() - interval '2 hours'`;
   const confirmed = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, NETWORKS_FILE: chains.networksFile, BRIDGE_ADAPTER: "local", BRIDGE_LOCAL_RELAYER_KEY: relayerKey, BRIDGE_LOCAL_CONFIRMATIONS: "2", LOG_LEVEL: "silent" });
   const deps = { config: confirmed, db: handle.db, logger: createLogger({ level: "silent" }) };
-  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
-  const depositAddress = getAddress(`0x${randomUUID().replaceAll("-", "").slice(0, 40).padEnd(40, "a")}`);
-  const requestId = randomUUID();
-  await insertRequest(handle.db, {
-    id: requestId,
-    reference: randomUUID(),
-    originChainId: "31338",
-    originToken: usdc(chains.origin),
-    destinationChainId: "31337",
-    destinationToken: usdc(chains.destination),
-    recipient: merchantWallet,
-    depositAddress,
-    amount: 1_000_000n,
-    amountToSend: 1_001_000n,
-    fee: 1_000n,
-    expiresAt: new Date(Date.now() + 600_000),
-    state: "open",
-    scannedBlock: await chains.origin.publicClient.getBlockNumber({ cacheTime: 0 }),
-  });
+  const { requestId, depositAddress } = await openRequest();
   const snapshot = await chains.origin.rpc<string>("evm_snapshot");
   const vanished = await chains.pay("USDC", depositAddress, 1_001_000n);
   await relayerTick(deps); // the deposit's block is the head: one confirmation of two
@@ -156,27 +122,35 @@ test("a transfer on a chain whose node is down does not stop the pass: a deposit
   const dead = join(mkdtempSync(join(tmpdir(), "stablepay-dead-")), "networks.json");
   writeFileSync(dead, JSON.stringify({ networks: file.networks.map((n) => (String(n.chainId) === "31337" ? { ...n, rpcUrl: "http://127.0.0.1:1", wsUrl: undefined } : n)) }));
   const down = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, NETWORKS_FILE: dead, BRIDGE_ADAPTER: "local", BRIDGE_LOCAL_RELAYER_KEY: relayerKey, LOG_LEVEL: "silent", RPC_TIMEOUT_MS: "500" });
-  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
-  const depositAddress = getAddress(`0x${randomUUID().replaceAll("-", "").slice(0, 40).padEnd(40, "b")}`);
+  const { requestId, depositAddress } = await openRequest();
+  const paid = await chains.pay("USDC", depositAddress, 1_001_000n);
+  await relayerTick({ ...good, config: down });
+  const deposits = await handle.client`select tx_hash from local_bridge_deposits where request_id = ${requestId}`;
+  expect(deposits.map((d: { tx_hash: string }) => d.tx_hash)).toEqual([paid]);
+}, 60_000);
+
+/** An open request at a fresh deposit address, scanned up to the origin's head. */
+async function openRequest() {
+  const depositAddress = getAddress(`0x${randomUUID().replaceAll("-", "").padEnd(40, "a")}`);
   const requestId = randomUUID();
-  await insertRequest(handle.db, {
-    id: requestId,
+  await insertRequest(handle.db, requestRow({ id: requestId, depositAddress, state: "open", scannedBlock: await chains.origin.publicClient.getBlockNumber({ cacheTime: 0 }) }));
+  return { requestId, depositAddress };
+}
+
+/** A request for 1 USDC from anvil-2 to anvil (1,001,000 units to send, 1,000 of them the fee), open for ten minutes. */
+function requestRow(over: Pick<Parameters<typeof insertRequest>[1], "id" | "depositAddress" | "state" | "scannedBlock"> & { refundRequested?: boolean }): Parameters<typeof insertRequest>[1] {
+  const usdc = (chain: BridgeChains["origin"]) => getAddress(chain.tokens.find((t) => t.symbol === "USDC")!.address);
+  return {
     reference: randomUUID(),
     originChainId: "31338",
     originToken: usdc(chains.origin),
     destinationChainId: "31337",
     destinationToken: usdc(chains.destination),
     recipient: merchantWallet,
-    depositAddress,
     amount: 1_000_000n,
     amountToSend: 1_001_000n,
     fee: 1_000n,
     expiresAt: new Date(Date.now() + 600_000),
-    state: "open",
-    scannedBlock: await chains.origin.publicClient.getBlockNumber({ cacheTime: 0 }),
-  });
-  const paid = await chains.pay("USDC", depositAddress, 1_001_000n);
-  await relayerTick({ ...good, config: down });
-  const deposits = await handle.client`select tx_hash from local_bridge_deposits where request_id = ${requestId}`;
-  expect(deposits.map((d: { tx_hash: string }) => d.tx_hash)).toEqual([paid]);
-}, 60_000);
+    ...over,
+  };
+}
