@@ -279,7 +279,12 @@ test("more concurrent duplicates of one create than the API's database pool hold
 });
 
 describe("expiry, honoured to the second", () => {
-  /** Makes the origin chain's next block carry this timestamp (anvil), so a deposit lands exactly then. */
+  /**
+   * Makes the origin chain's next block carry this timestamp (anvil), so a deposit lands exactly
+   * then. Each test's deadline lies past the blocks the one before stamped (60, 120, 180 s out):
+   * a chain's timestamps cannot go back, and a test run in under a second made the next deadline
+   * earlier than the last stamped block.
+   */
   const nextBlockAt = (at: Date) => chains.origin.rpc("evm_setNextBlockTimestamp", [`0x${(at.getTime() / 1000).toString(16)}`]);
 
   test("the bridge job records how far the relayer has scanned the origin (expiry waits for it): up to a block stamped past the deadline", async () => {
@@ -300,7 +305,7 @@ describe("expiry, honoured to the second", () => {
   }, 90_000);
 
   test("a deposit in the block stamped at the expiry is credited", async () => {
-    const payment = await create({ amount: "2", expiresIn: 60 });
+    const payment = await create({ amount: "2", expiresIn: 120 });
     expect(new Date(payment.expiresAt).getMilliseconds()).toBe(0);
     await nextBlockAt(new Date(payment.expiresAt));
     await payConfirmed(payment.relayDepositAddress, BigInt(payment.amountToSend));
@@ -312,7 +317,7 @@ describe("expiry, honoured to the second", () => {
 
   test("a deposit one second late is refunded, not credited", async () => {
     const merchantBefore = await chains.balanceOf(chains.destination, "USDC", merchantWallet);
-    const payment = await create({ amount: "2", expiresIn: 60 });
+    const payment = await create({ amount: "2", expiresIn: 180 });
     await nextBlockAt(new Date(new Date(payment.expiresAt).getTime() + 1_000));
     await payConfirmed(payment.relayDepositAddress, BigInt(payment.amountToSend));
     const done = await follow(payment.id, (v) => v.bridgeStatus === "refunded" && v.bridge.refund.amountRefunded !== "0");

@@ -183,7 +183,7 @@ describe("before the indexer has created its tables", () => {
       success: true,
       status: "degraded",
       chains: [unreachable("base", "8453", false, 10), unreachable("base-sepolia", "84532", true, 3)],
-      bridges: { open: 0, unread: 0, oldestUnreadSeconds: null },
+      bridges: { open: 0, unread: 0, oldestUnreadSeconds: null, stuck: 0 },
     });
   });
 
