@@ -8,7 +8,15 @@
  * Payments go through in rounds of 10,000; RSS is read at each checkpoint once the round
  * is completed and delivered, and again after 10 s idle; each figure is RSS with the
  * process's anonymous memory beside it (RSS less the files it maps, mostly Bun's own code).
+ * Then the floor of the stack (`bench/stackFloor.ts`: the API's libraries doing what a
+ * create does, none of our code), bundled and loaded with as many creates as the first
+ * checkpoint: what any API on this stack costs.
  */
+import { spawn } from "bun";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { freePort } from "../devchain/freePort.ts";
 import { startPipeline, VIEWS_SCHEMA } from "./lib/pipeline.ts";
 import { anonymousMb, benchStack, rssMb } from "./lib/stack.ts";
 
@@ -49,8 +57,44 @@ try {
   }
   const d = pipeline.deliveries();
   lines.push(`webhooks: ${d.distinct} delivered, ${d.total - d.distinct} duplicates; ${((performance.now() - started) / 1000).toFixed(0)} s in all`);
+  lines.push(await measureFloor(stack.env, CHECKPOINTS[0]!));
   console.log(`\nRSS [anonymous memory] (dist/role.js api|worker, one of each):\n  ${lines.join("\n  ")}`);
   pipeline.stop();
 } finally {
   await stack.close();
+}
+
+/** RSS of the stack's floor (`bench/stackFloor.ts`, bundled) at start, after `creates` creates from 64 clients, and 10 s later. */
+async function measureFloor(env: Record<string, string>, creates: number): Promise<string> {
+  const outdir = mkdtempSync(join(tmpdir(), "stablepay-floor-"));
+  try {
+    const built = await Bun.build({ entrypoints: [resolve(import.meta.dir, "stackFloor.ts")], outdir, target: "bun", minify: { whitespace: true, syntax: true } });
+    if (!built.success) throw new AggregateError(built.logs, "bundling the floor failed");
+    const port = await freePort();
+    const floor = spawn(["bun", built.outputs[0]!.path, String(port)], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+    try {
+      const url = `http://127.0.0.1:${port}/create`;
+      const create = (orderId: string) =>
+        fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ amount: "1.5", orderId }) }).then(async (r) => {
+          if (r.status !== 201) throw new Error(`floor create: ${r.status} ${await r.text()}`);
+        });
+      for (let i = 0; !(await create(`warm-${i}`).then(() => true, () => false)); i++) {
+        if (i > 100 || floor.exitCode !== null) throw new Error("the floor process did not start");
+        await Bun.sleep(100);
+      }
+      const atStart = await mem(floor.pid);
+      let next = 0;
+      await Promise.all(Array.from({ length: 64 }, async () => {
+        for (let i = next++; i < creates; i = next++) await create(`floor-${i}`);
+      }));
+      const loaded = await mem(floor.pid);
+      await Bun.sleep(10_000);
+      return `floor of the stack (bench/stackFloor.ts: Elysia, drizzle on Bun SQL, BullMQ/ioredis, viem, pino; bundled): ${atStart} at start, ${loaded} after ${creates} creates (${await mem(floor.pid)} 10 s later)`;
+    } finally {
+      floor.kill();
+      await floor.exited;
+    }
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
