@@ -30,6 +30,10 @@ export default createConfig({
     WatchedTransfers: {
       chain: Object.fromEntries(networks.map((n) => [n.shortName, { startBlock: n.startBlock, interval: 1 }])),
     },
+    // Addresses of payments expired a while ago: asked for once per range of blocks (rails/evm/ingest/).
+    LateTransfers: {
+      chain: Object.fromEntries(networks.map((n) => [n.shortName, { startBlock: n.startBlock, interval: config.indexer.lateScanBlocks }])),
+    },
   },
   contracts: {
     PaymentSettlement: {

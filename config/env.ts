@@ -2,6 +2,9 @@ import { z } from "zod";
 import { RELAY_DEPOSIT_LAG_MS } from "../rails/bridge/relay/types.ts";
 import { normalizeEvmAddress } from "../rails/evm/normalizeAddress.ts";
 
+/** The most blocks one late-money scan covers: dispatch looks this far below its cursor, and one more (`rails/evm/readModel/newEvidence.ts`). */
+export const MAX_LATE_SCAN_BLOCKS = 63;
+
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** secp256k1's group order: a private key is 1 to n − 1 (viem refuses anything else when the key is first used). */
@@ -78,14 +81,26 @@ export const envSchema = z.object({
    * stuck: ingest standing at its head proves nothing of the blocks since, so it is a stall.
    */
   NODE_STALE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  /** Blocks per `eth_getLogs` request when the replay CLI re-reads a range (providers cap the range: 1,000–10,000 typical). */
+  REPLAY_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /**
    * How long after a payment's expiry its receive address is still watched (late money is
    * recorded and owed back); after that a transfer to it is not ingested (replay finds it).
+   * Whole hours: Postgres' make_interval takes integer hours (a fraction failed every block the indexer read).
    */
-  /** Blocks per `eth_getLogs` request when the replay CLI re-reads a range (providers cap the range: 1,000–10,000 typical). */
-  REPLAY_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(1_000),
-  // Whole hours: Postgres' make_interval takes integer hours (a fraction failed every block the indexer read).
   INDEXER_WATCH_AFTER_EXPIRY_HOURS: z.coerce.number().int().min(0).max(24 * 365).default(7 * 24),
+  /**
+   * EVM: an address is asked for in every block until this long after its payment's expiry;
+   * for the rest of its watch, in ranges of INDEXER_LATE_SCAN_BLOCKS blocks (late money is
+   * rare, and a week of a busy merchant's addresses asked for in every block cost more
+   * requests than everything else the indexer does).
+   */
+  INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES: z.coerce.number().int().min(0).max(24 * 60).default(60),
+  /**
+   * EVM: blocks per late-money scan. At most 63: the rows it finds land up to this many blocks
+   * below the indexed head, and dispatch looks 64 blocks below its cursor for rows that appear there.
+   */
+  INDEXER_LATE_SCAN_BLOCKS: z.coerce.number().int().min(1).max(MAX_LATE_SCAN_BLOCKS).default(30),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** Signs payment intents and pays gas for sweeps. Never logged. */
   OPERATOR_PRIVATE_KEY: evmPrivateKey.optional(),

@@ -26,7 +26,18 @@ export type Config = {
   dataDir: string;
   redis: { url: string; prefix: string; timeoutMs: number };
   /** `nodeStaleAfterMs`: a (non-local) node whose newest block is older than this is taken to be stuck. */
-  indexer: { schema: string; viewsSchema: string; maxLagBlocks: number; nodeStaleAfterMs: number; port: number; watchAfterExpiryHours: number; replayBlockRange: number };
+  indexer: {
+    schema: string;
+    viewsSchema: string;
+    maxLagBlocks: number;
+    nodeStaleAfterMs: number;
+    port: number;
+    /** Late money: how long after expiry an address is watched at all; and, on EVM, asked for in every block, then in ranges of `lateScanBlocks`. */
+    watchAfterExpiryHours: number;
+    everyBlockAfterExpiryMinutes: number;
+    lateScanBlocks: number;
+    replayBlockRange: number;
+  };
   rpcTimeoutMs: number;
   logLevel: Env["LOG_LEVEL"];
   networks: Network[];
@@ -184,6 +195,8 @@ export function buildConfig(
       nodeStaleAfterMs: e.NODE_STALE_AFTER_SECONDS * 1000,
       port: e.INDEXER_PORT,
       watchAfterExpiryHours: e.INDEXER_WATCH_AFTER_EXPIRY_HOURS,
+      everyBlockAfterExpiryMinutes: e.INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES,
+      lateScanBlocks: e.INDEXER_LATE_SCAN_BLOCKS,
       replayBlockRange: e.REPLAY_BLOCK_RANGE,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,

@@ -14,6 +14,13 @@ ponder.on("WatchedTransfers:block", async ({ event, context }) => {
   if (rows.length > 0) await context.db.insert(tokenTransfer).values(rows).onConflictDoNothing();
 });
 
+// Every INDEXER_LATE_SCAN_BLOCKS blocks: the range ending here, for transfers into addresses
+// of payments expired a while ago (late money), asked once per range instead of every block.
+ponder.on("LateTransfers:block", async ({ event, context }) => {
+  const rows = await transfers.lateRowsOf(context.chain.id, event.block);
+  if (rows.length > 0) await context.db.insert(tokenTransfer).values(rows).onConflictDoNothing();
+});
+
 ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {
   await context.db
     .insert(settlementPayment)

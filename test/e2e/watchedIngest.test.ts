@@ -24,6 +24,8 @@ let workers: Awaited<ReturnType<typeof startWorkers>>;
 let usdc: Address;
 let generator: ReturnType<typeof createTransferGenerator>;
 const customer = privateKeyToAccount(customerKey);
+/** The indexer's late-money scan covers this many blocks at a time. */
+const LATE_SCAN_BLOCKS = 8;
 let customerNonce = 0;
 
 beforeAll(async () => {
@@ -40,7 +42,7 @@ beforeAll(async () => {
   }
   generator.setNonces(await Promise.all(generator.senders.map((address) => chain.publicClient.getTransactionCount({ address }))));
   customerNonce = await chain.publicClient.getTransactionCount({ address: customer.address });
-  indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile);
+  indexer = await startTestIndexer(api.config, api.databaseUrl, chain.networksFile, { INDEXER_LATE_SCAN_BLOCKS: String(LATE_SCAN_BLOCKS) });
   workers = await startWorkers({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }), databaseUrl: api.databaseUrl, transfers: false });
   // From here blocks are mined by the test, each holding exactly what it sent.
   await chain.rpc("evm_setAutomine", [false]);
@@ -135,5 +137,42 @@ describe("watched-address ingest under 300 unrelated transfers per block", () =>
     expect(await status()).toMatchObject({ status: "pending", amountReceived: "0" });
     const rows = await indexedRows();
     expect(rows.some((r) => r.to === deposit.depositAddress.toLowerCase())).toBe(false);
+  }, 120_000);
+
+  /** A deposit whose expiry is moved two hours back: money sent to it now is late money, asked for by the late scan only. */
+  async function expiredLongAgo(orderId: string) {
+    const deposit = await createDeposit(orderId);
+    await api.db.execute(sql`update payments set created_at = now() - interval '3 hours', expires_at = now() - interval '2 hours' where id = ${deposit.id}`);
+    return deposit;
+  }
+  const lateAmountOf = async (id: string) => (await queryRows<{ late: string }>(api.db, sql`select late_amount::text as late from payments where id = ${id}`))[0]!.late;
+  const rowsInto = async (address: Address) => (await indexedRows()).filter((r) => r.to === address.toLowerCase());
+
+  test("money sent to a deposit that expired two hours before is found by the late scan, recorded once and owed back", async () => {
+    const deposit = await expiredLongAgo("watched-late");
+    await generator.send(300);
+    await pay(deposit.depositAddress, 1_000_000n);
+    await chain.mine(1);
+    await chain.mine(LATE_SCAN_BLOCKS + 3); // a scan's range holds the block, and its rows the confirmations
+    await until("the late transfer to be credited", async () => ((await lateAmountOf(deposit.id)) === "1000000" ? true : undefined));
+    expect(await rowsInto(deposit.depositAddress)).toEqual([{ to: deposit.depositAddress.toLowerCase(), n: "1" }]);
+    // Scans that come after find it again and write nothing.
+    await chain.mine(2 * LATE_SCAN_BLOCKS);
+    await Bun.sleep(500);
+    expect(await rowsInto(deposit.depositAddress)).toEqual([{ to: deposit.depositAddress.toLowerCase(), n: "1" }]);
+  }, 120_000);
+
+  test("a reorg that removes a transfer the late scan found removes its row, and the late money with it", async () => {
+    const deposit = await expiredLongAgo("watched-late-reorg");
+    const snapshot = await chain.rpc<Hex>("evm_snapshot");
+    await pay(deposit.depositAddress, 2_000_000n);
+    await chain.mine(LATE_SCAN_BLOCKS + 1);
+    await until("the late transfer to be credited", async () => ((await lateAmountOf(deposit.id)) === "2000000" ? true : undefined));
+
+    await chain.rpc("evm_revert", [snapshot]);
+    customerNonce--; // the reverted transaction's nonce is free again
+    await chain.mine(LATE_SCAN_BLOCKS + 3); // a longer chain without it, scanned again
+    await until("the late credit to be rolled back", async () => ((await rowsInto(deposit.depositAddress)).length === 0 ? true : undefined));
+    await until("the late money to be gone", async () => ((await lateAmountOf(deposit.id)) === "0" ? true : undefined));
   }, 120_000);
 });

@@ -95,12 +95,12 @@ export async function startPaymentChain(
 }
 
 /** Runs the real Ponder indexer against `databaseUrl` and waits until it is ready. */
-export async function startTestIndexer(config: Config, databaseUrl: string, networksFile: string) {
+export async function startTestIndexer(config: Config, databaseUrl: string, networksFile: string, env: Record<string, string> = {}) {
   const port = await freePort();
   const child = spawnIndexer(config, databaseUrl, {
     port,
     logLevel: process.env.INDEXER_LOG_LEVEL ?? "error",
-    env: { APP_ENV: "test", NETWORKS_FILE: networksFile, OPERATOR_PRIVATE_KEY: operatorKey },
+    env: { APP_ENV: "test", NETWORKS_FILE: networksFile, OPERATOR_PRIVATE_KEY: operatorKey, ...env },
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const until = Date.now() + 90_000;

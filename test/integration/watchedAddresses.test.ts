@@ -35,6 +35,18 @@ afterAll(async () => {
   await database?.drop();
 });
 
+const HOUR = 3_600_000;
+const WINDOWS = { afterExpiryHours: 7 * 24, everyBlockAfterExpiryMinutes: 60 };
+
+/** Whether `address` is asked for in a block at `ms` (every block) or in a late scan whose range starts at `from` and ends at `to`. */
+function watchProbe(watched: ReturnType<typeof createWatchedAddresses>, base: Date, address: string) {
+  const at = (ms: number) => seconds(new Date(base.getTime() + ms));
+  return {
+    everyBlock: async (ms: number) => (await watched.everyBlock(31337, at(ms))).includes(address as `0x${string}`),
+    late: async (from: number, to = from) => (await watched.lateInRange(31337, { from: at(from), to: at(to) })).includes(address as `0x${string}`),
+  };
+}
+
 // BUG: the window was judged by the indexer's clock: re-indexing (a new indexer schema reads
 // again from START_BLOCK) dropped every transfer into a deposit that had expired a week
 // before the re-index, and the payments' evidence with it.
@@ -43,35 +55,87 @@ test("a deposit is watched in the blocks from its creation to a week past its ex
   const expiresAt = new Date(createdAt.getTime() + 30 * 60_000);
   const address = "0x00000000000000000000000000000000000a11ce";
   await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: address, createdAt, expiresAt })]);
-  const watched = createWatchedAddresses(database.url, 7 * 24);
+  const watched = createWatchedAddresses(database.url, WINDOWS);
   try {
-    const at = (ms: number) => watched.of(31337, seconds(new Date(createdAt.getTime() + ms)));
-    expect(await at(60_000)).toEqual([address]); // paid a minute after creation, read a month later
-    expect(await at(6 * DAY)).toEqual([address]); // late money, inside the week after expiry
-    expect(await at(8 * DAY)).toEqual([]); // past it
-    expect(await at(-2 * 3_600_000)).toEqual([]); // before the payment existed
+    const { everyBlock, late } = watchProbe(watched, createdAt, address);
+    expect(await everyBlock(60_000)).toBe(true); // paid a minute after creation, read a month later
+    expect(await late(6 * DAY)).toBe(true); // late money, inside the week after expiry
+    expect(await everyBlock(8 * DAY) || (await late(8 * DAY))).toBe(false); // past it
+    expect(await everyBlock(-2 * HOUR) || (await late(-2 * HOUR))).toBe(false); // before the payment existed
   } finally {
     await watched.close();
   }
 });
 
+// BUG: every address was asked for in every block for a week past its expiry: a merchant with
+// 10,000 payments a day had ~70,000 addresses, 140 eth_getLogs a block on every chain, where
+// the open ones took 2.
+test("open addresses are asked for in every block until an hour past expiry; from then on the late scan's ranges hold them, without a gap", async () => {
+  // Whole seconds, as block times are (a fraction moves the hand-over to the next second).
+  const createdAt = new Date(Math.floor((Date.now() - 20 * DAY) / 1000) * 1000);
+  const expiresAt = new Date(createdAt.getTime() + 15 * 60_000);
+  const address = "0x00000000000000000000000000000000000a11cf";
+  await insertPaymentRows(handle.db, [paymentRowFactory(config)(merchantId, { receiveAddress: address, createdAt, expiresAt })]);
+  const watched = createWatchedAddresses(database.url, WINDOWS);
+  try {
+    const { everyBlock, late } = watchProbe(watched, expiresAt, address);
+    // Each second around the hand-over and the end is in exactly one set, or (past the week) none.
+    for (const ms of [-60_000, 0, HOUR - 2_000, HOUR - 1_000, HOUR, HOUR + 1_000, 2 * HOUR]) {
+      expect([ms, await everyBlock(ms), await late(ms)]).toEqual([ms, ms < HOUR, ms >= HOUR]);
+    }
+    for (const ms of [7 * 24 * HOUR - 1_000, 7 * 24 * HOUR]) expect([ms, await everyBlock(ms), await late(ms)]).toEqual([ms, false, ms < 7 * 24 * HOUR]);
+    // A range is scanned for every address whose late watch meets it, at either end.
+    expect(await late(HOUR - 60_000, HOUR + 60_000)).toBe(true);
+    expect(await late(7 * 24 * HOUR - 60_000, 7 * 24 * HOUR + 60_000)).toBe(true);
+    expect(await late(-HOUR, HOUR - 1_000)).toBe(false);
+  } finally {
+    await watched.close();
+  }
+  // No late watch at all: the every-block watch never outlasts it.
+  const none = createWatchedAddresses(database.url, { afterExpiryHours: 0, everyBlockAfterExpiryMinutes: 60 });
+  try {
+    const { everyBlock, late } = watchProbe(none, expiresAt, address);
+    expect([await everyBlock(-1_000), await everyBlock(0), await everyBlock(30 * 60_000), await late(2 * HOUR)]).toEqual([true, false, false, false]);
+  } finally {
+    await none.close();
+  }
+});
+
+/** The last block of the late scan `ingestThrough` runs (a rewrite can tell its reads apart). */
+let lateScanEnd: bigint | null = null;
+
 /**
  * A payment's deposit paid on a fresh chain whose node answers through `rewrite`, then the
  * block holding the transfer read by the ingest: what it recorded, and the transfer's hash.
+ * `late`: the payment expired two hours before, and the late scan of a range ending a few
+ * blocks after the transfer's reads it.
  */
-async function ingestThrough(rewrite: Parameters<typeof rewritingRpcProxy>[1], address: `0x${string}`, amount: bigint) {
+async function ingestThrough(rewrite: Parameters<typeof rewritingRpcProxy>[1], address: `0x${string}`, amount: bigint, options: { late?: boolean } = {}) {
   const chain = await startPaymentChain();
   const proxy = rewritingRpcProxy(chain.anvil.rpcUrl, rewrite);
   try {
-    const proxied = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url }, { extraNetworks: [{ ...chain.network, rpcUrl: proxy.url, wsUrl: undefined }] });
-    await insertPaymentRows(handle.db, [paymentRowFactory(proxied)(merchantId, { receiveAddress: address })]);
+    const proxied = buildConfig(
+      { APP_ENV: "test", DATABASE_URL: database.url, INDEXER_LATE_SCAN_BLOCKS: "8" },
+      { extraNetworks: [{ ...chain.network, rpcUrl: proxy.url, wsUrl: undefined }] },
+    );
+    const times = options.late ? { createdAt: new Date(Date.now() - 3 * HOUR), expiresAt: new Date(Date.now() - 2 * HOUR) } : {};
+    await insertPaymentRows(handle.db, [paymentRowFactory(proxied)(merchantId, { receiveAddress: address, ...times })]);
     const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
     const hash = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [address, amount], account: customer, chain: null });
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
     const block = await chain.publicClient.getBlock({ blockHash: receipt.blockHash });
     const ingest = createTransferIngest(proxied);
     try {
-      const rows = await ingest.rowsOf(31337, { hash: block.hash, number: block.number, timestamp: block.timestamp });
+      const asked = { hash: block.hash, number: block.number, timestamp: block.timestamp };
+      const everyBlockRows = await ingest.rowsOf(31337, asked);
+      if (!options.late) return { hash, recorded: everyBlockRows.map((r) => [r.txHash, r.amount]) };
+      expect(everyBlockRows).toEqual([]); // expired two hours ago: not asked for in every block
+      await chain.mine(3);
+      const end = await chain.publicClient.getBlock({ blockNumber: block.number + 3n });
+      lateScanEnd = end.number;
+      const rows = await ingest.lateRowsOf(31337, { hash: end.hash, number: end.number, timestamp: end.timestamp });
+      // The transfer keeps its own block and that block's time (what "late" is judged by).
+      expect(rows.map((r) => [r.blockNumber, r.blockHash, r.timestamp])).toEqual([[block.number, block.hash, block.timestamp]]);
       return { hash, recorded: rows.map((r) => [r.txHash, r.amount]) };
     } finally {
       await ingest.close();
@@ -81,6 +145,28 @@ async function ingestThrough(rewrite: Parameters<typeof rewritingRpcProxy>[1], a
     await chain.stop();
   }
 }
+
+test("money sent to a deposit expired two hours before is recorded by the late scan of the range that holds its block", async () => {
+  const { hash, recorded } = await ingestThrough((_call, answer) => answer, "0x00000000000000000000000000000000000b0b02", 4_000_000n, { late: true });
+  expect(recorded).toEqual([[hash, 4_000_000n]]);
+}, 60_000);
+
+// A range asked by number could hold another branch's blocks: the node must have the indexer's last block of it.
+test("a late scan asked of a node on another branch, or behind, is asked again, not believed", async () => {
+  const answers = ["another branch", "behind", "another branch"];
+  const { hash, recorded } = await ingestThrough(
+    (call, answer) => {
+      const result = answer.result as { hash: string; number: string } | null;
+      if (call.method !== "eth_getBlockByNumber" || !result || BigInt(result.number) !== lateScanEnd || answers.length === 0) return answer;
+      return { ...answer, result: answers.shift() === "behind" ? null : { ...result, hash: `0x${"ab".repeat(32)}` } };
+    },
+    "0x00000000000000000000000000000000000b0b03",
+    5_000_000n,
+    { late: true },
+  );
+  expect(recorded).toEqual([[hash, 5_000_000n]]);
+  expect(answers).toHaveLength(0); // each wrong answer was read, none believed
+}, 60_000);
 
 // BUG: the block handler asked for the block's logs by hash and took `[]` as "no transfers";
 // a provider backend behind the one that announced the block answers exactly that, and the

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "uuid";
 import { getAddress } from "viem";
 import { catalogue } from "../../config/catalogue.ts";
+import { MAX_LATE_SCAN_BLOCKS } from "../../config/env.ts";
 import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, setVariables, type Config } from "../../config/index.ts";
 import { SANDBOX_RATES, sandboxAccounts } from "../../devchain/startLocalChains.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
@@ -211,6 +212,14 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
   test("INDEXER_WATCH_AFTER_EXPIRY_HOURS is whole hours", () => {
     expect(configError({ INDEXER_WATCH_AFTER_EXPIRY_HOURS: "1.5" }).message).toStartWith("INDEXER_WATCH_AFTER_EXPIRY_HOURS");
     expect(buildConfig({ INDEXER_WATCH_AFTER_EXPIRY_HOURS: "36" }).indexer.watchAfterExpiryHours).toBe(36);
+  });
+
+  test("the late-money scan: an hour in every block, then ranges of 30 blocks, never more than dispatch looks back", () => {
+    const { indexer } = buildConfig({});
+    expect([indexer.everyBlockAfterExpiryMinutes, indexer.lateScanBlocks]).toEqual([60, 30]);
+    expect(buildConfig({ INDEXER_LATE_SCAN_BLOCKS: String(MAX_LATE_SCAN_BLOCKS) }).indexer.lateScanBlocks).toBe(MAX_LATE_SCAN_BLOCKS);
+    for (const bad of ["0", String(MAX_LATE_SCAN_BLOCKS + 1), "2.5"]) expect(configError({ INDEXER_LATE_SCAN_BLOCKS: bad }).message).toStartWith("INDEXER_LATE_SCAN_BLOCKS");
+    for (const bad of ["-1", "1.5"]) expect(configError({ INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES: bad }).message).toStartWith("INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES");
   });
 
   test("CORS_ORIGINS are kept as a browser sends its Origin: lower-case host, no default port", () => {

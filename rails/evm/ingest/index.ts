@@ -4,7 +4,7 @@ import type { Config } from "../../../config/index.ts";
 import { evmClient } from "../client.ts";
 import { transferRow } from "./transferRow.ts";
 import { createWatchedAddresses } from "./watchedAddresses.ts";
-import { BlockUnknownToNodeError, watchedTransfers } from "./watchedTransfers.ts";
+import { BlockUnknownToNodeError, watchedTransfers, watchedTransfersInRange } from "./watchedTransfers.ts";
 
 /**
  * How often a block's read is tried, and how far apart: a node that does not know the
@@ -18,32 +18,59 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
 
 /**
- * The EVM rail's transfer ingest, run by the indexer's block handler: for each block, the
- * transfers of the chain's stablecoins into the addresses the service watches, as
- * `token_transfer` rows. Ponder orders the blocks, checkpoints them and rolls their rows
- * back on a reorg; this decides what a block holds for us.
+ * The EVM rail's transfer ingest, run by the indexer's block handlers: the transfers of the
+ * chain's stablecoins into the addresses the service watches, as `token_transfer` rows —
+ * for each block, into the addresses watched in every block (`rowsOf`), and every
+ * `INDEXER_LATE_SCAN_BLOCKS` blocks, over the range that ends there, into the addresses
+ * watched for late money (`lateRowsOf`). Ponder orders the blocks, checkpoints them and
+ * rolls their rows back on a reorg; this decides what a block holds for us.
  */
 export function createTransferIngest(config: Config) {
   if (!config.databaseUrl) throw new Error("DATABASE_URL: required by the indexer");
-  const watched = createWatchedAddresses(config.databaseUrl, config.indexer.watchAfterExpiryHours);
+  const watched = createWatchedAddresses(config.databaseUrl, {
+    afterExpiryHours: config.indexer.watchAfterExpiryHours,
+    everyBlockAfterExpiryMinutes: config.indexer.everyBlockAfterExpiryMinutes,
+  });
   const networks = new Map(config.networks.map((n) => [Number(n.chainId), n]));
+  const lateScanBlocks = BigInt(config.indexer.lateScanBlocks);
+
+  /** A read asked again while it fails; still failing, the handler fails and Ponder does not checkpoint the block. */
+  async function read<T>(attemptRead: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await attemptRead();
+      } catch (error) {
+        if (attempt >= READ_ATTEMPTS) throw error;
+        await sleep(error instanceof BlockUnknownToNodeError ? FIRST_RETRY_MS : Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS));
+      }
+    }
+  }
+  const chainOf = (chainId: number) => {
+    const network = networks.get(chainId);
+    if (!network) return null;
+    return { tokens: network.tokens.map((t) => t.address as Address), client: evmClient(network, config.rpcTimeoutMs * 5, { batch: true }) };
+  };
+
   return {
     async rowsOf(chainId: number, block: { hash: Hash; number: bigint; timestamp: bigint }) {
-      const network = networks.get(chainId);
-      if (!network) return [];
-      const addresses = await watched.of(chainId, block.timestamp);
+      const chain = chainOf(chainId);
+      if (!chain) return [];
+      const addresses = await watched.everyBlock(chainId, block.timestamp);
       if (addresses.length === 0) return [];
-      const tokens = network.tokens.map((t) => t.address as Address);
-      const client = evmClient(network, config.rpcTimeoutMs * 5, { batch: true });
-      // A failed read is asked again; still failing, the handler fails and Ponder does not checkpoint the block.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return (await watchedTransfers(client, block, chainId, tokens, addresses)).map(transferRow);
-        } catch (error) {
-          if (attempt >= READ_ATTEMPTS) throw error;
-          await sleep(error instanceof BlockUnknownToNodeError ? FIRST_RETRY_MS : Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), MAX_RETRY_MS));
-        }
-      }
+      return read(async () => (await watchedTransfers(chain.client, block, chainId, chain.tokens, addresses)).map(transferRow));
+    },
+    /** The late-money scan, run at every `INDEXER_LATE_SCAN_BLOCKS`th block: the range of blocks ending at `block`. */
+    async lateRowsOf(chainId: number, block: { hash: Hash; number: bigint; timestamp: bigint }) {
+      const chain = chainOf(chainId);
+      if (!chain) return [];
+      const from = block.number >= lateScanBlocks ? block.number - lateScanBlocks + 1n : 0n;
+      return read(async () => {
+        // The range's first block's time bounds which expired addresses it may hold money for.
+        const first = from === block.number ? block : await chain.client.getBlock({ blockNumber: from });
+        const addresses = await watched.lateInRange(chainId, { from: first.timestamp, to: block.timestamp });
+        if (addresses.length === 0) return [];
+        return (await watchedTransfersInRange(chain.client, { from, to: block }, chainId, chain.tokens, addresses)).map(transferRow);
+      });
     },
     close: watched.close,
   };

@@ -26,26 +26,61 @@ export async function watchedTransfers(
   tokens: readonly Address[],
   watched: readonly Address[],
 ): Promise<TransferLog[]> {
-  const chunks: Address[][] = [];
-  for (let i = 0; i < watched.length; i += ADDRESSES_PER_REQUEST) chunks.push(watched.slice(i, i + ADDRESSES_PER_REQUEST) as Address[]);
   const [known, ...pages] = await Promise.all([
     client.getBlock({ blockHash: block.hash }).then(
       () => true,
       (error: Error) => (error instanceof BlockNotFoundError ? false : Promise.reject(error)),
     ),
-    ...chunks.map((to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, blockHash: block.hash, strict: true })),
+    ...chunked(watched).map((to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, blockHash: block.hash, strict: true })),
   ]);
   if (!known) throw new BlockUnknownToNodeError(`the node does not know block ${block.number} (${block.hash}) yet`);
-  return pages.flat().map((log) => ({
-    chainId,
-    blockNumber: block.number,
-    blockHash: block.hash,
-    txHash: log.transactionHash,
-    logIndex: log.logIndex,
-    token: log.address,
-    from: log.args.from,
-    to: log.args.to,
-    amount: log.args.value,
-    timestamp: block.timestamp,
-  }));
+  return pages.flat().map((log) => transferLog(chainId, log, block.timestamp));
 }
+
+/**
+ * The late-money scan: the Transfers of `tokens` into `watched` addresses in blocks
+ * `from`..`to.number`, asked by number of a node whose chain holds the indexer's block `to`
+ * (asked in the same request; a node on another branch, or not there yet, fails the read),
+ * so every transfer found is in an ancestor of a block the indexer has: a reorg that removes
+ * it removes that block too, and with it the rows written for it. Each transfer keeps its own
+ * block; the times of the blocks that hold one are asked for after.
+ */
+export async function watchedTransfersInRange(
+  client: PublicClient,
+  range: { from: bigint; to: { hash: Hash; number: bigint } },
+  chainId: number,
+  tokens: readonly Address[],
+  watched: readonly Address[],
+): Promise<TransferLog[]> {
+  const [head, ...pages] = await Promise.all([
+    client.getBlock({ blockNumber: range.to.number }).catch((error: Error) => (error instanceof BlockNotFoundError ? null : Promise.reject(error))),
+    ...chunked(watched).map((to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, fromBlock: range.from, toBlock: range.to.number, strict: true })),
+  ]);
+  if (head?.hash !== range.to.hash) throw new BlockUnknownToNodeError(`the node's block ${range.to.number} is not ${range.to.hash} (yet)`);
+  const logs = pages.flat();
+  const times = new Map<Hash, bigint>();
+  await Promise.all([...new Set(logs.map((log) => log.blockHash))].map(async (hash) => times.set(hash, (await client.getBlock({ blockHash: hash })).timestamp)));
+  return logs.map((log) => transferLog(chainId, log, times.get(log.blockHash)!));
+}
+
+/** Recipients in topic filters of at most `ADDRESSES_PER_REQUEST`. */
+function chunked(watched: readonly Address[]): Address[][] {
+  const chunks: Address[][] = [];
+  for (let i = 0; i < watched.length; i += ADDRESSES_PER_REQUEST) chunks.push(watched.slice(i, i + ADDRESSES_PER_REQUEST) as Address[]);
+  return chunks;
+}
+
+type Log = { blockNumber: bigint; blockHash: Hash; transactionHash: Hash; logIndex: number; address: Address; args: { from: Address; to: Address; value: bigint } };
+
+const transferLog = (chainId: number, log: Log, timestamp: bigint): TransferLog => ({
+  chainId,
+  blockNumber: log.blockNumber,
+  blockHash: log.blockHash,
+  txHash: log.transactionHash,
+  logIndex: log.logIndex,
+  token: log.address,
+  from: log.args.from,
+  to: log.args.to,
+  amount: log.args.value,
+  timestamp,
+});

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { MAX_LATE_SCAN_BLOCKS } from "../../../config/env.ts";
 import type { Network } from "../../../config/index.ts";
 import { queryRows, type Db } from "../../../db/client.ts";
 import { paymentsWithEvidenceAbove } from "../../../db/paymentsToRevisit.ts";
@@ -6,8 +7,12 @@ import type { EvidenceCursor, NewEvidence, RailContext } from "../../types.ts";
 import { evidenceQuery } from "./evidence.ts";
 import { INDEXED_TABLES, indexedTables, type IndexedTables } from "./tables.ts";
 
-/** How many blocks below the cursor are watched for rewrites by a reorg. */
-const REORG_WINDOW = 64n;
+/**
+ * How many blocks below the cursor are watched for rows that appear there: a reorg's
+ * rewrites, and the late-money scan's finds, which land up to `INDEXER_LATE_SCAN_BLOCKS`
+ * blocks below the indexed head (capped below this window).
+ */
+const REORG_WINDOW = BigInt(MAX_LATE_SCAN_BLOCKS) + 1n;
 
 /**
  * Payments with indexed evidence above the cursor on a chain. Normally only rows above
