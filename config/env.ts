@@ -117,6 +117,13 @@ export const envSchema = z.object({
   SOLANA_WS_STALE_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /** Hours an expired, failed or completed Solana payment's accounts stay watched for late money. */
   SOLANA_WATCH_AFTER_CLOSE_HOURS: z.coerce.number().min(0).max(24 * 365).default(72),
+  /**
+   * Solana: a closed payment's accounts are scanned on every poll (and followed over the
+   * websocket) for this long after it closed; for the rest of their watch, once every
+   * SOLANA_LATE_POLL_INTERVAL_MS (a scan lists everything since the last one: slower, never gapped).
+   */
+  SOLANA_EVERY_POLL_AFTER_CLOSE_MINUTES: z.coerce.number().int().min(0).max(24 * 60).default(60),
+  SOLANA_LATE_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
   /** Port (127.0.0.1 unless SOLANA_WEBHOOK_HOST says otherwise) of the Solana subscriber's Helius webhook receiver; 0 disables it. */
   SOLANA_WEBHOOK_PORT: port.default(0),
   SOLANA_WEBHOOK_HOST: z.string().min(1).default("127.0.0.1"),

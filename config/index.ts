@@ -93,6 +93,9 @@ export type SolanaConfig = {
   headIntervalMs: number;
   wsStaleMs: number;
   watchAfterCloseMs: number;
+  /** Closed this recently: scanned on every poll and followed over the websocket; closed earlier (still watched): scanned every `latePollIntervalMs`. */
+  everyPollAfterCloseMs: number;
+  latePollIntervalMs: number;
   webhook: { host: string; port: number; authHeader: string | null };
   helius: { apiKey: string | null; webhookUrl: string | null };
 };
@@ -233,6 +236,8 @@ export function buildConfig(
       headIntervalMs: e.SOLANA_HEAD_INTERVAL_MS,
       wsStaleMs: e.SOLANA_WS_STALE_MS,
       watchAfterCloseMs: Math.round(e.SOLANA_WATCH_AFTER_CLOSE_HOURS * 3_600_000),
+      everyPollAfterCloseMs: e.SOLANA_EVERY_POLL_AFTER_CLOSE_MINUTES * 60_000,
+      latePollIntervalMs: e.SOLANA_LATE_POLL_INTERVAL_MS,
       webhook: { host: e.SOLANA_WEBHOOK_HOST, port: e.SOLANA_WEBHOOK_PORT, authHeader: e.HELIUS_WEBHOOK_AUTH_HEADER ?? null },
       helius: { apiKey: e.HELIUS_API_KEY ?? null, webhookUrl: e.HELIUS_WEBHOOK_URL ?? null },
     },

@@ -303,7 +303,7 @@ describe("a poll that could not read everything listed does not vouch for the ch
     const proxy = rewritingProxy(solana.chain.rpcUrl, lagging.rewrite);
     try {
       const deposit = await create("/api/v1/deposits/create", "3");
-      const row = (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!;
+      const row = (await paymentsToWatch(api.db, network().chainId, { afterCloseMs: 0, everyPollAfterCloseMs: 0 })).find((p) => p.id === deposit.id)!;
       const polled = await solana.connection.getSlot("confirmed");
       const signatures: string[] = [];
       for (let i = 0; i < 3; i++) signatures.push(await solana.pay({ to: deposit.receiveAddress, amount: 1_000_000n })); // a slot each
@@ -328,7 +328,7 @@ describe("a poll that could not read everything listed does not vouch for the ch
     const proxy = rewritingProxy(solana.chain.rpcUrl, (_call, answer) => answer, { reorder: (answers) => [...answers].reverse() });
     try {
       const deposit = await create("/api/v1/deposits/create", "5");
-      const row = (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!;
+      const row = (await paymentsToWatch(api.db, network().chainId, { afterCloseMs: 0, everyPollAfterCloseMs: 0 })).find((p) => p.id === deposit.id)!;
       const paid = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
       solana.chain.advanceSlots(1);
       const empty = await solana.pay({ to: deposit.receiveAddress, amount: 0n });
@@ -356,7 +356,7 @@ describe("a poll that could not read everything listed does not vouch for the ch
     });
     try {
       const deposit = await create("/api/v1/deposits/create", "2");
-      const row = (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!;
+      const row = (await paymentsToWatch(api.db, network().chainId, { afterCloseMs: 0, everyPollAfterCloseMs: 0 })).find((p) => p.id === deposit.id)!;
       const signature = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
       const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL };
       expect(await scanAddress(deps, watchOf(network(), row), "poll")).toEqual({ inserted: 0, complete: false });
@@ -381,7 +381,7 @@ describe("a poll that could not read everything listed does not vouch for the ch
     );
     try {
       const deposit = await create("/api/v1/deposits/create", "5");
-      const watch = watchOf(network(), (await paymentsToWatch(api.db, network().chainId, 0)).find((p) => p.id === deposit.id)!);
+      const watch = watchOf(network(), (await paymentsToWatch(api.db, network().chainId, { afterCloseMs: 0, everyPollAfterCloseMs: 0 })).find((p) => p.id === deposit.id)!);
       const signatures: string[] = [];
       for (let i = 0; i < 5; i++) signatures.push(await solana.pay({ to: deposit.receiveAddress, amount: 1_000_000n }));
       const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL, chunkSize: 2 };
@@ -774,7 +774,7 @@ describe("the subscriber: websocket, poller and finality", () => {
       await watchdog.ready;
       // No slot is produced: the socket looks dead and is replaced.
       await until("a replacement", async () => watchdog.websocket!.replacements() > 0);
-      expect(watchdog.websocket!.size()).toBe(watchdog.watched());
+      expect(watchdog.websocket!.size()).toBe(watchdog.watched() - watchdog.lateOnly());
     } finally {
       await watchdog.stop();
     }
@@ -788,5 +788,58 @@ describe("the subscriber: websocket, poller and finality", () => {
     expect(sample(/^stablepay_solana_watched_accounts\{[^}]*network="solana-local"[^}]*\} (\d+)$/m)).toBe(subscriber.watched());
     expect(sample(/^stablepay_solana_websocket_subscriptions\{[^}]*network="solana-local"[^}]*\} (\d+)$/m)).toBe(subscriber.websocket!.size());
     expect(subscriber.watched()).toBeGreaterThan(0);
+  });
+});
+
+/** Moves a payment's life `minutes` back: created, expired and last updated then (closed that long ago, nothing open). */
+async function closedMinutesAgo(id: string, minutes: number) {
+  await api.db.execute(sql`update payments set status = 'expired', created_at = now() - make_interval(mins => ${minutes + 60}),
+    expires_at = now() - make_interval(mins => ${minutes}), updated_at = now() - make_interval(mins => ${minutes}) where id = ${id}`);
+}
+
+describe("accounts of payments closed a while ago: late money only", () => {
+  // BUG: every account watched for late money (72 hours of closed payments) was scanned on
+  // every 5-second poll and followed over the websocket: 10,000 payments a day made ~30,000
+  // getSignaturesForAddress calls per poll.
+  test("scanned on every poll while open or within the hour after closing, or while money moves out; after that, watched at the late pace until the watch ends", async () => {
+    const deposit = () => create("/api/v1/deposits/create", "1");
+    const [open, recent, late, movingOut, gone] = [await deposit(), await deposit(), await deposit(), await deposit(), await deposit()];
+    await closedMinutesAgo(recent.id, 30);
+    await closedMinutesAgo(late.id, 120);
+    await closedMinutesAgo(movingOut.id, 120);
+    await closedMinutesAgo(gone.id, 100 * 60);
+    await api.db.execute(sql`insert into transfers_out (payment_id, kind, chain_id, token_address, to_address, amount)
+      values (${movingOut.id}, 'refund', ${network().chainId}, ${usdc()}, ${solana.merchant.publicKey.toBase58()}, 1000000)`);
+    const watched = await paymentsToWatch(api.db, network().chainId, { afterCloseMs: 72 * 3_600_000, everyPollAfterCloseMs: 3_600_000 });
+    const flag = (id: string) => watched.find((p) => p.id === id)?.recent;
+    expect([flag(open.id), flag(recent.id), flag(late.id), flag(movingOut.id), flag(gone.id)]).toEqual([true, true, false, true, undefined]);
+  });
+
+  test("money sent to one is found by the next late scan, not by every poll, and never over the websocket", async () => {
+    const deposit = await create("/api/v1/deposits/create", "2");
+    await closedMinutesAgo(deposit.id, 120);
+    const late = startChainSubscriber({
+      config: { ...api.config, solana: { ...api.config.solana, latePollIntervalMs: 1_500 } },
+      db: api.db,
+      logger,
+      network: network(),
+      channel: INDEXED_CHANNEL,
+    });
+    try {
+      await late.ready; // its first poll scanned every watched account, the late ones included
+      expect(late.lateOnly()).toBeGreaterThan(0);
+      expect(late.websocket!.size()).toBe(late.watched() - late.lateOnly());
+      const signature = await solana.pay({ to: deposit.receiveAddress, amount: 2_000_000n });
+      await late.poll(); // within the late pace: the account is not read
+      await Bun.sleep(300);
+      expect(await creditsOf(deposit.id)).toEqual([]);
+      await Bun.sleep(1_500);
+      await late.poll();
+      expect(await creditsOf(deposit.id)).toEqual([{ signature, amount: "2000000", found_by: "poll", finalized: false }]);
+      await finalize();
+      expect(await status(deposit.id)).toMatchObject({ status: "expired", amountReceived: "2", lateAmount: "2", excessOwed: "2" });
+    } finally {
+      await late.stop();
+    }
   });
 });

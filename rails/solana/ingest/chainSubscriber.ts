@@ -45,10 +45,17 @@ export type ChainSubscriberOptions = {
 
 /**
  * Ingest of one Solana network. Three things make it look at a watched address: a
- * websocket notification, a Helius webhook naming it, and the poll over every watched
- * address every `pollIntervalMs` (the backstop that never misses: the others only
+ * websocket notification, a Helius webhook naming it, and the poll over the watched
+ * addresses every `pollIntervalMs` (the backstop that never misses: the others only
  * prompt the same scan). Scans of one address never overlap, and a prompt during a scan
  * gives exactly one more. Every `headIntervalMs` the finalized watermark moves on.
+ *
+ * Accounts of payments open, closed within `everyPollAfterCloseMs` or moving money out
+ * are scanned on every poll and followed over the websocket; the rest of the watched ones
+ * (late money only: days of a busy merchant's closed payments, hundreds of times the open
+ * ones) are scanned by the poll at most every `latePollIntervalMs`, and a webhook naming one
+ * still scans it at once. A scan lists everything since the address's last one, so the
+ * slower pace delays late money, never drops it.
  */
 export function startChainSubscriber(options: ChainSubscriberOptions) {
   const { config, db, network, channel } = options;
@@ -56,6 +63,10 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   const connection = solanaConnection(network, "confirmed", 20_000);
   const deps = { db, connection, chainId: network.chainId, channel };
   let watches = new Map<string, PaymentWatch>();
+  /** Watched scan addresses of payments closed a while ago (late money only). */
+  let lateOnly = new Set<string>();
+  /** When the poll last read every late-only address without an error (0: never). */
+  let lateScannedAt = 0;
   /** Addresses a webhook or notification may name (scan address, deposit key) → scan address. */
   let aliases = new Map<string, string>();
   const running = new Map<string, Promise<boolean>>();
@@ -125,24 +136,29 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   }
 
   async function readWatches(): Promise<void> {
-    const payments = await paymentsToWatch(db, network.chainId, config.solana.watchAfterCloseMs);
+    const payments = await paymentsToWatch(db, network.chainId, { afterCloseMs: config.solana.watchAfterCloseMs, everyPollAfterCloseMs: config.solana.everyPollAfterCloseMs });
     const next = new Map<string, PaymentWatch>();
     const nextAliases = new Map<string, string>();
+    const recentScans = new Set<string>();
     let notWatched = 0;
     for (const p of payments) {
       try {
         const watch = watchOf(network, p);
         next.set(watch.scan, watch);
+        if (p.recent) recentScans.add(watch.scan);
         if (watch.source === "transfer") nextAliases.set(watch.owner, watch.scan);
       } catch (error) {
         notWatched++;
         logger.warn({ err: error, payment: p.id }, "payment cannot be watched (its token left the network's configuration?); the chain's evidence horizon stays until it can");
       }
     }
+    // An address two payments share is recent if either is.
+    const nextLate = new Set([...next.keys()].filter((scan) => !recentScans.has(scan)));
     unwatchable = notWatched;
     watches = next;
     aliases = nextAliases;
-    ws?.sync(next.keys());
+    lateOnly = nextLate;
+    ws?.sync([...next.keys()].filter((address) => !nextLate.has(address)));
     options.onWatched?.([...next.keys(), ...nextAliases.keys()]);
   }
 
@@ -162,8 +178,14 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         polledSlot = Math.max(polledSlot ?? 0, slot);
         const blockTime = await connection.getBlockTime(slot).catch(() => null);
         await refreshWatches();
-        const scanned = await Promise.all([...watches.keys()].map((address) => scan(address, "poll")));
+        const startedAt = Date.now();
+        const lateDue = startedAt - lateScannedAt >= config.solana.latePollIntervalMs;
+        const recent = [...watches.keys()].filter((address) => !lateOnly.has(address));
+        const late = lateDue ? [...lateOnly] : [];
+        const [scanned, lateScanned] = await Promise.all([Promise.all(recent.map((address) => scan(address, "poll"))), Promise.all(late.map((address) => scan(address, "poll")))]);
+        if (lateDue && lateScanned.every(Boolean)) lateScannedAt = startedAt;
         // A payment that could not be watched was not read: the poll vouches for nothing (its deadline would pass unread).
+        // The horizon is what expiry waits for: the accounts of open payments, all scanned on every poll.
         if (blockTime !== null && !stopped && unwatchable === 0 && scanned.every(Boolean)) await recordEvidenceThrough(db, network.chainId, new Date(blockTime * 1000));
       } catch (error) {
         logger.warn({ err: error }, "solana poll failed; retrying");
@@ -204,6 +226,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     /** Credits stored so far, by what found them. */
     found: () => ({ ...found }),
     watched: () => watches.size,
+    /** Watched addresses scanned on the late-money pace (closed a while ago). */
+    lateOnly: () => lateOnly.size,
     websocket: ws,
     async stop() {
       stopped = true;

@@ -38,7 +38,7 @@ export async function replaySlots(
   const to = range.to < final ? range.to : final;
   if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [], unread: [] };
 
-  const watches = (await paymentsToWatch(ctx.db, network.chainId, FOREVER_MS)).map((p) => watchOf(network, p));
+  const watches = (await paymentsToWatch(ctx.db, network.chainId, { afterCloseMs: FOREVER_MS, everyPollAfterCloseMs: FOREVER_MS })).map((p) => watchOf(network, p));
   const read: UnstampedCredit[] = [];
   const unread: string[] = [];
   let done = 0;
