@@ -1,5 +1,5 @@
 /**
- * Benchmark (not a test): `npm run bench:ingest -- [--blocks 60] [--rate 300] [--block-time 2] [--every 1]`.
+ * Benchmark (not a test): `npm run bench:ingest -- [--blocks 60] [--rate 300] [--block-time 2] [--every 1] [--expired 0] [--every-block-minutes 60]`.
  * Mainnet-shaped traffic on a local chain: anvil mines a block every `--block-time`
  * seconds, and a generator fills each with `--rate` Transfers of the configured USDC
  * between addresses the service does not know (Base at peak: ~300 per 2-second block).
@@ -11,8 +11,12 @@
  *  - indexer lag behind the chain head (blocks), sampled at each block;
  *  - the indexer's CPU seconds per 1,000 blocks (its whole process tree, from /proc);
  *  - receipt (block announced) → payment visible on `GET /payments/{id}/status`, p50/p99.
- * `--rate 0` gives the unloaded figures to compare with.
+ * `--rate 0` gives the unloaded figures to compare with. `--expired N` first writes N payments
+ * whose expiry fell within the past week (a busy merchant's late-money watch: 10,000 payments
+ * a day is ~70,000), and `--every-block-minutes` sets INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES
+ * for the indexer (10080, the whole week: every address in every block, as before the late scan).
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +34,7 @@ import { freePort } from "../devchain/freePort.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
 import { startRpcProxy } from "../test/helpers/rpcProxy.ts";
+import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
 import { createTestApi } from "../test/helpers/testApi.ts";
 import { processTreeCpuSeconds } from "./lib/processCpu.ts";
 
@@ -40,8 +45,11 @@ const { values: args } = parseArgs({
     "block-time": { type: "string", default: "2" },
     every: { type: "string", default: "1" },
     warmup: { type: "string", default: "5" },
+    expired: { type: "string", default: "0" },
+    "every-block-minutes": { type: "string" },
   },
 });
+const EXPIRED = Number(args.expired);
 const BLOCKS = Number(args.blocks);
 const RATE = Number(args.rate);
 const BLOCK_TIME = Number(args["block-time"]);
@@ -56,6 +64,19 @@ const network = api.config.networks.find((n) => n.shortName === "anvil")!;
 await setSettlementWallet(api.db, merchant.id, network.id, merchantWallet);
 const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
 
+// A week of expired payments' addresses, still watched for late money (spread over the week, an hour or more past expiry).
+if (EXPIRED > 0) {
+  const row = paymentRowFactory(api.config);
+  const now = Date.now();
+  for (let i = 0; i < EXPIRED; i += 5_000) {
+    const rows = Array.from({ length: Math.min(5_000, EXPIRED - i) }, (_, j) => {
+      const expiresAt = new Date(now - 3_600_000 - ((i + j) / EXPIRED) * (7 * 24 - 2) * 3_600_000);
+      return row(merchant.id, { status: "expired", receiveAddress: `0x${randomBytes(20).toString("hex")}`, createdAt: new Date(expiresAt.getTime() - 900_000), expiresAt });
+    });
+    await insertPaymentRows(api.db, rows);
+  }
+}
+
 // Generator senders, funded with tokens while the chain still mines on demand.
 const generator = createTransferGenerator({ chainId: 31337, token: usdc, senderKeys: anvilAccounts.slice(3, 9) as Hex[], send: (raw) => chain.rpc("eth_sendRawTransaction", [raw]) });
 const operator = privateKeyToAccount(operatorKey);
@@ -69,7 +90,7 @@ generator.setNonces(await Promise.all(generator.senders.map((address) => chain.p
 const proxy = startRpcProxy(chain.anvil.rpcUrl);
 const proxiedNetworks = join(mkdtempSync(join(tmpdir(), "ingest-")), "networks.json");
 writeFileSync(proxiedNetworks, JSON.stringify({ networks: [{ ...chain.network, rpcUrl: proxy.url }] }));
-const indexer = await startTestIndexer(api.config, api.databaseUrl, proxiedNetworks);
+const indexer = await startTestIndexer(api.config, api.databaseUrl, proxiedNetworks, args["every-block-minutes"] ? { INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES: args["every-block-minutes"] } : {});
 const workers = await startWorkers({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }), databaseUrl: api.databaseUrl });
 const port = await freePort();
 api.app.listen({ hostname: "127.0.0.1", port });
@@ -169,7 +190,7 @@ try {
   const cpu = end.cpu - start!.cpu;
   console.log(
     [
-      `blocks: ${BLOCKS} at ${BLOCK_TIME} s, ${RATE} unrelated transfers each (${unrelated} in all), a paid deposit every ${EVERY} block(s)`,
+      `blocks: ${BLOCKS} at ${BLOCK_TIME} s, ${RATE} unrelated transfers each (${unrelated} in all), a paid deposit every ${EVERY} block(s); ${EXPIRED} payments expired within the week (late-money watch), asked for in every block until ${args["every-block-minutes"] ?? api.config.indexer.everyBlockAfterExpiryMinutes} min past expiry`,
       `database growth: ${(grown / 1024).toFixed(0)} KiB in all${unrelated ? `, ${((grown / unrelated) * 1000 / 1024).toFixed(1)} KiB per 1,000 unrelated transfers at most (the payments' rows included: subtract a --rate 0 run's growth for theirs alone)` : ""} (${perSchema || "no schema grew"})`,
       `indexer lag: max ${lags.reduce((a, b) => (b > a ? b : a), 0n)} blocks, ${lags.filter((l) => l > 1n).length} of ${lags.length} samples over 1`,
       `indexer CPU: ${cpu.toFixed(2)} s over ${BLOCKS} blocks = ${((cpu / BLOCKS) * 1000).toFixed(1)} s per 1,000 blocks`,

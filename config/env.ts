@@ -93,9 +93,9 @@ export const envSchema = z.object({
    * EVM: an address is asked for in every block until this long after its payment's expiry;
    * for the rest of its watch, in ranges of INDEXER_LATE_SCAN_BLOCKS blocks (late money is
    * rare, and a week of a busy merchant's addresses asked for in every block cost more
-   * requests than everything else the indexer does).
+   * requests than everything else the indexer does). At least the whole watch: every block, as before.
    */
-  INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES: z.coerce.number().int().min(0).max(24 * 60).default(60),
+  INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES: z.coerce.number().int().min(0).max(24 * 365 * 60).default(60),
   /**
    * EVM: blocks per late-money scan. At most 63: the rows it finds land up to this many blocks
    * below the indexed head, and dispatch looks 64 blocks below its cursor for rows that appear there.

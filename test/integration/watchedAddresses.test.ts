@@ -2,9 +2,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
-import { erc20Abi } from "viem";
+import { randomBytes } from "node:crypto";
+import { createPublicClient, erc20Abi, getAddress, http, type Address } from "viem";
 import { createTransferIngest } from "../../rails/evm/ingest/index.ts";
 import { createWatchedAddresses } from "../../rails/evm/ingest/watchedAddresses.ts";
+import { watchedTransfers, watchedTransfersInRange } from "../../rails/evm/ingest/watchedTransfers.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 import { customer, startPaymentChain } from "../helpers/paymentChain.ts";
@@ -166,6 +168,35 @@ test("a late scan asked of a node on another branch, or behind, is asked again, 
   );
   expect(recorded).toEqual([[hash, 5_000_000n]]);
   expect(answers).toHaveLength(0); // each wrong answer was read, none believed
+}, 60_000);
+
+// BUG: every topic filter went in one batched request: at 70,000 watched addresses, 140
+// eth_getLogs of ~35 KB each, which anvil refused whole ("JSON is not a valid request object")
+// and the indexer stopped on. Providers cap a request's size and calls too.
+test("a large watch is asked in requests of at most 10 eth_getLogs, each beside its own check of the block", async () => {
+  const chain = await startPaymentChain();
+  const requests: string[][] = [];
+  const proxy = rewritingRpcProxy(chain.anvil.rpcUrl, (_call, answer) => answer, { onRequest: (calls) => requests.push(calls.map((c) => c.method)) });
+  try {
+    const paid = getAddress(`0x${randomBytes(20).toString("hex")}`);
+    const watched: Address[] = [...Array.from({ length: 5_400 }, () => getAddress(`0x${randomBytes(20).toString("hex")}`)), paid];
+    const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
+    const hash = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [paid, 7_000_000n], account: customer, chain: null });
+    const block = await chain.publicClient.getBlock({ blockHash: (await chain.publicClient.waitForTransactionReceipt({ hash })).blockHash });
+    const client = createPublicClient({ transport: http(proxy.url, { batch: true }) });
+    const tokens = chain.tokens.map((t) => t.address);
+    const asBatches = () => requests.splice(0).map((methods) => [methods.filter((m) => m === "eth_getLogs").length, methods.filter((m) => m.startsWith("eth_getBlock")).length]);
+
+    const inBlock = await watchedTransfers(client, block, 31337, tokens, watched);
+    expect(inBlock.map((t) => [t.txHash, t.amount])).toEqual([[hash, 7_000_000n]]);
+    expect(asBatches()).toEqual([[10, 1], [1, 1]]); // 11 topic filters of 500: 10, then 1, each with the block
+    const inRange = await watchedTransfersInRange(client, { from: block.number, to: block }, 31337, tokens, watched);
+    expect(inRange.map((t) => [t.txHash, t.amount, t.timestamp])).toEqual([[hash, 7_000_000n, block.timestamp]]);
+    expect(asBatches()).toEqual([[10, 1], [1, 1], [0, 1]]); // and the transfer's block, for its time
+  } finally {
+    proxy.stop();
+    await chain.stop();
+  }
 }, 60_000);
 
 // BUG: the block handler asked for the block's logs by hash and took `[]` as "no transfers";

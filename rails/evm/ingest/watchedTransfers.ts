@@ -3,6 +3,11 @@ import type { TransferLog } from "./transferRow.ts";
 
 /** Topic arrays providers accept in one `eth_getLogs` stay well under their limits at this size. */
 const ADDRESSES_PER_REQUEST = 500;
+/**
+ * `eth_getLogs` calls per batched HTTP request (~350 KB of topics), each request with its own
+ * check of the block: providers cap a request's size and calls (anvil refused 140 at once).
+ */
+const LOGS_PER_BATCH = 10;
 
 const transferEvent = erc20Abi.find((item) => item.type === "event" && item.name === "Transfer")!;
 
@@ -26,15 +31,18 @@ export async function watchedTransfers(
   tokens: readonly Address[],
   watched: readonly Address[],
 ): Promise<TransferLog[]> {
-  const [known, ...pages] = await Promise.all([
-    client.getBlock({ blockHash: block.hash }).then(
-      () => true,
-      (error: Error) => (error instanceof BlockNotFoundError ? false : Promise.reject(error)),
-    ),
-    ...chunked(watched).map((to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, blockHash: block.hash, strict: true })),
-  ]);
-  if (!known) throw new BlockUnknownToNodeError(`the node does not know block ${block.number} (${block.hash}) yet`);
-  return pages.flat().map((log) => transferLog(chainId, log, block.timestamp));
+  const logs = await checkedLogs(
+    watched,
+    async () => {
+      const known = await client.getBlock({ blockHash: block.hash }).then(
+        () => true,
+        (error: Error) => (error instanceof BlockNotFoundError ? false : Promise.reject(error)),
+      );
+      if (!known) throw new BlockUnknownToNodeError(`the node does not know block ${block.number} (${block.hash}) yet`);
+    },
+    (to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, blockHash: block.hash, strict: true }),
+  );
+  return logs.map((log) => transferLog(chainId, log, block.timestamp));
 }
 
 /**
@@ -52,15 +60,32 @@ export async function watchedTransfersInRange(
   tokens: readonly Address[],
   watched: readonly Address[],
 ): Promise<TransferLog[]> {
-  const [head, ...pages] = await Promise.all([
-    client.getBlock({ blockNumber: range.to.number }).catch((error: Error) => (error instanceof BlockNotFoundError ? null : Promise.reject(error))),
-    ...chunked(watched).map((to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, fromBlock: range.from, toBlock: range.to.number, strict: true })),
-  ]);
-  if (head?.hash !== range.to.hash) throw new BlockUnknownToNodeError(`the node's block ${range.to.number} is not ${range.to.hash} (yet)`);
-  const logs = pages.flat();
+  const logs = await checkedLogs(
+    watched,
+    async () => {
+      const head = await client.getBlock({ blockNumber: range.to.number }).catch((error: Error) => (error instanceof BlockNotFoundError ? null : Promise.reject(error)));
+      if (head?.hash !== range.to.hash) throw new BlockUnknownToNodeError(`the node's block ${range.to.number} is not ${range.to.hash} (yet)`);
+    },
+    (to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, fromBlock: range.from, toBlock: range.to.number, strict: true }),
+  );
   const times = new Map<Hash, bigint>();
   await Promise.all([...new Set(logs.map((log) => log.blockHash))].map(async (hash) => times.set(hash, (await client.getBlock({ blockHash: hash })).timestamp)));
   return logs.map((log) => transferLog(chainId, log, times.get(log.blockHash)!));
+}
+
+/**
+ * The logs for `watched`, `LOGS_PER_BATCH` topic filters at a time, each group made in one
+ * tick so the batching client sends it as one request beside `check` (the same node answers
+ * both; `check` throws when that node cannot vouch for the block).
+ */
+async function checkedLogs(watched: readonly Address[], check: () => Promise<void>, read: (to: Address[]) => Promise<Log[]>): Promise<Log[]> {
+  const chunks = chunked(watched);
+  const logs: Log[] = [];
+  for (let i = 0; i < chunks.length; i += LOGS_PER_BATCH) {
+    const [, ...pages] = await Promise.all([check(), ...chunks.slice(i, i + LOGS_PER_BATCH).map(read)]);
+    for (const page of pages) logs.push(...page);
+  }
+  return logs;
 }
 
 /** Recipients in topic filters of at most `ADDRESSES_PER_REQUEST`. */
