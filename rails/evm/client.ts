@@ -7,10 +7,11 @@ const clients = new Map<string, PublicClient>();
  * One viem public client per EVM network and RPC URL, reused process-wide. HTTP is
  * preferred for request/response reads; a ws-only configuration still works.
  */
-export function evmClient(network: Network, timeoutMs = 10_000, options: { batch?: boolean } = {}): PublicClient {
+export function evmClient(network: Network, timeoutMs = 10_000, options: { batch?: boolean; lane?: number } = {}): PublicClient {
   if (network.type !== "evm" || !network.rpcUrl) throw new Error(`network ${network.shortName} has no EVM RPC`);
   const batch = options.batch === true;
-  const key = `${network.id}|${network.rpcUrl}|${timeoutMs}|${batch}`;
+  // Batching clients of separate lanes send separate requests for calls made at the same time.
+  const key = `${network.id}|${network.rpcUrl}|${timeoutMs}|${batch}|${options.lane ?? 0}`;
   let client = clients.get(key);
   if (!client) {
     // `batch`: the calls made together go in one HTTP request, so one node answers them all

@@ -3,7 +3,7 @@ import { buildConfig, type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { randomBytes } from "node:crypto";
-import { createPublicClient, erc20Abi, getAddress, http, type Address } from "viem";
+import { createPublicClient, erc20Abi, getAddress, http, type Address, type PublicClient } from "viem";
 import { createTransferIngest } from "../../rails/evm/ingest/index.ts";
 import { createWatchedAddresses } from "../../rails/evm/ingest/watchedAddresses.ts";
 import { watchedTransfers, watchedTransfersInRange } from "../../rails/evm/ingest/watchedTransfers.ts";
@@ -183,16 +183,19 @@ test("a large watch is asked in requests of at most 10 eth_getLogs, each beside 
     const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
     const hash = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [paid, 7_000_000n], account: customer, chain: null });
     const block = await chain.publicClient.getBlock({ blockHash: (await chain.publicClient.waitForTransactionReceipt({ hash })).blockHash });
-    const client = createPublicClient({ transport: http(proxy.url, { batch: true }) });
+    const lanes = new Map<number, PublicClient>();
+    const lane = (i: number) => lanes.get(i) ?? lanes.set(i, createPublicClient({ transport: http(proxy.url, { batch: true }) }) as PublicClient).get(i)!;
     const tokens = chain.tokens.map((t) => t.address);
     const asBatches = () => requests.splice(0).map((methods) => [methods.filter((m) => m === "eth_getLogs").length, methods.filter((m) => m.startsWith("eth_getBlock")).length]);
 
-    const inBlock = await watchedTransfers(client, block, 31337, tokens, watched);
+    const inBlock = await watchedTransfers(lane, block, 31337, tokens, watched);
     expect(inBlock.map((t) => [t.txHash, t.amount])).toEqual([[hash, 7_000_000n]]);
-    expect(asBatches()).toEqual([[10, 1], [1, 1]]); // 11 topic filters of 500: 10, then 1, each with the block
-    const inRange = await watchedTransfersInRange(client, { from: block.number, to: block }, 31337, tokens, watched);
+    // 11 topic filters of 500: 10 and 1, in two requests sent at once, each with the block.
+    const sorted = () => asBatches().sort((a, b) => b[0]! - a[0]!);
+    expect(sorted()).toEqual([[10, 1], [1, 1]]);
+    const inRange = await watchedTransfersInRange(lane, { from: block.number, to: block }, 31337, tokens, watched);
     expect(inRange.map((t) => [t.txHash, t.amount, t.timestamp])).toEqual([[hash, 7_000_000n, block.timestamp]]);
-    expect(asBatches()).toEqual([[10, 1], [1, 1], [0, 1]]); // and the transfer's block, for its time
+    expect(sorted()).toEqual([[10, 1], [1, 1], [0, 1]]); // and the transfer's block, for its time
   } finally {
     proxy.stop();
     await chain.stop();

@@ -48,7 +48,8 @@ export function createTransferIngest(config: Config) {
   const chainOf = (chainId: number) => {
     const network = networks.get(chainId);
     if (!network) return null;
-    return { tokens: network.tokens.map((t) => t.address as Address), client: evmClient(network, config.rpcTimeoutMs * 5, { batch: true }) };
+    const lanes = (lane: number) => evmClient(network, config.rpcTimeoutMs * 5, { batch: true, lane });
+    return { tokens: network.tokens.map((t) => t.address as Address), lanes, client: lanes(0) };
   };
 
   return {
@@ -57,7 +58,7 @@ export function createTransferIngest(config: Config) {
       if (!chain) return [];
       const addresses = await watched.everyBlock(chainId, block.timestamp);
       if (addresses.length === 0) return [];
-      return read(async () => (await watchedTransfers(chain.client, block, chainId, chain.tokens, addresses)).map(transferRow));
+      return read(async () => (await watchedTransfers(chain.lanes, block, chainId, chain.tokens, addresses)).map(transferRow));
     },
     /** The late-money scan, run at every `INDEXER_LATE_SCAN_BLOCKS`th block: the range of blocks ending at `block`. */
     async lateRowsOf(chainId: number, block: { hash: Hash; number: bigint; timestamp: bigint }) {
@@ -69,7 +70,7 @@ export function createTransferIngest(config: Config) {
         const first = from === block.number ? block : await chain.client.getBlock({ blockNumber: from });
         const addresses = await watched.lateInRange(chainId, { from: first.timestamp, to: block.timestamp });
         if (addresses.length === 0) return [];
-        return (await watchedTransfersInRange(chain.client, { from, to: block }, chainId, chain.tokens, addresses)).map(transferRow);
+        return (await watchedTransfersInRange(chain.lanes, { from, to: block }, chainId, chain.tokens, addresses)).map(transferRow);
       });
     },
     close: watched.close,

@@ -11,6 +11,9 @@ const LOGS_PER_BATCH = 10;
 
 const transferEvent = erc20Abi.find((item) => item.type === "event" && item.name === "Transfer")!;
 
+/** Batching clients of one node, by lane: the calls made on one lane together go in one request. */
+export type Lanes = (lane: number) => PublicClient;
+
 /** The node behind the URL did not know the block yet (its logs would read as none). */
 export class BlockUnknownToNodeError extends Error {
   override name = "BlockUnknownToNodeError";
@@ -20,12 +23,12 @@ export class BlockUnknownToNodeError extends Error {
  * The Transfers of `tokens` into `watched` addresses in one block, asked of the node with
  * the recipients as a topic filter: the chain's other transfers never leave the node, so
  * they cost no bytes, no CPU and no rows here. By block hash, so a reorged block's logs
- * are never mixed with its replacement's. `client` batches: the block itself is asked in
- * the same request, and a node that does not know it (a provider backend behind the one
+ * are never mixed with its replacement's. The clients batch: the block itself is asked in
+ * each request, and a node that does not know it (a provider backend behind the one
  * that announced it answers `[]` for its logs) fails the read instead of vouching for none.
  */
 export async function watchedTransfers(
-  client: PublicClient,
+  lane: Lanes,
   block: { hash: Hash; number: bigint; timestamp: bigint },
   chainId: number,
   tokens: readonly Address[],
@@ -33,14 +36,15 @@ export async function watchedTransfers(
 ): Promise<TransferLog[]> {
   const logs = await checkedLogs(
     watched,
-    async () => {
+    lane,
+    async (client) => {
       const known = await client.getBlock({ blockHash: block.hash }).then(
         () => true,
         (error: Error) => (error instanceof BlockNotFoundError ? false : Promise.reject(error)),
       );
       if (!known) throw new BlockUnknownToNodeError(`the node does not know block ${block.number} (${block.hash}) yet`);
     },
-    (to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, blockHash: block.hash, strict: true }),
+    (client, to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, blockHash: block.hash, strict: true }),
   );
   return logs.map((log) => transferLog(chainId, log, block.timestamp));
 }
@@ -54,7 +58,7 @@ export async function watchedTransfers(
  * block; the times of the blocks that hold one are asked for after.
  */
 export async function watchedTransfersInRange(
-  client: PublicClient,
+  lane: Lanes,
   range: { from: bigint; to: { hash: Hash; number: bigint } },
   chainId: number,
   tokens: readonly Address[],
@@ -62,30 +66,41 @@ export async function watchedTransfersInRange(
 ): Promise<TransferLog[]> {
   const logs = await checkedLogs(
     watched,
-    async () => {
+    lane,
+    async (client) => {
       const head = await client.getBlock({ blockNumber: range.to.number }).catch((error: Error) => (error instanceof BlockNotFoundError ? null : Promise.reject(error)));
       if (head?.hash !== range.to.hash) throw new BlockUnknownToNodeError(`the node's block ${range.to.number} is not ${range.to.hash} (yet)`);
     },
-    (to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, fromBlock: range.from, toBlock: range.to.number, strict: true }),
+    (client, to) => client.getLogs({ address: [...tokens], event: transferEvent, args: { to }, fromBlock: range.from, toBlock: range.to.number, strict: true }),
   );
   const times = new Map<Hash, bigint>();
-  await Promise.all([...new Set(logs.map((log) => log.blockHash))].map(async (hash) => times.set(hash, (await client.getBlock({ blockHash: hash })).timestamp)));
+  await Promise.all([...new Set(logs.map((log) => log.blockHash))].map(async (hash) => times.set(hash, (await lane(0).getBlock({ blockHash: hash })).timestamp)));
   return logs.map((log) => transferLog(chainId, log, times.get(log.blockHash)!));
 }
 
 /**
- * The logs for `watched`, `LOGS_PER_BATCH` topic filters at a time, each group made in one
- * tick so the batching client sends it as one request beside `check` (the same node answers
- * both; `check` throws when that node cannot vouch for the block).
+ * The logs for `watched`, `LOGS_PER_BATCH` topic filters to a request, each group beside its
+ * own `check` (the same node answers both; `check` throws when that node cannot vouch for the
+ * block). Group `i` goes through `lane(i)`, a batching client of its own: calls made together
+ * on one client are sent as one request, so the groups go out at once, one request each.
  */
-async function checkedLogs(watched: readonly Address[], check: () => Promise<void>, read: (to: Address[]) => Promise<Log[]>): Promise<Log[]> {
+async function checkedLogs(
+  watched: readonly Address[],
+  lane: Lanes,
+  check: (client: PublicClient) => Promise<void>,
+  read: (client: PublicClient, to: Address[]) => Promise<Log[]>,
+): Promise<Log[]> {
   const chunks = chunked(watched);
-  const logs: Log[] = [];
+  const groups: Promise<Log[]>[] = [];
   for (let i = 0; i < chunks.length; i += LOGS_PER_BATCH) {
-    const [, ...pages] = await Promise.all([check(), ...chunks.slice(i, i + LOGS_PER_BATCH).map(read)]);
-    for (const page of pages) logs.push(...page);
+    const client = lane(i / LOGS_PER_BATCH);
+    groups.push(Promise.all([check(client), ...chunks.slice(i, i + LOGS_PER_BATCH).map((to) => read(client, to))]).then(([, ...pages]) => pages.flat()));
   }
-  return logs;
+  // Every group settles before an error is thrown: none is left unhandled.
+  const settled = await Promise.allSettled(groups);
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.flatMap((r) => (r.status === "fulfilled" ? r.value : []));
 }
 
 /** Recipients in topic filters of at most `ADDRESSES_PER_REQUEST`. */
