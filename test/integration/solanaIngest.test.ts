@@ -842,4 +842,33 @@ describe("accounts of payments closed a while ago: late money only", () => {
       await late.stop();
     }
   });
+
+  test("a late scan that fails waits for the next late pass: it does not put every late account back on every poll", async () => {
+    const [failing, other] = [await create("/api/v1/deposits/create", "1"), await create("/api/v1/deposits/create", "1")];
+    await closedMinutesAgo(failing.id, 120);
+    await closedMinutesAgo(other.id, 120);
+    // The accounts the subscriber lists signatures of (a deposit's token account).
+    const watchedRows = await paymentsToWatch(api.db, network().chainId, { afterCloseMs: 72 * 3_600_000, everyPollAfterCloseMs: 3_600_000 });
+    const scanOf = (id: string) => watchOf(network(), watchedRows.find((p) => p.id === id)!).scan;
+    const [failingScan, otherScan] = [scanOf(failing.id), scanOf(other.id)];
+    const asked = new Map<string, number>();
+    const proxy = rewritingProxy(solana.chain.rpcUrl, (call, answer) => {
+      if (call.method !== "getSignaturesForAddress") return answer;
+      const address = String(call.params?.[0]);
+      asked.set(address, (asked.get(address) ?? 0) + 1);
+      return address === failingScan ? ({ id: answer.id, jsonrpc: "2.0", error: { code: -32005, message: "node is behind" } } as unknown as typeof answer) : answer;
+    });
+    const late = startChainSubscriber({ config: api.config, db: api.db, logger, network: { ...network(), rpcUrl: proxy.url }, channel: INDEXED_CHANNEL, websocket: false });
+    try {
+      await late.ready; // the first poll: every account, the late ones included, one of them failing
+      const [failingBefore, otherBefore] = [asked.get(failingScan) ?? 0, asked.get(otherScan) ?? 0];
+      expect([failingBefore > 0, otherBefore > 0]).toEqual([true, true]);
+      await late.poll();
+      await late.poll();
+      expect([asked.get(failingScan), asked.get(otherScan)]).toEqual([failingBefore, otherBefore]);
+    } finally {
+      await late.stop();
+      proxy.stop();
+    }
+  });
 });

@@ -65,7 +65,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   let watches = new Map<string, PaymentWatch>();
   /** Watched scan addresses of payments closed a while ago (late money only). */
   let lateOnly = new Set<string>();
-  /** When the poll last read every late-only address without an error (0: never). */
+  /** When the poll last scanned the late-only addresses (0: never). */
   let lateScannedAt = 0;
   /** Addresses a webhook or notification may name (scan address, deposit key) → scan address. */
   let aliases = new Map<string, string>();
@@ -182,8 +182,10 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         const lateDue = startedAt - lateScannedAt >= config.solana.latePollIntervalMs;
         const recent = [...watches.keys()].filter((address) => !lateOnly.has(address));
         const late = lateDue ? [...lateOnly] : [];
-        const [scanned, lateScanned] = await Promise.all([Promise.all(recent.map((address) => scan(address, "poll"))), Promise.all(late.map((address) => scan(address, "poll")))]);
-        if (lateDue && lateScanned.every(Boolean)) lateScannedAt = startedAt;
+        // A late scan that fails is tried at the next late pass (it reads from the address's last
+        // signature, so nothing is lost): one failing address must not put every late one back on every poll.
+        if (lateDue) lateScannedAt = startedAt;
+        const [scanned] = await Promise.all([Promise.all(recent.map((address) => scan(address, "poll"))), Promise.all(late.map((address) => scan(address, "poll")))]);
         // A payment that could not be watched was not read: the poll vouches for nothing (its deadline would pass unread).
         // The horizon is what expiry waits for: the accounts of open payments, all scanned on every poll.
         if (blockTime !== null && !stopped && unwatchable === 0 && scanned.every(Boolean)) await recordEvidenceThrough(db, network.chainId, new Date(blockTime * 1000));
