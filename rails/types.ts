@@ -4,6 +4,7 @@ import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import type { NewPayment, PaymentRow, TransferOutRow } from "../db/schema/index.ts";
 import type { Credit } from "../domain/settle.ts";
+import type { Prompts } from "../domain/prompts.ts";
 
 /** The Postgres channel every rail's ingest announces its commits on (reconciliation listens). */
 export const INDEXED_CHANNEL = "stablepay_indexed";
@@ -30,6 +31,13 @@ export interface Rail {
    * (Solana's deposit seed) must outlive a creation that rolls back.
    */
   prepare(ctx: PrepareContext, request: PrepareRequest): Promise<PreparedPayment>;
+  /**
+   * Restocks what `prepare` draws on, in the worker (Solana: derives deposit addresses ahead of
+   * need, from a seed only the worker holds, so the API hands them out without any key). Safe to
+   * run twice at once or after a crash; what it did, in words, or null when nothing was to do.
+   * Rails whose `prepare` needs nothing stocked leave it out.
+   */
+  replenish?(ctx: RailContext): Promise<string | null>;
 
   // ── Showing it ─────────────────────────────────────────────────────────────────
   /** The URI a wallet opens from a QR code (EIP-681, Solana Pay), or null. */
@@ -169,8 +177,11 @@ export interface Rail {
 
 export type RailName = "evm" | "solana" | "bridge";
 
-/** What `prepare` may use: the configuration and the database pool. */
-export type PrepareContext = { config: Config; db: Db };
+/**
+ * What `prepare` may use: the configuration, the database pool, and a way to ask the worker
+ * to `replenish` at once (what `prepare` draws on ran out).
+ */
+export type PrepareContext = { config: Config; db: Db; prompts?: Pick<Prompts, "replenish"> };
 
 /** What a rail needs from the process running it. `databaseUrl` is for session locks on their own connection. */
 export type RailContext = { config: Config; db: Db; logger: Logger; databaseUrl?: string };
