@@ -72,3 +72,25 @@ export async function dropFreeSolanaDepositAddressesOfOtherSeeds(db: Queryable, 
 export async function insertSolanaDepositAddresses(db: Queryable, rows: ReadonlyArray<{ seedId: string; index: number; address: string }>): Promise<void> {
   for (let i = 0; i < rows.length; i += 1_000) await db.insert(solanaDepositAddresses).values(rows.slice(i, i + 1_000));
 }
+
+/** What recovery knows from the database of one seed's handed-out addresses: index → its payment and that payment's merchant wallet (null: its create never finished). */
+export async function claimedSolanaDepositAddresses(db: Db, seedId: string): Promise<Map<number, { paymentId: string; merchantWallet: string | null }>> {
+  const rows = await queryRows<{ index: number; payment_id: string; merchant_wallet: string | null }>(
+    db,
+    sql`select a.index, a.payment_id, p.merchant_wallet from solana_deposit_addresses a left join payments p on p.id = a.payment_id
+        where a.seed_id = ${seedId} and a.payment_id is not null`,
+  );
+  return new Map(rows.map((r) => [r.index, { paymentId: r.payment_id, merchantWallet: r.merchant_wallet }]));
+}
+
+/** Deposit payments on `chainId` whose address the pool never held (created before it: their keys derive from the legacy seed). */
+export async function depositPaymentsOutsidePool(db: Db, chainId: string): Promise<Array<{ id: string; receiveAddress: string; merchantWallet: string }>> {
+  const rows = await queryRows<{ id: string; receive_address: string; merchant_wallet: string }>(
+    db,
+    sql`select p.id, p.receive_address, p.merchant_wallet from payments p
+        where p.chain_id = ${chainId} and p.kind = 'deposit' and p.receive_address is not null
+          and not exists (select 1 from solana_deposit_addresses a where a.address = p.receive_address)
+        order by p.created_at`,
+  );
+  return rows.map((r) => ({ id: r.id, receiveAddress: r.receive_address, merchantWallet: r.merchant_wallet }));
+}

@@ -173,7 +173,41 @@ export interface Rail {
   recheckTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow>;
   /** Ends a stuck sweep or refund without moving anything (the operator's way out). */
   cancelTransferOut(ctx: RailContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
+  /**
+   * `cli recover`: sweeps what this rail's deposit addresses on `network` still hold, from what
+   * survives the loss of the database — the worker's secrets and the chain (Solana: the deposit
+   * seed, its indexes read up to a gap), or deposits the operator names from the merchant's
+   * records (EVM: payment id and merchant wallet) — and from the database when it is there.
+   * Rails whose addresses hold nothing leave it out.
+   */
+  recoverDeposits?(ctx: RecoveryContext, network: Network, options: RecoveryOptions): Promise<RecoveredDeposit[]>;
 }
+
+/** What `cli recover` runs with: the database only when it is there. */
+export type RecoveryContext = { config: Config; db: Db | null; logger: Logger };
+
+export type RecoveryOptions = {
+  /** Where what is found goes when the deposit's own merchant cannot be told (Solana without the database); null: to that merchant. */
+  destination: string | null;
+  /** Deposits the operator names (EVM): a forwarder is known by its payment id and merchant wallet. */
+  deposits: ReadonlyArray<{ paymentId: string; merchantWallet: string; depositAddress?: string }>;
+  /** Solana: the first seed index read, and how many unused indexes in a row end the reading. */
+  fromIndex: number;
+  gap: number;
+  /** Finds and reports; sends nothing. */
+  dryRun: boolean;
+};
+
+/** One balance found at a deposit address, and what became of it. */
+export type RecoveredDeposit = {
+  address: string;
+  token: string;
+  amount: bigint;
+  /** Where it went (or would go); null: nowhere known (the note says what to give). */
+  to: string | null;
+  txHash: string | null;
+  note?: string;
+};
 
 export type RailName = "evm" | "solana" | "bridge";
 

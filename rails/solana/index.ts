@@ -63,4 +63,5 @@ export const solanaRail: Rail = {
   // A Solana sweep or refund is confirmed only once finalized: no reorg can take it back.
   recheckTransferOut: async (ctx, rowId) => (await findTransferOut(ctx.db, rowId))!,
   cancelTransferOut: (ctx, rowId) => lib().cancelTransferOut(ctx, rowId),
+  recoverDeposits: (ctx, network, options) => lib().recoverDeposits(ctx, network, options),
 };
