@@ -8,7 +8,7 @@ import { payments } from "./payments.ts";
  * Legacy: the master seed the deposit keys of payments created before the address pool were
  * derived from (SLIP-0010 by payment id), sealed with SECRETS_KEY. Nothing creates it any
  * more; the worker opens it only to sweep or refund those payments' addresses, until the
- * operator retires it (`cli deposit-seed retire`). See docs/decisions/deposit-keys.md.
+ * operator deletes it once they are swept. See docs/decisions/deposit-keys.md.
  */
 export const solanaDepositSeeds = pgTable("solana_deposit_seeds", {
   id: text("id").primaryKey(),
