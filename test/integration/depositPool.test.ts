@@ -8,6 +8,7 @@ import { queryRows } from "../../db/client.ts";
 import { solanaDepositAddresses } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
+import { startWorkers } from "../../jobs/worker.ts";
 import { depositKeyOf, depositKeypair, depositSeedId, poolKeypair } from "../../rails/solana/depositKeys.ts";
 import { POOL_EMPTY, replenishDepositPool } from "../../rails/solana/depositPool.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
@@ -132,6 +133,23 @@ describe("the Solana deposit address pool", () => {
     // Back to this file's seed for what follows.
     await replenishDepositPool(ctx());
   });
+
+  test("the worker keeps it stocked: a schedule where a Solana network is served, and a prompted refill at once", async () => {
+    const workers = await startWorkers({ config: api.config, db: api.db, logger, transfers: false, webhooks: false, dispatch: false });
+    const maintenance = openQueue(api.config, QUEUES.maintenance);
+    try {
+      expect((await maintenance.getJobSchedulers()).map((s) => [s.key, s.every]).sort()).toContainEqual(["replenish", 10_000]);
+      await api.db.update(solanaDepositAddresses).set({ paymentId: sql`gen_random_uuid()`, claimedAt: new Date() }).where(isNull(solanaDepositAddresses.paymentId));
+      expect((await createDeposit()).status).toBe(503); // prompts the worker
+      const deadline = Date.now() + 15_000;
+      while ((await free()) < 40 && Date.now() < deadline) await Bun.sleep(100);
+      expect(await free()).toBe(40);
+      expect((await createDeposit()).status).toBe(201);
+    } finally {
+      await maintenance.close();
+      await workers.close();
+    }
+  }, 30_000);
 
   test("a payment from before the pool keeps its key: derived by its id from the legacy sealed seed, which nothing creates any more", async () => {
     expect(await queryRows(api.db, sql`select 1 from solana_deposit_seeds`)).toEqual([]);
