@@ -16,11 +16,12 @@ export function unavailable(config: Config, network: Network, kind: PaymentKind)
 }
 
 /**
- * What this process lacks for a payment of `kind`: a contract payment needs the intent
- * signer's key; a deposit address needs an operator to sweep it, known here by its address
- * (the worker holds its key).
+ * What this process lacks for a payment of `kind`: every EVM payment has a forwarder address
+ * (a deposit's, or a contract payment's for plain transfers), so it needs an operator to sweep
+ * it, known here by its address (the worker holds its key); a contract payment also needs the
+ * intent signer's key.
  */
 export function unavailableReason(config: Config, kind: PaymentKind): string | null {
-  if (kind === "deposit") return config.operatorAddress ? null : "Deposit addresses are not configured: no operator sweeps them (OPERATOR_ADDRESS, or OPERATOR_PRIVATE_KEY in the worker).";
-  return config.intentSignerPrivateKey ? null : NO_INTENT_SIGNER;
+  if (!config.operatorAddress) return "EVM payments are not configured: no operator sweeps their addresses (OPERATOR_ADDRESS, or OPERATOR_PRIVATE_KEY in the worker).";
+  return kind === "deposit" || config.intentSignerPrivateKey ? null : NO_INTENT_SIGNER;
 }

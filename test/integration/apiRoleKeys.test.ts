@@ -219,14 +219,16 @@ describe("an API role handed the secrets of other roles", () => {
     expect(api.lines.join("\n")).not.toContain(solana.operatorSecretKey.slice(0, 24));
   });
 
-  test("and uses none: no operator is known (health, deposits), while what the intent signer signs is still served", async () => {
+  test("and uses none: no operator is known (health, EVM payments, Solana deposits); Solana Pay, which needs none, is still served", async () => {
     expect(await api.health()).toMatchObject({ anvil: null, "solana-local": null });
-    const evmDeposit = await api.post("/deposits/create", { amount: "3", currency: "USDC", network: "anvil" });
-    expect(evmDeposit.status).toBe(503);
-    expect(evmDeposit.body.message).toContain("OPERATOR_ADDRESS");
+    for (const path of ["/deposits/create", "/payments/create"]) {
+      const evm = await api.post(path, { amount: "3", currency: "USDC", network: "anvil" });
+      expect(evm.status).toBe(503);
+      expect(evm.body.message).toContain("OPERATOR_ADDRESS");
+    }
     const solanaDeposit = await api.post("/deposits/create", { amount: "3", currency: "USDC", network: "solana-local" });
     expect(solanaDeposit.status).toBe(503);
     expect(solanaDeposit.body.message).toContain("SOLANA_OPERATOR_ADDRESS");
-    expect((await api.post("/payments/create", { amount: "1", currency: "USDC", network: "anvil" })).status).toBe(201);
+    expect((await api.post("/payments/create", { amount: "1", currency: "USDC", network: "solana-local" })).status).toBe(201);
   });
 });
