@@ -50,7 +50,7 @@ export type Config = {
   networks: Network[];
   /** The EVM operator's key (the ForwarderFactory's operator): sweeps and refunds deposits. The worker's alone; null elsewhere. */
   operatorPrivateKey: `0x${string}` | null;
-  /** The EVM operator's address: from its key where it is held, else OPERATOR_ADDRESS; null: no operator (no deposit addresses). */
+  /** The EVM operator's address: from its key where it is held, else OPERATOR_ADDRESS; null: no operator (no EVM payments). */
   operatorAddress: `0x${string}` | null;
   /** Signs payment intents (PaymentSettlement's operator). The API's alone; null: no contract payments. */
   intentSignerPrivateKey: `0x${string}` | null;

@@ -28,7 +28,7 @@ export interface Rail {
   /**
    * The rail's part of a new payment row: receive/deposit address, signed intent, contract.
    * `ctx.db` is the pool, not the creating transaction: what the rail stores for itself
-   * (Solana's deposit seed) must outlive a creation that rolls back.
+   * (Solana's claim of a pooled deposit address) must outlive a creation that rolls back.
    */
   prepare(ctx: PrepareContext, request: PrepareRequest): Promise<PreparedPayment>;
   /**
