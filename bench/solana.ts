@@ -31,7 +31,15 @@ const logger = createLogger({ level: "silent" });
 const solana = await startSolanaTestChain({ slotMs: 400, finalityDepth: 32 });
 const api = await createTestApi({
   networks: [solana.network],
-  env: { SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey, LOG_LEVEL: "silent", SOLANA_POLL_INTERVAL_MS: "600000", SOLANA_HEAD_INTERVAL_MS: "400" },
+  env: {
+    SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey,
+    LOG_LEVEL: "silent",
+    SOLANA_POLL_INTERVAL_MS: "600000",
+    SOLANA_HEAD_INTERVAL_MS: "400",
+    // Every deposit this run creates is derived before it starts (what a deployment expecting such a burst sets).
+    SOLANA_DEPOSIT_POOL_SIZE: String(N + SAMPLES),
+    SOLANA_DEPOSIT_POOL_REFILL_BELOW: "1",
+  },
 });
 const merchant = await api.seedMerchant();
 const network = api.config.networks.find((n) => n.shortName === "solana-local")!;

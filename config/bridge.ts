@@ -19,8 +19,12 @@ export type BridgeConfig = {
   pollIntervalMs: number;
   /** `depositLagMs`: how long after a deposit's block Relay is taken to report it (expiry waits for a read that late). */
   relay: { mainnetUrl: string; testnetUrl: string; apiKey: string | null; timeoutMs: number; depositLagMs: number };
-  /** The sandbox's own bridge; null unless its relayer key is configured. */
-  local: { relayerPrivateKey: `0x${string}`; feeBps: number; confirmations: number; pollMs: number } | null;
+  /**
+   * The sandbox's own bridge; null unless a route uses it or its relayer key is configured. The
+   * key is the relayer role's alone (null in every other role: the API quotes with the relayer's
+   * address from its books).
+   */
+  local: { relayerPrivateKey: `0x${string}` | null; feeBps: number; confirmations: number; pollMs: number } | null;
 };
 
 const envKey = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "_");
@@ -30,7 +34,7 @@ const envKey = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "_");
  * entries name known networks, refund addresses are EVM addresses, and a route or default
  * using the local bridge needs its relayer key. Throws an Error naming the variable.
  */
-export function buildBridgeConfig(e: Env, env: Record<string, string | undefined>, networks: Network[]): BridgeConfig {
+export function buildBridgeConfig(e: Env, env: Record<string, string | undefined>, networks: Network[], options: { relayerKeyRead?: boolean } = {}): BridgeConfig {
   const chainOf = (name: string, entry: string): string => {
     if (name === "*") return "*";
     const network = networks.find((n) => n.shortName === name || n.chainId === name);
@@ -68,7 +72,7 @@ export function buildBridgeConfig(e: Env, env: Record<string, string | undefined
   }
 
   const usesLocal = defaultAdapter === "local" || routes.some((r) => r.adapter === "local");
-  if (usesLocal && !e.BRIDGE_LOCAL_RELAYER_KEY) throw new Error("BRIDGE_LOCAL_RELAYER_KEY: required when a bridge route uses the local adapter");
+  if (usesLocal && !e.BRIDGE_LOCAL_RELAYER_KEY && options.relayerKeyRead !== false) throw new Error("BRIDGE_LOCAL_RELAYER_KEY: required when a bridge route uses the local adapter");
   return {
     defaultAdapter,
     routes,
@@ -76,9 +80,9 @@ export function buildBridgeConfig(e: Env, env: Record<string, string | undefined
     defaultRefundAddress: e.BRIDGE_REFUND_ADDRESS ?? null,
     pollIntervalMs: e.BRIDGE_POLL_INTERVAL_MS,
     relay: { mainnetUrl: e.RELAY_API_URL, testnetUrl: e.RELAY_TESTNET_API_URL, apiKey: e.RELAY_API_KEY ?? null, timeoutMs: e.RELAY_TIMEOUT_MS, depositLagMs: e.RELAY_DEPOSIT_LAG_MS },
-    local: e.BRIDGE_LOCAL_RELAYER_KEY
+    local: e.BRIDGE_LOCAL_RELAYER_KEY || usesLocal
       ? {
-          relayerPrivateKey: e.BRIDGE_LOCAL_RELAYER_KEY as `0x${string}`,
+          relayerPrivateKey: (e.BRIDGE_LOCAL_RELAYER_KEY as `0x${string}` | undefined) ?? null,
           feeBps: e.BRIDGE_LOCAL_FEE_BPS,
           confirmations: e.BRIDGE_LOCAL_CONFIRMATIONS,
           pollMs: e.BRIDGE_LOCAL_POLL_MS,

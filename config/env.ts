@@ -102,13 +102,47 @@ export const envSchema = z.object({
    */
   INDEXER_LATE_SCAN_BLOCKS: z.coerce.number().int().min(1).max(MAX_LATE_SCAN_BLOCKS).default(30),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
-  /** Signs payment intents and pays gas for sweeps. Never logged. */
+  /**
+   * The worker's EVM operator: the ForwarderFactory's `operator`, which alone sweeps and refunds
+   * deposit addresses and pays their gas. Read by the worker only (`config/roles.ts`). Never logged.
+   */
   OPERATOR_PRIVATE_KEY: evmPrivateKey.optional(),
   /**
+   * The EVM operator's address, for the roles that do not hold its key (the API: deposit
+   * availability, the health's gas balance, Relay's default refund address). Where the key is
+   * set too, they must agree.
+   */
+  OPERATOR_ADDRESS: evmAddress.optional(),
+  /**
+   * Signs EIP-712 payment intents: the PaymentSettlement contract's `operator`. Read by the API
+   * only. It moves no money: an intent only lets a customer pay a merchant what the service
+   * asked. Never logged.
+   */
+  INTENT_SIGNER_PRIVATE_KEY: evmPrivateKey.optional(),
+  /**
    * Solana: the operator's keypair (base58 secret key, or a JSON array of 64 bytes). It pays the
-   * fees and rent of sweeps and refunds out of deposit addresses and receives the rent back. Never logged.
+   * fees and rent of sweeps and refunds out of deposit addresses and receives the rent back.
+   * Read by the worker only. Never logged.
    */
   SOLANA_OPERATOR_SECRET_KEY: z.string().min(1).optional(),
+  /** The Solana operator's address, for the roles that do not hold its key (as OPERATOR_ADDRESS). */
+  SOLANA_OPERATOR_ADDRESS: z.string().min(1).optional(),
+  /**
+   * The secret every Solana deposit key derives from (SLIP-0010, `m/44'/501'/<index>'/0'`): 32 to
+   * 64 bytes as hex (`openssl rand -hex 32`). Held outside the database; read by the worker (and
+   * `cli recover`) only. Never logged.
+   */
+  SOLANA_DEPOSIT_SEED: z
+    .string()
+    .trim()
+    .regex(/^(0x)?([0-9a-fA-F]{2}){32,64}$/, "must be 32 to 64 bytes as hex (`openssl rand -hex 32`)")
+    .optional(),
+  /** Pre-derived Solana deposit addresses the worker keeps ready for the API to hand out. */
+  SOLANA_DEPOSIT_POOL_SIZE: z.coerce.number().int().min(1).max(100_000).default(500),
+  /** The worker tops the pool up to SOLANA_DEPOSIT_POOL_SIZE once fewer than this many are free. */
+  SOLANA_DEPOSIT_POOL_REFILL_BELOW: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** Set by `scripts/role.ts` for the role's own processes (and Ponder's): which secrets its configuration keeps. */
+  STABLEPAY_ROLE: z.enum(["api", "worker", "indexer", "solana", "relayer"]).optional(),
   /** Solana subscriber: how often every watched account is scanned (the backstop behind websockets and webhooks). */
   SOLANA_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   /** Solana subscriber: how often confirmed/finalized slots are read and new credits checked for finality. */

@@ -5,10 +5,15 @@ import { buildBridgeConfig, type BridgeConfig } from "./bridge.ts";
 import { envSchema, type Env } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
 import { parseSolanaSecretKey } from "../rails/solana/parseSecretKey.ts";
+import { normalizeSolanaAddress } from "../rails/solana/normalizeAddress.ts";
+import { privateKeyToAddress } from "viem/accounts";
+import { base58 } from "@scure/base";
+import { foreignSecrets, type Role } from "./roles.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
 import type { Mode, Network } from "./types.ts";
 
 export type { Mode, Network, NetworkType, Token } from "./types.ts";
+export { ROLES, envForRole, foreignSecrets, type Role } from "./roles.ts";
 export { modeOfNetwork } from "./types.ts";
 export { networkIdOf } from "./networks.ts";
 export type { FileNetwork, FileNetworkInput } from "./networksFile.ts";
@@ -16,6 +21,8 @@ export { bridgeAdapterFor, type BridgeAdapterName, type BridgeConfig } from "./b
 
 export type Config = {
   appEnv: Env["APP_ENV"];
+  /** The role this process runs as (`scripts/role.ts`); null: every role at once (tests, the CLI, `npm start`'s supervisor). */
+  role: Role | null;
   /** `corsOrigins`: browser origins allowed to call the API; `"*"` is any. */
   http: { host: string; port: number; publicBaseUrl: string; corsOrigins: string[] | "*" };
   /** Absent only outside production, where the dev stack starts embedded Postgres. */
@@ -41,8 +48,12 @@ export type Config = {
   rpcTimeoutMs: number;
   logLevel: Env["LOG_LEVEL"];
   networks: Network[];
-  /** The operator key signs intents and pays sweep gas; null disables payment creation on EVM. */
+  /** The EVM operator's key (the ForwarderFactory's operator): sweeps and refunds deposits. The worker's alone; null elsewhere. */
   operatorPrivateKey: `0x${string}` | null;
+  /** The EVM operator's address: from its key where it is held, else OPERATOR_ADDRESS; null: no operator (no EVM payments). */
+  operatorAddress: `0x${string}` | null;
+  /** Signs payment intents (PaymentSettlement's operator). The API's alone; null: no contract payments. */
+  intentSignerPrivateKey: `0x${string}` | null;
   fees: { bps: number; recipient: string | null };
   /** Sweeps and refunds: a transaction still unmined after `replaceAfterMs` is re-sent with higher fees. */
   transfers: { replaceAfterMs: number };
@@ -88,7 +99,14 @@ export type RatesConfig = {
  * subscriber's timers, how long closed payments stay watched, and Helius webhooks.
  */
 export type SolanaConfig = {
+  /** The worker's alone; null elsewhere. */
   operatorSecretKey: Uint8Array | null;
+  /** From the secret key where it is held, else SOLANA_OPERATOR_ADDRESS; null: no operator (no deposit addresses). */
+  operatorAddress: string | null;
+  /** SOLANA_DEPOSIT_SEED: every deposit key derives from it. The worker's (and the CLI's) alone; null elsewhere. */
+  depositSeed: Uint8Array | null;
+  /** The pool of pre-derived deposit addresses the worker keeps filled: topped up to `size` once fewer than `refillBelow` are free. */
+  depositPool: { size: number; refillBelow: number };
   pollIntervalMs: number;
   headIntervalMs: number;
   wsStaleMs: number;
@@ -136,9 +154,13 @@ export function localBaseUrl(host: string, port: number): string {
  */
 export function buildConfig(
   env: Record<string, string | undefined> = process.env,
-  options: { extraNetworks?: FileNetworkInput[] } = {},
+  options: { extraNetworks?: FileNetworkInput[]; role?: Role } = {},
 ): Config {
-  const parsed = envSchema.safeParse(setVariables(env));
+  // A role's configuration is built without the secrets it must not read (`config/roles.ts`): not parsed, not kept.
+  const role = options.role ?? (envSchema.shape.STABLEPAY_ROLE.safeParse(setVariables(env).STABLEPAY_ROLE).data as Role | undefined);
+  const given = setVariables(env);
+  for (const name of foreignSecrets(given, role)) delete given[name];
+  const parsed = envSchema.safeParse(given);
   if (!parsed.success) throw new ConfigError(describeEnvError(parsed.error));
   const e = parsed.data;
   const production = e.APP_ENV === "production";
@@ -153,6 +175,8 @@ export function buildConfig(
   if (e.SOLANA_OPERATOR_SECRET_KEY && !solanaOperator) {
     throw new ConfigError("SOLANA_OPERATOR_SECRET_KEY: must be a Solana keypair's 64-byte secret key, base58 or a JSON array of bytes");
   }
+  const operators = operatorAddresses(e, solanaOperator);
+  if (e.SOLANA_DEPOSIT_POOL_REFILL_BELOW > e.SOLANA_DEPOSIT_POOL_SIZE) throw new ConfigError("SOLANA_DEPOSIT_POOL_REFILL_BELOW: must not exceed SOLANA_DEPOSIT_POOL_SIZE");
   if (e.SOLANA_WEBHOOK_PORT > 0 && !e.HELIUS_WEBHOOK_AUTH_HEADER) {
     throw new ConfigError("HELIUS_WEBHOOK_AUTH_HEADER: required when SOLANA_WEBHOOK_PORT is set (every delivery must prove it comes from your Helius webhook)");
   }
@@ -178,13 +202,14 @@ export function buildConfig(
   }
   let bridge: BridgeConfig;
   try {
-    bridge = buildBridgeConfig(e, env, networks);
+    bridge = buildBridgeConfig(e, given, networks, { relayerKeyRead: role === undefined || role === "relayer" });
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
 
   return {
     appEnv: e.APP_ENV,
+    role: role ?? null,
     http: { host: e.HOST, port: e.PORT, publicBaseUrl, corsOrigins: e.CORS_ORIGINS.includes("*") ? "*" : e.CORS_ORIGINS },
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
@@ -206,6 +231,8 @@ export function buildConfig(
     logLevel: e.LOG_LEVEL,
     networks,
     operatorPrivateKey: (e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
+    operatorAddress: operators.evm,
+    intentSignerPrivateKey: (e.INTENT_SIGNER_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
     transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
     refunds: { minimum: normalizeDecimal(e.REFUND_MIN_AMOUNT)! },
@@ -232,6 +259,9 @@ export function buildConfig(
     bridge,
     solana: {
       operatorSecretKey: solanaOperator,
+      operatorAddress: operators.solana,
+      depositSeed: e.SOLANA_DEPOSIT_SEED ? Uint8Array.from(Buffer.from(e.SOLANA_DEPOSIT_SEED.replace(/^0x/, ""), "hex")) : null,
+      depositPool: { size: e.SOLANA_DEPOSIT_POOL_SIZE, refillBelow: e.SOLANA_DEPOSIT_POOL_REFILL_BELOW },
       pollIntervalMs: e.SOLANA_POLL_INTERVAL_MS,
       headIntervalMs: e.SOLANA_HEAD_INTERVAL_MS,
       wsStaleMs: e.SOLANA_WS_STALE_MS,
@@ -249,6 +279,25 @@ export function buildConfig(
       queueDashboard: e.QUEUE_DASHBOARD,
     },
   };
+}
+
+/**
+ * The operators' addresses: derived from their keys where this role holds them, else as
+ * configured (OPERATOR_ADDRESS, SOLANA_OPERATOR_ADDRESS); a key and an address that disagree
+ * are a mistake caught at start (the API would report one account's gas while the worker spends another's).
+ */
+function operatorAddresses(e: Env, solanaOperator: Uint8Array | null): { evm: `0x${string}` | null; solana: string | null } {
+  const evmKeyAddress = e.OPERATOR_PRIVATE_KEY ? privateKeyToAddress(e.OPERATOR_PRIVATE_KEY as `0x${string}`) : null;
+  if (evmKeyAddress && e.OPERATOR_ADDRESS && evmKeyAddress !== e.OPERATOR_ADDRESS) {
+    throw new ConfigError(`OPERATOR_ADDRESS: ${e.OPERATOR_ADDRESS} is not the address of OPERATOR_PRIVATE_KEY (${evmKeyAddress})`);
+  }
+  const solanaAddress = e.SOLANA_OPERATOR_ADDRESS === undefined ? null : normalizeSolanaAddress(e.SOLANA_OPERATOR_ADDRESS);
+  if (e.SOLANA_OPERATOR_ADDRESS !== undefined && !solanaAddress) throw new ConfigError("SOLANA_OPERATOR_ADDRESS: must be a Solana address (base58)");
+  const solanaKeyAddress = solanaOperator ? base58.encode(solanaOperator.subarray(32)) : null;
+  if (solanaKeyAddress && solanaAddress && solanaKeyAddress !== solanaAddress) {
+    throw new ConfigError(`SOLANA_OPERATOR_ADDRESS: ${solanaAddress} is not the address of SOLANA_OPERATOR_SECRET_KEY (${solanaKeyAddress})`);
+  }
+  return { evm: evmKeyAddress ?? (e.OPERATOR_ADDRESS as `0x${string}` | undefined) ?? null, solana: solanaKeyAddress ?? solanaAddress };
 }
 
 /** "EUR=0.92, NGN=1550" → {EUR: "0.92", NGN: "1550"}; codes are 3 letters, rates positive decimals. */
@@ -273,9 +322,9 @@ function describeEnvError(error: z.ZodError): string {
 }
 
 /** Loads the config for a process entry point, printing one clear line and exiting on error. */
-export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env, role?: Role): Config {
   try {
-    return buildConfig(env);
+    return buildConfig(env, { role });
   } catch (error) {
     console.error(`Invalid configuration: ${(error as Error).message}`);
     process.exit(1);
@@ -300,6 +349,7 @@ export function redactConfig(config: Config) {
     ...config,
     databaseUrl: hideUrl(config.databaseUrl),
     operatorPrivateKey: config.operatorPrivateKey ? "[redacted]" : null,
+    intentSignerPrivateKey: config.intentSignerPrivateKey ? "[redacted]" : null,
     bridge: {
       ...config.bridge,
       relay: { ...config.bridge.relay, apiKey: config.bridge.relay.apiKey ? "[redacted]" : null },
@@ -308,6 +358,7 @@ export function redactConfig(config: Config) {
     solana: {
       ...config.solana,
       operatorSecretKey: config.solana.operatorSecretKey ? "[redacted]" : null,
+      depositSeed: config.solana.depositSeed ? "[redacted]" : null,
       webhook: { ...config.solana.webhook, authHeader: config.solana.webhook.authHeader ? "[redacted]" : null },
       helius: { apiKey: config.solana.helius.apiKey ? "[redacted]" : null, webhookUrl: config.solana.helius.webhookUrl },
     },

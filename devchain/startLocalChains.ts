@@ -13,6 +13,8 @@ export const sandboxAccounts = {
   merchant: anvilAccounts[2],
   /** The local bridge's relayer: a million of each token on every chain is its liquidity. */
   relayer: anvilAccounts[3],
+  /** Signs payment intents: the settlement contract's `operator` (it sends no transaction). */
+  intentSigner: anvilAccounts[6],
 } as const;
 
 /**
@@ -39,8 +41,8 @@ export type LocalChains = {
 /**
  * Two fresh anvil chains (the second for cross-chain flows) with USDC, USDT (6
  * decimals) and DAI (18) deployed and a million of each minted to the customer and to
- * the local bridge's relayer, and the settlement contract and forwarder factory run by
- * the sandbox operator.
+ * the local bridge's relayer, the settlement contract (its intents signed by the sandbox's
+ * intent signer) and the forwarder factory (run by the sandbox operator).
  * Blocks every second, so confirmations grow as on a real chain. And a local Solana
  * chain (litesvm behind a loopback RPC) with a test USDC mint and a funded customer.
  */
@@ -64,9 +66,10 @@ export async function startLocalChains(options: { blockTime?: number } = {}): Pr
         ],
       });
       const operator = privateKeyToAccount(sandboxAccounts.operator).address;
-      const connection = { rpcUrl: anvil.rpcUrl, chainId: chain.chainId, deployerPrivateKey: sandboxAccounts.operator, operator, owner: operator };
-      const settlementContract = await deploySettlement(connection);
-      const forwarderFactory = await deployForwarderFactory(connection);
+      const connection = { rpcUrl: anvil.rpcUrl, chainId: chain.chainId, deployerPrivateKey: sandboxAccounts.operator, owner: operator };
+      // The intent signer checks intents; the operator alone sweeps deposits: two keys, two roles.
+      const settlementContract = await deploySettlement({ ...connection, operator: privateKeyToAccount(sandboxAccounts.intentSigner).address });
+      const forwarderFactory = await deployForwarderFactory({ ...connection, operator });
       networks.push({
         name: chain.name,
         shortName: chain.shortName,

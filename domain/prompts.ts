@@ -18,6 +18,8 @@ export interface Prompts {
   sweep(paymentIds: readonly string[]): Promise<void>;
   /** Send a recorded refund. */
   refund(transferId: string): Promise<void>;
+  /** Restock what creation draws on (Solana's pool of deposit addresses) now, rather than at the next periodic run. */
+  replenish(): Promise<void>;
   /** Read these cross-chain payments' bridge requests again (after `delayMs`, when given). */
   bridge(paymentIds: readonly string[], options?: { delayMs?: number }): Promise<void>;
   /**

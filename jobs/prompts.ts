@@ -25,6 +25,7 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
   const reconcileQueue = openQueue(config, QUEUES.reconcile, options);
   const transfersQueue = openQueue(config, QUEUES.transfers, options);
   const bridgeQueue = openQueue(config, QUEUES.bridge, options);
+  const maintenanceQueue = openQueue(config, QUEUES.maintenance, options);
   const keptMarker = `${config.redis.prefix}:prompts-kept`;
   /** Dispatch's note, per chain, of the evidence it has prompted for (a hash beside the queues). */
   const promptedKey = `${config.redis.prefix}:prompted-through`;
@@ -78,6 +79,10 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
     async refund(transferId) {
       await transfersQueue.add("refund", { transferId } satisfies JobPayloads["refund"], { deduplication: { id: `refund-${transferId}`, keepLastIfActive: true } });
     },
+    // One waiting run at a time: every create that finds the pool empty prompts it.
+    async replenish() {
+      await maintenanceQueue.add("replenish", {} satisfies JobPayloads["replenish"], { deduplication: { id: "replenish", keepLastIfActive: true } });
+    },
     async bridge(paymentIds, options = {}) {
       if (paymentIds.length === 0) return;
       const delay = Math.max(0, options.delayMs ?? 0);
@@ -109,7 +114,7 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
       await (await reconcileQueue.backend.connection.client).set(keptMarker, new Date().toISOString());
     },
     async close() {
-      await Promise.all([reconcileQueue.close(), transfersQueue.close(), bridgeQueue.close()]);
+      await Promise.all([reconcileQueue.close(), transfersQueue.close(), bridgeQueue.close(), maintenanceQueue.close()]);
     },
   };
   return options.failFast ? bounded(prompts, config.redis.timeoutMs) : prompts;
@@ -135,6 +140,7 @@ function bounded(prompts: Prompts, ms: number): Prompts {
     expire: (ids, at) => within(prompts.expire(ids, at)),
     sweep: (ids) => within(prompts.sweep(ids)),
     refund: (id) => within(prompts.refund(id)),
+    replenish: () => within(prompts.replenish()),
     bridge: (ids, opts) => within(prompts.bridge(ids, opts)),
     mayHaveLost: (cursors) => within(prompts.mayHaveLost(cursors)),
     markKept: (cursors) => within(prompts.markKept(cursors)),

@@ -7,7 +7,7 @@ export const QUEUES = {
   reconcile: "reconcile",
   /** Operator transactions out of deposit addresses: `sweep` (to the merchant) and `refund`. */
   transfers: "transfers",
-  /** Periodic safety nets and housekeeping: `recheck`, `idempotency-cleanup`. */
+  /** Periodic safety nets and housekeeping: `recheck`, `idempotency-cleanup`, `replenish`. */
   maintenance: "maintenance",
   /** One `deliver` job per webhook delivery row (job id `webhook-<deliveryId>`). */
   webhook: "webhook",
@@ -27,6 +27,7 @@ export type JobPayloads = {
   /** `waits`: times the delivery waited for its URL's attempts in flight. */
   deliver: { deliveryId: string; waits?: number };
   recheck: Record<string, never>;
+  replenish: Record<string, never>;
   "idempotency-cleanup": { olderThanHours?: number };
 };
 

@@ -13,8 +13,10 @@ import { QUEUES, cappedBackoff, openQueue, redisConnection } from "./queues.ts";
 import { recheck } from "./recheck.ts";
 import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
+import { replenish } from "./replenish.ts";
 import { sweep } from "./sweep.ts";
 import { startWebhookRelay } from "../webhooks/relay.ts";
+import { allRails, networksOf } from "../rails/index.ts";
 import { watchWorkerMetrics } from "./workerMetrics.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
@@ -26,6 +28,8 @@ const INFRASTRUCTURE_RETRY_MS = 2_000;
 const RECHECK_EVERY_MS = 30_000;
 /** The periodic jobs the maintenance queue must always have. */
 const SCHEDULES = ["idempotency-cleanup", "recheck"] as const;
+/** How often what creation draws on (Solana's deposit addresses) is looked at, besides the prompts of creates that found none. */
+const REPLENISH_EVERY_MS = 10_000;
 
 /** How long a sweep or refund job's lock outlives its worker (renewed every half of it while the job runs). */
 const TRANSFER_LOCK_MS = 10_000;
@@ -66,6 +70,8 @@ export async function startWorkers(deps: {
   const options = { connection, prefix: config.redis.prefix, settings: { backoffStrategy: cappedBackoff } };
 
   const prompts = createPrompts(config);
+  // Scheduled only where a rail that stocks addresses serves a network.
+  const schedules: readonly string[] = [...SCHEDULES, ...(allRails().some((rail) => rail.replenish && networksOf(config, rail).length > 0) ? ["replenish"] : [])];
   const maintenanceQueue = openQueue(config, QUEUES.maintenance);
   const webhookQueue = openQueue(config, QUEUES.webhook);
   // Job schedulers are upserts: every worker replica can declare them safely. They live
@@ -74,8 +80,11 @@ export async function startWorkers(deps: {
   const declareSchedules = async () => {
     await maintenanceQueue.upsertJobScheduler("idempotency-cleanup", { every: 60 * 60 * 1000 }, { name: "idempotency-cleanup", data: { olderThanHours: 24 } });
     await maintenanceQueue.upsertJobScheduler("recheck", { every: RECHECK_EVERY_MS }, { name: "recheck", data: {} });
+    if (schedules.includes("replenish")) await maintenanceQueue.upsertJobScheduler("replenish", { every: REPLENISH_EVERY_MS }, { name: "replenish", data: {} });
   };
   await declareSchedules();
+  // Stocked at start, not a period later: a fresh deployment's first creates find addresses.
+  if (schedules.includes("replenish")) await prompts.replenish().catch((error: unknown) => logger.warn({ err: error }, "could not prompt replenishing"));
   (await maintenanceQueue.backend.connection.client).on("ready", () => {
     declareSchedules().catch((error: unknown) => logger.warn({ err: error }, "could not declare the job schedules again"));
   });
@@ -87,9 +96,11 @@ export async function startWorkers(deps: {
       .getJobSchedulers()
       .then(async (present) => {
         const keys = new Set(present.map((s) => s.key));
-        if (SCHEDULES.every((name) => keys.has(name))) return;
+        if (schedules.every((name) => keys.has(name))) return;
         logger.warn({ present: [...keys] }, "job schedules missing (Redis flushed?); declaring them again");
         await declareSchedules();
+  // Stocked at start, not a period later: a fresh deployment's first creates find addresses.
+  if (schedules.includes("replenish")) await prompts.replenish().catch((error: unknown) => logger.warn({ err: error }, "could not prompt replenishing"));
       })
       .catch((error: unknown) => logger.warn({ err: error }, "could not check the job schedules"));
   }, deps.scheduleWatchMs ?? 60_000);
@@ -100,7 +111,14 @@ export async function startWorkers(deps: {
     new Worker(QUEUES.bridge, dispatchByName({ bridge: bridge({ config, db, logger, prompts }) }, logger), { ...options, concurrency: 8 }),
     new Worker(
       QUEUES.maintenance,
-      dispatchByName({ "idempotency-cleanup": idempotencyCleanup(db), recheck: recheck({ config, db, logger, databaseUrl: deps.databaseUrl }, prompts) }, logger),
+      dispatchByName(
+        {
+          "idempotency-cleanup": idempotencyCleanup(db),
+          recheck: recheck({ config, db, logger, databaseUrl: deps.databaseUrl }, prompts),
+          replenish: replenish({ config, db, logger, databaseUrl: deps.databaseUrl }),
+        },
+        logger,
+      ),
       { ...options, concurrency: 1 },
     ),
   ];

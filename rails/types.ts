@@ -4,6 +4,7 @@ import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import type { NewPayment, PaymentRow, TransferOutRow } from "../db/schema/index.ts";
 import type { Credit } from "../domain/settle.ts";
+import type { Prompts } from "../domain/prompts.ts";
 
 /** The Postgres channel every rail's ingest announces its commits on (reconciliation listens). */
 export const INDEXED_CHANNEL = "stablepay_indexed";
@@ -27,9 +28,16 @@ export interface Rail {
   /**
    * The rail's part of a new payment row: receive/deposit address, signed intent, contract.
    * `ctx.db` is the pool, not the creating transaction: what the rail stores for itself
-   * (Solana's deposit seed) must outlive a creation that rolls back.
+   * (Solana's claim of a pooled deposit address) must outlive a creation that rolls back.
    */
   prepare(ctx: PrepareContext, request: PrepareRequest): Promise<PreparedPayment>;
+  /**
+   * Restocks what `prepare` draws on, in the worker (Solana: derives deposit addresses ahead of
+   * need, from a seed only the worker holds, so the API hands them out without any key). Safe to
+   * run twice at once or after a crash; what it did, in words, or null when nothing was to do.
+   * Rails whose `prepare` needs nothing stocked leave it out.
+   */
+  replenish?(ctx: RailContext): Promise<string | null>;
 
   // ── Showing it ─────────────────────────────────────────────────────────────────
   /** The URI a wallet opens from a QR code (EIP-681, Solana Pay), or null. */
@@ -165,12 +173,49 @@ export interface Rail {
   recheckTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow>;
   /** Ends a stuck sweep or refund without moving anything (the operator's way out). */
   cancelTransferOut(ctx: RailContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
+  /**
+   * `cli recover`: sweeps what this rail's deposit addresses on `network` still hold, from what
+   * survives the loss of the database — the worker's secrets and the chain (Solana: the deposit
+   * seed, its indexes read up to a gap), or deposits the operator names from the merchant's
+   * records (EVM: payment id and merchant wallet) — and from the database when it is there.
+   * Rails whose addresses hold nothing leave it out.
+   */
+  recoverDeposits?(ctx: RecoveryContext, network: Network, options: RecoveryOptions): Promise<RecoveredDeposit[]>;
 }
+
+/** What `cli recover` runs with: the database only when it is there. */
+export type RecoveryContext = { config: Config; db: Db | null; logger: Logger };
+
+export type RecoveryOptions = {
+  /** Where what is found goes when the deposit's own merchant cannot be told (Solana without the database); null: to that merchant. */
+  destination: string | null;
+  /** Deposits the operator names (EVM): a forwarder is known by its payment id and merchant wallet. */
+  deposits: ReadonlyArray<{ paymentId: string; merchantWallet: string; depositAddress?: string }>;
+  /** Solana: the first seed index read, and how many unused indexes in a row end the reading. */
+  fromIndex: number;
+  gap: number;
+  /** Finds and reports; sends nothing. */
+  dryRun: boolean;
+};
+
+/** One balance found at a deposit address, and what became of it. */
+export type RecoveredDeposit = {
+  address: string;
+  token: string;
+  amount: bigint;
+  /** Where it went (or would go); null: nowhere known (the note says what to give). */
+  to: string | null;
+  txHash: string | null;
+  note?: string;
+};
 
 export type RailName = "evm" | "solana" | "bridge";
 
-/** What `prepare` may use: the configuration and the database pool. */
-export type PrepareContext = { config: Config; db: Db };
+/**
+ * What `prepare` may use: the configuration, the database pool, and a way to ask the worker
+ * to `replenish` at once (what `prepare` draws on ran out).
+ */
+export type PrepareContext = { config: Config; db: Db; prompts?: Pick<Prompts, "replenish"> };
 
 /** What a rail needs from the process running it. `databaseUrl` is for session locks on their own connection. */
 export type RailContext = { config: Config; db: Db; logger: Logger; databaseUrl?: string };

@@ -6,6 +6,7 @@ import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { createLogger } from "../config/logger.ts";
 import { CommandFailedError, commandOf, commands, UsageError, usage } from "./cli/commands.ts";
+import { recover } from "./cli/recover.ts";
 
 const { positionals, values } = parsedArgs();
 const command = commandOrExit();
@@ -16,6 +17,8 @@ if (!command || values.help) {
 const given = loadConfigOrExit();
 const sandbox = given.databaseUrl ? undefined : sandboxStack(given);
 const databaseUrl = given.databaseUrl ?? sandbox?.databaseUrl;
+// `recover` is for when the database is lost: it runs without one (and says so).
+if (!databaseUrl && command === commands.recover) await runWithoutDatabase(given);
 if (!databaseUrl) {
   console.error("DATABASE_URL: required (or run `npm start` first: the CLI then uses the sandbox's database)");
   process.exit(1);
@@ -26,7 +29,7 @@ await runMigrations(databaseUrl).catch((error: Error) => {
   console.error(
     sandbox
       ? `The sandbox's database (${sandbox.file}) does not answer: is \`npm start\` running? Or set DATABASE_URL. (${error.message.split("\n")[0]})`
-      : `DATABASE_URL: could not reach the database: ${error.message.split("\n")[0]}`,
+      : `DATABASE_URL: could not reach the database: ${error.message.split("\n")[0]}${command === commands.recover ? " (to recover without it, unset DATABASE_URL)" : ""}`,
   );
   process.exit(1);
 });
@@ -39,6 +42,19 @@ try {
   process.exitCode = error instanceof UsageError ? 2 : 1;
 } finally {
   await handle.close();
+}
+
+/** Runs `recover` with no database (destinations from --destination only), then exits. */
+async function runWithoutDatabase(config: Config): Promise<never> {
+  console.error("No database: recovering from the secrets and the chain alone.");
+  try {
+    console.log(await recover({ config, db: null, logger: createLogger({ level: config.logLevel, name: "cli", stderr: true }) }, values));
+    process.exit(0);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof CommandFailedError)) throw error;
+    console.error(error.message);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  }
 }
 
 /** Outside production, the running sandbox's database and chains (from its dev-stack.json, beside its networks file). */
@@ -91,6 +107,10 @@ function parsedArgs() {
         to: { type: "string" },
         "from-slot": { type: "string" },
         "to-slot": { type: "string" },
+        destination: { type: "string" },
+        deposits: { type: "string" },
+        "from-index": { type: "string" },
+        gap: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

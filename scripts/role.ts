@@ -5,7 +5,7 @@
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
-import { loadConfigOrExit } from "../config/index.ts";
+import { foreignSecrets, loadConfigOrExit, ROLES } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { rolePoolProbe } from "../db/probedPool.ts";
@@ -13,14 +13,19 @@ import { runMigrations } from "../db/migrate.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 import { startRoleMetrics } from "./lib/roleMetrics.ts";
 
-const roles = ["api", "worker", "indexer", "solana", "relayer"] as const;
-type Role = (typeof roles)[number];
+type Role = (typeof ROLES)[number];
 const role = process.argv[2] as Role;
-if (!roles.includes(role)) {
-  console.error(`usage: bun scripts/role.ts ${roles.join("|")}`);
+if (!ROLES.includes(role)) {
+  console.error(`usage: bun scripts/role.ts ${ROLES.join("|")}`);
   process.exit(2);
 }
-const config = loadConfigOrExit();
+// The secrets another role reads are dropped before anything reads the environment, and from
+// it (Ponder and every child inherit what is left): the API never holds the operator's key or
+// the Solana seed, even where a shared environment carries them (config/roles.ts).
+const ignoredSecrets = foreignSecrets(process.env, role);
+for (const name of ignoredSecrets) delete process.env[name];
+process.env.STABLEPAY_ROLE = role;
+const config = loadConfigOrExit(process.env, role);
 const databaseUrl = config.databaseUrl;
 if (!databaseUrl) {
   console.error("DATABASE_URL: required to run a single role (npm start provides an embedded database)");
@@ -32,6 +37,7 @@ function stopWith(stop: () => Promise<void>) {
 }
 
 const logger = createLogger({ level: config.logLevel, name: role });
+if (ignoredSecrets.length > 0) logger.warn({ ignored: ignoredSecrets }, `ignored ${ignoredSecrets.join(", ")}: another role's secret (the ${role} role never reads it; remove it from this role's environment)`);
 // Each role imports only its own code: the API never loads the workers, the Solana
 // subscriber or the relayer (and their libraries), which was most of its memory.
 const stopMetrics = startRoleMetrics(role, config, logger, databaseUrl);
@@ -54,7 +60,7 @@ if (role === "api") {
     await handle.close();
   });
 } else if (role === "relayer") {
-  if (!config.bridge.local) {
+  if (!config.bridge.local?.relayerPrivateKey) {
     console.error("BRIDGE_LOCAL_RELAYER_KEY: required to run the local bridge's relayer");
     process.exit(1);
   }

@@ -12,7 +12,8 @@ import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../devchain/freePort.ts";
-import { buildConfig, ConfigError, localBaseUrl, setVariables, type Config } from "../config/index.ts";
+import { buildConfig, ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
+import { createLogger } from "../config/logger.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
 import { createDb } from "../db/client.ts";
 import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
@@ -20,9 +21,10 @@ import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
 import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
-import { networksFollowedBy } from "../rails/index.ts";
+import { allRails, networksFollowedBy } from "../rails/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
+import { roleEnv } from "./lib/roleEnv.ts";
 import { sandboxEnv } from "./lib/sandboxEnv.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
@@ -51,10 +53,12 @@ function config(env: Record<string, string | undefined>): Config {
   }
 }
 
-function startRoles(env: Record<string, string | undefined>, roles: string[], script = join(root, "scripts/role.ts")) {
+/** Starts each role with only its own secrets (and the operators' addresses from `cfg`): the API never gets a key that moves money. */
+function startRoles(env: Record<string, string | undefined>, cfg: Config, roles: Role[], script = join(root, "scripts/role.ts")) {
   const bun = process.execPath;
+  const operators = { evm: cfg.operatorAddress, solana: cfg.solana.operatorAddress };
   for (const role of roles) {
-    const child = spawnRole(role, bun, [script, role], { ...env, STABLEPAY_SUPERVISED: "1" }, root);
+    const child = spawnRole(role, bun, [script, role], { ...roleEnv(env, role, operators), STABLEPAY_SUPERVISED: "1" }, root);
     children.push(child);
     void child.exited.then((code) => {
       if (!stopping) fail(`${role} exited unexpectedly (code ${code}); stopping the stack.`);
@@ -98,8 +102,8 @@ if (prod) {
   await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
   // The Solana subscriber exits when no rail gives it a network to follow: started anyway,
   // its exit would stop the whole stack.
-  const solana = networksFollowedBy(cfg, "solana").length > 0 ? ["solana"] : [];
-  startRoles(env, ["indexer", ...solana, "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])], await buildRoles());
+  const solana: Role[] = networksFollowedBy(cfg, "solana").length > 0 ? ["solana"] : [];
+  startRoles(env, cfg, ["indexer", ...solana, "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])], await buildRoles());
   await waitForApi(cfg);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {
@@ -153,9 +157,12 @@ if (prod) {
   } catch {}
   const localNetworks = cfg.networks.filter((n) => n.isLocal);
   const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, chains.merchantWallets, previous);
+  // The sandbox starts stocked (Solana's deposit addresses derived): the first create finds one.
+  const stocking = { config: cfg, db: handle.db, logger: createLogger({ level: "warn", name: "start" }) };
+  for (const rail of allRails()) await rail.replenish?.(stocking);
   await handle.close();
 
-  startRoles(env, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local ? ["relayer"] : [])]);
+  startRoles(env, cfg, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
   await waitForApi(cfg);
 
   const devStack = {
@@ -183,7 +190,7 @@ if (prod) {
     merchantWallets: merchant.merchantWallets,
     webhookSecret: merchant.webhookSecret,
     bridge: cfg.bridge.local
-      ? { adapter: "local", relayerAddress: privateKeyToAccount(cfg.bridge.local.relayerPrivateKey).address, feeBps: cfg.bridge.local.feeBps }
+      ? { adapter: "local", relayerAddress: cfg.bridge.local.relayerPrivateKey && privateKeyToAccount(cfg.bridge.local.relayerPrivateKey).address, feeBps: cfg.bridge.local.feeBps }
       : null,
     operatorToken: cfg.operator.token,
     metrics: metricsUrls(cfg),

@@ -105,9 +105,9 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
   // Fees round down: the merchant is never charged more than the configured rate.
   const fee = ctx.kind === "payment" && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
-  // Before the transaction: a rail may read or write its own rows (Solana's deposit seed) on the
+  // Before the transaction: a rail may read or write its own rows (Solana's deposit addresses) on the
   // pool, which must never wait for a connection while this request holds one.
-  const prepared = await rail.prepare({ config, db }, {
+  const prepared = await rail.prepare({ config, db, prompts: ctx.prompts }, {
     paymentId: id,
     kind: ctx.kind,
     network,

@@ -1,19 +1,47 @@
-/** The Solana rail's own rows: its deposit seed, the credits its subscriber ingests, and how far it got. */
+/** The Solana rail's own rows: its deposit addresses (and the legacy sealed seed), the credits its subscriber ingests, and how far it got. */
 import { sql } from "drizzle-orm";
 import { bigserial, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { amount, createdAt } from "./columns.ts";
 import { payments } from "./payments.ts";
 
 /**
- * The master seed every Solana deposit key is derived from (SLIP-0010), sealed with
- * SECRETS_KEY like webhook secrets: a database dump alone reveals no key. One row,
- * created on first use; it must never change while a deposit address holds funds.
+ * Legacy: the master seed the deposit keys of payments created before the address pool were
+ * derived from (SLIP-0010 by payment id), sealed with SECRETS_KEY. Nothing creates it any
+ * more; the worker opens it only to sweep or refund those payments' addresses, until the
+ * operator deletes it once they are swept. See docs/decisions/deposit-keys.md.
  */
 export const solanaDepositSeeds = pgTable("solana_deposit_seeds", {
   id: text("id").primaryKey(),
   sealedSeed: text("sealed_seed").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Solana deposit addresses derived ahead of need by the worker, from SOLANA_DEPOSIT_SEED (held
+ * outside the database) at `m/44'/501'/<index>'/0'`, and handed out by the API one per deposit
+ * payment: the API never opens a seed. The database holds addresses only: no key can be
+ * derived from it. `seedId` tells the seed an address came from (a digest of it, never the
+ * seed), so a worker started with another seed never signs for these. A claimed row stays
+ * claimed, even when its create failed afterwards: an address is handed out at most once.
+ */
+export const solanaDepositAddresses = pgTable(
+  "solana_deposit_addresses",
+  {
+    seedId: text("seed_id").notNull(),
+    index: integer("index").notNull(),
+    address: text("address").notNull(),
+    /** The payment it was handed out for (no foreign key: claimed before the payment's row is written). */
+    paymentId: uuid("payment_id"),
+    claimedAt: timestamp("claimed_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.seedId, t.index] }),
+    uniqueIndex("solana_deposit_addresses_address_idx").on(t.address),
+    uniqueIndex("solana_deposit_addresses_payment_idx").on(t.paymentId),
+    index("solana_deposit_addresses_free_idx").on(t.index).where(sql`payment_id is null`),
+  ],
+);
 
 /**
  * One credit per (transaction, token account): the rise of a watched token account's

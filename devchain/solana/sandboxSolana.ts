@@ -14,6 +14,9 @@ export const solanaSandboxAccounts = {
   usdcMint: sandboxKeypair("usdc mint"),
 };
 
+/** The sandbox's SOLANA_DEPOSIT_SEED (hex): well known like its keypairs, so its deposit addresses stay the same across starts. Test money only. */
+export const sandboxDepositSeed = createHash("sha256").update("stablepay sandbox solana deposit seed").digest("hex");
+
 export type SandboxSolana = {
   chain: SolanaDevChain;
   network: FileNetwork;

@@ -1,7 +1,6 @@
 import { getAddress, zeroAddress, type Address } from "viem";
 import { bridgeAdapterFor, type BridgeAdapterName, type Network, type Token } from "../../config/index.ts";
 import { NoDestinationError, OriginRefundNotSupportedError } from "../../domain/errors.ts";
-import { operatorAccount } from "../evm/operator.ts";
 import type { RailContext } from "../types.ts";
 import type { BridgeQuote } from "./adapter.ts";
 import { bridgeAdapter } from "./adapters.ts";
@@ -36,7 +35,7 @@ export type CrossChainQuote = {
 export function relayRefundAddress(ctx: RailContext, origin: Network): string | null {
   const configured = ctx.config.bridge.refundAddresses[origin.chainId];
   if (configured !== undefined) return configured;
-  return ctx.config.bridge.defaultRefundAddress ?? operatorAccount(ctx.config)?.address ?? null;
+  return ctx.config.bridge.defaultRefundAddress ?? ctx.config.operatorAddress ?? null;
 }
 
 /**

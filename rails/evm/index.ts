@@ -17,6 +17,7 @@ import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 import { evidenceHorizons } from "./readModel/evidenceHorizons.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
+import { recoverDeposits } from "./recoverDeposits.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
 import { verifySubmission } from "./verifySubmission.ts";
 import { paymentUri, walletInstructions } from "./walletInstructions.ts";
@@ -67,4 +68,5 @@ export const evmRail: Rail = {
   executeTransferOut,
   recheckTransferOut,
   cancelTransferOut: (ctx, rowId, options) => cancelTransferOut(ctx, rowId, options),
+  recoverDeposits,
 };

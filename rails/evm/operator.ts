@@ -3,7 +3,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Config } from "../../config/index.ts";
 import type { Network } from "../../config/types.ts";
 
-/** The operator's account: signs intents and sends (and pays gas for) sweeps and refunds. */
+/** The operator's account (the worker's): sends, and pays gas for, sweeps and refunds. Intents have a signer of their own. */
 export function operatorAccount(config: Config): PrivateKeyAccount | null {
   return config.operatorPrivateKey ? privateKeyToAccount(config.operatorPrivateKey) : null;
 }

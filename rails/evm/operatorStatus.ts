@@ -1,12 +1,14 @@
 import type { Config, Network } from "../../config/index.ts";
 import type { OperatorStatus } from "../types.ts";
 import { evmClient } from "./client.ts";
-import { operatorAccount } from "./operator.ts";
 import { SWEEP_GAS } from "./settlement/index.ts";
 
-/** The operator's native balance on a network with deposit addresses, and whether it covers a sweep's gas at today's fee cap; null if unknown. */
+/**
+ * The operator's native balance on a network with deposit addresses, and whether it covers a
+ * sweep's gas at today's fee cap; null if unknown. Read by address: the API holds no operator key.
+ */
 export async function operatorStatus(config: Config, network: Network, timeoutMs: number): Promise<OperatorStatus | null> {
-  const operator = operatorAccount(config);
+  const operator = config.operatorAddress ? { address: config.operatorAddress } : null;
   if (!operator || !network.forwarderFactory) return null;
   try {
     const client = evmClient(network, timeoutMs);

@@ -2,18 +2,20 @@ import { getAddress, type Address } from "viem";
 import type { Config } from "../../config/index.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import type { PreparedPayment, PrepareRequest } from "../types.ts";
-import { operatorSigner } from "./operatorSigner.ts";
+import { intentSignerOf } from "./intentSignerOf.ts";
 import { computeDepositAddress, paymentIdToBytes32 } from "./settlement/index.ts";
+import { unavailableReason } from "./unavailable.ts";
 
 /**
  * The EVM columns of a new payment: its counterfactual deposit address (CREATE2 from
  * the factory, the payment id and the merchant's wallet: no key per address), and for
- * a contract payment the operator's EIP-712 intent, which the contract checks before
+ * a contract payment the intent signer's EIP-712 intent, which the contract checks before
  * it pays merchant and fee recipient. Deposit payments are paid by plain transfers only.
  */
 export async function preparePayment(config: Config, request: PrepareRequest): Promise<PreparedPayment> {
   const { network, kind } = request;
-  if (!config.operatorPrivateKey) throw new ServiceUnavailableError("Payment signing is not configured (OPERATOR_PRIVATE_KEY).");
+  const unavailable = unavailableReason(config, kind);
+  if (unavailable) throw new ServiceUnavailableError(unavailable);
   const feeRecipient = getAddress(request.feeRecipient);
   const receiveAddress = computeDepositAddress({
     factory: network.forwarderFactory as Address,
@@ -23,7 +25,7 @@ export async function preparePayment(config: Config, request: PrepareRequest): P
   if (kind === "deposit") return { receiveAddress, contractAddress: null, feeRecipient, intentSignature: null, intentDeadline: null };
 
   const deadline = Math.floor(request.expiresAt.getTime() / 1000);
-  const intentSignature = await operatorSigner(config).sign({
+  const intentSignature = await intentSignerOf(config).sign({
     chainId: Number(network.chainId),
     settlementAddress: network.settlementContract as Address,
     intent: {

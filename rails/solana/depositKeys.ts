@@ -1,36 +1,58 @@
-import { randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { Keypair } from "@solana/web3.js";
 import { HDKey } from "micro-key-producer/slip10.js";
 import { queryRows, type Db } from "../../db/client.ts";
+import { findSolanaDepositAddress } from "../../db/solanaDepositAddresses.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
+import { ServiceUnavailableError } from "../../domain/errors.ts";
 import type { SecretBox } from "../../domain/secretBox.ts";
+import type { RailContext } from "../types.ts";
 
-/** The row holding the sealed master seed of every Solana deposit key. */
-const SEED_ID = "solana-deposit-v1";
-const seeds = new Map<string, Uint8Array>();
+/** SLIP-0010 hardened offset. */
+const HARDENED = 0x8000_0000;
 
 /**
- * The master seed (64 random bytes) deposit keys derive from, sealed with SECRETS_KEY
- * in `solana_deposit_seeds`. Created once, on first use, in its own statement (never
- * inside a caller's transaction that could roll it back after an address was handed
- * out); concurrent first uses agree on one. Cached per process; never logged.
+ * The name of a seed in the database (`solana_deposit_addresses.seed_id`): a digest of it,
+ * not it. Tells addresses of one seed from another's; reveals nothing of the seed.
  */
-export async function depositSeed(db: Db, secrets: SecretBox): Promise<Uint8Array> {
-  const cached = seeds.get(secrets.keyId);
-  if (cached) return cached;
-  const sealed = secrets.seal(Buffer.from(randomBytes(64)).toString("hex"));
-  await db.execute(sql`insert into solana_deposit_seeds (id, sealed_seed) values (${SEED_ID}, ${sealed}) on conflict (id) do nothing`);
-  const [row] = await queryRows<{ sealed_seed: string }>(db, sql`select sealed_seed from solana_deposit_seeds where id = ${SEED_ID}`);
-  const seed = Uint8Array.from(Buffer.from(secrets.open(row!.sealed_seed), "hex"));
+export const depositSeedId = (seed: Uint8Array): string => createHash("sha256").update("stablepay solana deposit seed id\0").update(seed).digest("hex").slice(0, 16);
+
+/** The SLIP-0010 path of pool address `index`: Solana wallets' own `m/44'/501'/<account>'/0'`. */
+export const poolKeyPath = (index: number): string => `m/44'/501'/${index}'/0'`;
+
+/** Derivers by seed: `m/44'/501'` is derived once per seed, each index from it. */
+const accountsNodes = new Map<string, HDKey>();
+
+/** The keypair of pool address `index` under `seed` (SLIP-0010, ed25519). */
+export function poolKeypair(seed: Uint8Array, index: number): Keypair {
+  if (!Number.isInteger(index) || index < 0 || index >= HARDENED) throw new Error(`not a deposit key index: ${index}`);
+  const id = depositSeedId(seed);
+  let node = accountsNodes.get(id);
+  if (!node) accountsNodes.set(id, (node = HDKey.fromMasterSeed(seed).derive("m/44'/501'")));
+  return Keypair.fromSeed(node.deriveChild(HARDENED + index).deriveChild(HARDENED).privateKey);
+}
+
+/** The row holding the legacy sealed master seed. */
+const LEGACY_SEED_ID = "solana-deposit-v1";
+
+/**
+ * Legacy: the sealed master seed (in `solana_deposit_seeds`) that deposit keys of payments
+ * created before the address pool derive from; null when the database holds none. Read
+ * only to sign for those addresses (a sweep or refund: rare, so read each time); never created any more. Never logged.
+ */
+export async function legacyDepositSeed(db: Db, secrets: SecretBox): Promise<Uint8Array | null> {
+  const [row] = await queryRows<{ sealed_seed: string }>(db, sql`select sealed_seed from solana_deposit_seeds where id = ${LEGACY_SEED_ID}`);
+  if (!row) return null;
+  const seed = Uint8Array.from(Buffer.from(secrets.open(row.sealed_seed), "hex"));
   if (seed.length !== 64) throw new Error("the stored Solana deposit seed is not 64 bytes");
-  seeds.set(secrets.keyId, seed);
   return seed;
 }
 
 /**
- * The SLIP-0010 path of a payment's deposit key: Solana's `m/44'/501'` followed by the
- * payment's uuid (128 bits) cut into five hardened indexes of 31, 31, 31, 31 and 4 bits.
- * One uuid, one path: the key is re-derived from the seed and the payment id alone.
+ * Legacy: the SLIP-0010 path of a payment's deposit key before the pool: Solana's `m/44'/501'`
+ * followed by the payment's uuid (128 bits) cut into five hardened indexes of 31, 31, 31, 31
+ * and 4 bits.
  */
 export function depositKeyPath(paymentId: string): string {
   const hex = paymentId.replaceAll("-", "");
@@ -44,8 +66,35 @@ export function depositKeyPath(paymentId: string): string {
   return `m/44'/501'/${parts.map((p) => `${p}'`).join("/")}`;
 }
 
-/** The deposit keypair of a payment (ed25519, SLIP-0010 from the master seed). */
+/** Legacy: the deposit keypair of a payment created before the pool (SLIP-0010 from the sealed seed, by payment id). */
 export function depositKeypair(seed: Uint8Array, paymentId: string): Keypair {
   const key = HDKey.fromMasterSeed(seed).derive(depositKeyPath(paymentId));
   return Keypair.fromSeed(key.privateKey);
+}
+
+/**
+ * The key of a deposit payment's address, for the worker to sign its sweep or refund: by its
+ * pool row (index under SOLANA_DEPOSIT_SEED), else, for a payment created before the pool, by
+ * its id under the legacy sealed seed. Whatever derives it must give back the payment's own
+ * address: a wrong seed is an error, never a transaction signed by another key.
+ */
+export async function depositKeyOf(ctx: Pick<RailContext, "config" | "db">, payment: Pick<PaymentRow, "id" | "receiveAddress">): Promise<Keypair> {
+  const address = payment.receiveAddress;
+  if (!address) throw new Error(`payment ${payment.id} has no deposit address`);
+  const row = await findSolanaDepositAddress(ctx.db, address);
+  let key: Keypair;
+  if (row) {
+    const seed = ctx.config.solana.depositSeed;
+    if (!seed) throw new ServiceUnavailableError("Solana deposit keys cannot be derived here: SOLANA_DEPOSIT_SEED is not set (the worker's).");
+    if (row.seedId !== depositSeedId(seed)) {
+      throw new Error(`deposit address ${address} derives from another SOLANA_DEPOSIT_SEED (id ${row.seedId}) than the one configured (id ${depositSeedId(seed)})`);
+    }
+    key = poolKeypair(seed, row.index);
+  } else {
+    const legacy = await legacyDepositSeed(ctx.db, ctx.config.secrets);
+    if (!legacy) throw new Error(`deposit address ${address} is neither in the address pool nor derivable from a legacy seed`);
+    key = depositKeypair(legacy, payment.id);
+  }
+  if (key.publicKey.toBase58() !== address) throw new Error(`the key derived for deposit address ${address} is another's (${key.publicKey.toBase58()}): wrong seed?`);
+  return key;
 }

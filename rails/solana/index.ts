@@ -13,8 +13,9 @@ const lib = () => require("./libraryBacked.ts") as typeof import("./libraryBacke
 
 /**
  * Solana: direct payments as Solana Pay transfers to the merchant carrying a
- * per-payment reference, deposit addresses as per-payment keys (SLIP-0010 from a sealed
- * master seed) whose token accounts are swept by the operator, evidence from the
+ * per-payment reference, deposit addresses as per-payment keys (SLIP-0010 from a seed only
+ * the worker holds, derived ahead of need into a pool the API hands out from) whose token
+ * accounts are swept by the operator, evidence from the
  * subscriber (`ingest/`, the `solana` role): balance changes of watched token accounts,
  * detected at `confirmed`, final at `finalized`.
  */
@@ -24,6 +25,7 @@ export const solanaRail: Rail = {
   unavailable,
   normalizeAddress: normalizeSolanaAddress,
   prepare: (ctx, request) => lib().preparePayment(ctx, request),
+  replenish: (ctx) => lib().replenishDepositPool(ctx),
   paymentUri: (payment) => lib().paymentUri(payment),
   walletInstructions: (payment, network) => lib().walletInstructions(payment, network),
   // No browser-wallet button on Solana yet: the checkout page shows the Solana Pay QR code.
@@ -61,4 +63,5 @@ export const solanaRail: Rail = {
   // A Solana sweep or refund is confirmed only once finalized: no reorg can take it back.
   recheckTransferOut: async (ctx, rowId) => (await findTransferOut(ctx.db, rowId))!,
   cancelTransferOut: (ctx, rowId) => lib().cancelTransferOut(ctx, rowId),
+  recoverDeposits: (ctx, network, options) => lib().recoverDeposits(ctx, network, options),
 };

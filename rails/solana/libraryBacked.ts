@@ -8,6 +8,8 @@ export { balanceOf } from "./balanceOf.ts";
 export { chainHead, finalizedHead } from "./chainHead.ts";
 export { contractDescription } from "./contractDescription.ts";
 export { operatorStatus } from "./operatorStatus.ts";
+export { replenishDepositPool } from "./depositPool.ts";
+export { recoverDeposits } from "./recoverDeposits.ts";
 export { preparePayment } from "./preparePayment.ts";
 export { refundAddressProblem, settlementWalletProblem } from "./refundAddressProblem.ts";
 export { cancelTransferOut } from "./transfers/cancelTransferOut.ts";

@@ -1,16 +1,15 @@
 import type { PreparedPayment, PrepareContext, PrepareRequest } from "../types.ts";
-import { depositKeypair, depositSeed } from "./depositKeys.ts";
+import { claimDepositAddress } from "./depositPool.ts";
 
 /**
- * The Solana columns of a new payment. A deposit payment gets its own key, derived
- * from the master seed and the payment id (SLIP-0010): `receiveAddress` is that key, and
- * its associated token account for the mint is what is watched and swept. A direct
- * payment is a Solana Pay transfer to the merchant's wallet carrying the payment's
- * reference key: `receiveAddress` is the merchant's wallet. No contract, no intent.
+ * The Solana columns of a new payment. A deposit payment gets an address of its own from the
+ * pool the worker derives ahead of need (SLIP-0010 from a seed only the worker holds): its
+ * associated token account for the mint is what is watched and swept. A direct payment is a
+ * Solana Pay transfer to the merchant's wallet carrying the payment's reference key:
+ * `receiveAddress` is the merchant's wallet. No contract, no intent, no key.
  */
 export async function preparePayment(ctx: PrepareContext, request: PrepareRequest): Promise<PreparedPayment> {
   const none = { contractAddress: null, intentSignature: null, intentDeadline: null, feeRecipient: null };
   if (request.kind !== "deposit") return { ...none, receiveAddress: request.merchantWallet };
-  const seed = await depositSeed(ctx.db, ctx.config.secrets);
-  return { ...none, receiveAddress: depositKeypair(seed, request.paymentId).publicKey.toBase58() };
+  return { ...none, receiveAddress: await claimDepositAddress(ctx, request.paymentId) };
 }

@@ -21,6 +21,7 @@ import { uuidPattern } from "../../domain/uuid.ts";
 import type { Logger } from "../../config/logger.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { replay } from "./replay.ts";
+import { recover } from "./recover.ts";
 import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
 import { allRails, railFor, railOfPayment } from "../../rails/index.ts";
@@ -254,6 +255,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
 
   replay,
 
+  recover,
+
   async "transfers list"({ db }) {
     const rows = await unfinishedTransfersOut(db);
     return rows.length === 0 ? "No sweeps or refunds in flight." : rows.map(showTransfer).join("\n");
@@ -315,6 +318,7 @@ export const commandFlags: Record<string, readonly string[]> = {
   replay: ["network", "from", "to", "from-slot", "to-slot", "dry-run"],
   "transfers list": [],
   "transfers cancel": ["id"],
+  recover: ["network", "destination", "deposits", "from-index", "gap", "dry-run"],
 };
 
 /**
@@ -358,6 +362,11 @@ export const usage = `Usage: npm run cli -- <command> [flags]
   transfers list                                                        sweeps and refunds in flight (signed or waiting)
   transfers cancel --id TRANSFER_ID                                     spend a stuck sweep/refund's nonce on a transfer of nothing to the
                                                                         operator (later ones queue behind it); what it was to move is owed again
+  recover --network SHORT_NAME [--destination ADDRESS] [--deposits FILE] [--from-index N] [--gap N] [--dry-run]
+                                                                        sweep what deposit addresses still hold, even without the database:
+                                                                        Solana from SOLANA_DEPOSIT_SEED (indexes read until --gap unused ones,
+                                                                        200) to --destination or the merchant; EVM forwarders named in --deposits
+                                                                        (paymentId,merchantWallet lines) or the database, to their merchant wallet
 
 Exit codes: 0 done; 2 a usage error or a refusal (unknown id, nothing to cancel); 1 the command failed on
 our side (a node, the operator key, the rates source): try again once it is fixed.`;

@@ -14,7 +14,7 @@ import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { refund } from "../../jobs/refund.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { solanaRail } from "../../rails/solana/index.ts";
-import { depositKeypair, depositSeed } from "../../rails/solana/depositKeys.ts";
+import { depositKeyOf } from "../../rails/solana/depositKeys.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../../rails/solana/operator.ts";
 import { MAX_PRIORITY_LAMPORTS } from "../../rails/solana/transfers/priorityFee.ts";
@@ -158,7 +158,7 @@ describe("exactly once, wherever the worker died", () => {
       );
     });
     const payment = (await findPayment(api.db, deposit.id))!;
-    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const depositKey = await depositKeyOf(api, payment);
     const signed = (await buildTransferOut({ connection: connection(), network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey }))!;
     // Recorded, as the job does before it sends — and here the worker "dies".
     await claimTransferOutBroadcast(api.db, row.id, { ...signed, fromAddress: solanaOperator(api.config)!.publicKey.toBase58() });
@@ -172,7 +172,7 @@ describe("exactly once, wherever the worker died", () => {
     const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
     const { deposit, row } = await reservedSweep(2_000_000n);
     const payment = (await findPayment(api.db, deposit.id))!;
-    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const depositKey = await depositKeyOf(api, payment);
     const proxy = startRpcProxy(solana.chain.rpcUrl);
     try {
       proxy.fail(["getAccountInfo"]);
@@ -214,7 +214,7 @@ describe("exactly once, wherever the worker died", () => {
     const { deposit, row, signed } = await reservedSweep(5_000_000n);
     // A second copy of the same transfer under a later blockhash, as a run that missed the first would sign.
     const payment = (await findPayment(api.db, deposit.id))!;
-    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const depositKey = await depositKeyOf(api, payment);
     const copy = await until("a copy under a newer blockhash", async () => {
       const built = (await buildTransferOut({ connection: connection(), network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey }))!;
       return built.blockhash !== signed.blockhash ? built : undefined;
@@ -406,7 +406,7 @@ describe("exactly once, wherever the worker died", () => {
     const { deposit, row, signed } = await reservedSweep(1_200_000n);
     await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
     const payment = (await findPayment(api.db, deposit.id))!;
-    const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+    const depositKey = await depositKeyOf(api, payment);
     const copy = (await buildTransferOut({ connection: connection(), network: network(), payment, row, operator: solanaOperator(api.config)!, depositKey }))!;
     let raced = false;
     const proxy = rewritingRpcProxy(solana.chain.rpcUrl, async (call, answer) => {

@@ -11,7 +11,10 @@ import { deployForwarderFactory, deploySettlement } from "../../rails/evm/settle
 import type { Config, FileNetworkInput } from "../../config/index.ts";
 import { spawnIndexer } from "../../indexer/run.ts";
 
+/** The ForwarderFactory's operator: sweeps and refunds deposit addresses (the worker's key). */
 export const operatorKey = anvilAccounts[0] as Hex;
+/** PaymentSettlement's operator: signs payment intents (the API's key; `createTestApi` sets it). */
+export const intentSignerKey = anvilAccounts[6] as Hex;
 export const customerKey = anvilAccounts[1] as Hex;
 export const merchantWallet = privateKeyToAccount(anvilAccounts[2] as Hex).address;
 export const customer = privateKeyToAccount(customerKey);
@@ -32,8 +35,8 @@ export type PaymentChain = {
 };
 
 /**
- * A real anvil with the test stablecoins, the settlement contract and the forwarder
- * factory deployed (operator = anvil account 0), a million of each token with the
+ * A real anvil with the test stablecoins, the settlement contract (intents signed by anvil
+ * account 6) and the forwarder factory (operator: anvil account 0) deployed, a million of each token with the
  * customer (account 1) and any `alsoFund` address; the merchant's wallet is account 2.
  */
 export async function startPaymentChain(
@@ -51,9 +54,9 @@ export async function startPaymentChain(
   const fund = [customer.address, ...(options.alsoFund ?? [])].map((address) => ({ address, amount: 1_000_000n }));
   const tokens = await deployTestTokens({ rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, fund });
   const operator = privateKeyToAccount(operatorKey).address;
-  const connection = { rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, operator, owner: operator };
-  const settlement = await deploySettlement(connection);
-  const factory = await deployForwarderFactory(connection);
+  const connection = { rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, owner: operator };
+  const settlement = await deploySettlement({ ...connection, operator: privateKeyToAccount(intentSignerKey).address });
+  const factory = await deployForwarderFactory({ ...connection, operator });
   const network: FileNetworkInput = {
     name: "Anvil",
     shortName: options.shortName ?? "anvil",

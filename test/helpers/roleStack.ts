@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { spawn, type Subprocess } from "bun";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,6 +7,9 @@ import { buildConfig, type Config, type FileNetworkInput } from "../../config/in
 import { projectRoot } from "../../config/projectRoot.ts";
 import { createDb, type Db } from "../../db/client.ts";
 import { buildRoles } from "../../scripts/build.ts";
+import { roleEnv } from "../../scripts/lib/roleEnv.ts";
+import { createLogger } from "../../config/logger.ts";
+import { allRails } from "../../rails/index.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
@@ -44,12 +48,16 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
     QUEUE_PREFIX: redis.prefix,
     NETWORKS_FILE: networksFile,
     OPERATOR_PRIVATE_KEY: `0x${"11".repeat(32)}`,
+    INTENT_SIGNER_PRIVATE_KEY: `0x${"22".repeat(32)}`,
+    SOLANA_DEPOSIT_SEED: randomBytes(32).toString("hex"),
     LOG_LEVEL: "info",
     ...options.env,
   };
   const config: Config = buildConfig(env);
   const handle = createDb(database.url, { max: 10 });
   const db: Db = handle.db;
+  // Stocked as `npm start` stocks the sandbox (Solana's deposit addresses): the API may start before any worker.
+  for (const rail of allRails()) await rail.replenish?.({ config, db, logger: createLogger({ level: "silent" }) });
   const network = config.networks.find((n) => n.shortName === "anvil")!;
   const processes: Subprocess[] = [];
 
@@ -68,7 +76,15 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
     const profile = process.env.BENCH_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
     const child = spawn(["bun", ...profile, roleScript, role], {
       cwd: projectRoot,
-      env: { ...process.env, ...env, PORT: String(port), WORKER_METRICS_PORT: String(metricsPort), SOLANA_METRICS_PORT: String(metricsPort), ...extraEnv },
+      // Each role its own secrets and the operators' addresses, as `npm run start:prod` starts them.
+      env: {
+        ...process.env,
+        ...roleEnv(env, role, { evm: config.operatorAddress, solana: config.solana.operatorAddress }),
+        PORT: String(port),
+        WORKER_METRICS_PORT: String(metricsPort),
+        SOLANA_METRICS_PORT: String(metricsPort),
+        ...extraEnv,
+      },
       stdout: process.env.ROLE_STDOUT ? "inherit" : "ignore",
       stderr: "inherit",
     });

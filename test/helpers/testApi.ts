@@ -1,4 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { createApp } from "../../api/app.ts";
+import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { allRails } from "../../rails/index.ts";
 import { buildQueueDashboard } from "../../api/queueDashboard.ts";
 import type { ApiDeps } from "../../api/deps.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
@@ -36,7 +39,18 @@ export async function createTestApi(
   const database = options.database ?? (await createTestDatabase());
   const redis = createTestRedis(options.env?.REDIS_URL);
   const config = buildConfig(
-    { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, LOG_LEVEL: "silent", ...options.env },
+    {
+      APP_ENV: "test",
+      DATABASE_URL: database.url,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: redis.prefix,
+      LOG_LEVEL: "silent",
+      // The test chains' settlement contracts take intents from this signer (`startPaymentChain`).
+      INTENT_SIGNER_PRIVATE_KEY: anvilAccounts[6],
+      // A seed of each test API's own, as an operator's is: no two tests share deposit keys.
+      SOLANA_DEPOSIT_SEED: randomBytes(32).toString("hex"),
+      ...options.env,
+    },
     { extraNetworks: options.networks },
   );
   const handle = createDb(database.url, { max: 5, probe: options.databaseProbe });
@@ -59,6 +73,8 @@ export async function createTestApi(
     }),
     startedAt: new Date(),
   };
+  // Stocked as the sandbox starts (Solana's deposit addresses), whether or not the test runs workers.
+  for (const rail of allRails()) await rail.replenish?.({ config, db: handle.db, logger });
   const queues = openAllQueues(config, { failFast: true });
   deps.queueDashboard = await buildQueueDashboard(config, queues);
   const app = createApp(deps);

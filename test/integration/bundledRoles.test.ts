@@ -63,7 +63,7 @@ test("bundled roles: the API migrates, signs intents on its thread and serves th
   const { payment } = (await created.json()) as { payment: { id: string; amount: string } };
   expect(payment.amount).toBe("12.5");
 
-  // The intent was signed by the bundled signing thread, with the operator's key.
+  // The intent was signed by the bundled signing thread, with the intent signer's key (the API holds no operator key).
   const [row] = await stack.db.select().from(payments).where(eq(payments.id, payment.id));
   const intent = walletInstructions(row!)!.intent;
   const signer = await recoverTypedDataAddress({
@@ -73,7 +73,7 @@ test("bundled roles: the API migrates, signs intents on its thread and serves th
     message: { ...intent, amount: BigInt(intent.amount), fee: BigInt(intent.fee), deadline: BigInt(intent.deadline) },
     signature: row!.intentSignature as Hex,
   });
-  expect(signer).toBe(privateKeyToAccount(stack.env.OPERATOR_PRIVATE_KEY as Hex).address);
+  expect(signer).toBe(privateKeyToAccount(stack.env.INTENT_SIGNER_PRIVATE_KEY as Hex).address);
 
   // The checkout page and its assets, read from the project's folder.
   const page = await fetch(`${api.url}/pay/${payment.id}`);

@@ -13,7 +13,7 @@ import { findPayment } from "../../db/payments.ts";
 import { insertTransferOut, updateTransferOut } from "../../db/transfersOut.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { evmRail } from "../../rails/evm/index.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
+import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 
 /**
  * The payment endpoints against a real app (isolated database and Redis prefix) and a
@@ -188,7 +188,7 @@ describe("POST /payments/create", () => {
     });
     expect(p.signature).toMatch(/^0x[0-9a-f]{130}$/);
     const signed = await verifyTypedData({
-      address: privateKeyToAccount(operatorKey).address,
+      address: privateKeyToAccount(intentSignerKey).address,
       domain: settlementDomain(31337, settlement),
       types: paymentIntentTypes,
       primaryType: "PaymentIntent",

@@ -33,8 +33,10 @@ export async function quoteLocal(ctx: RailContext, request: BridgeQuoteRequest):
   const destinationToken = token(destination, request.destinationToken);
   if (!originToken || !destinationToken) throw new BridgeRouteError("The local bridge does not carry this token pair.", "UNSUPPORTED_CURRENCY");
 
-  const relayer = relayerAccount(ctx.config).address;
   const factory = await findFactory(ctx.db, origin.chainId);
+  // The API holds no relayer key: the relayer named in its books is the one that deployed the
+  // factory. Where the key is held, a factory another relayer key deployed is not its own yet.
+  const relayer = ctx.config.bridge.local?.relayerPrivateKey ? relayerAccount(ctx.config).address : factory && getAddress(factory.relayer);
   if (!factory || getAddress(factory.relayer) !== relayer) throw new BridgeUnavailableError("local", `the relayer has not started on ${origin.name} yet`);
   const timeout = ctx.config.rpcTimeoutMs * 2;
   const [liquidity, head] = await Promise.all([

@@ -5,8 +5,9 @@ import { BridgeUnavailableError } from "../../../domain/errors.ts";
 
 /** The local bridge's relayer account (BRIDGE_LOCAL_RELAYER_KEY): its liquidity fills, its forwarders take deposits. */
 export function relayerAccount(config: Config): PrivateKeyAccount {
-  if (!config.bridge.local) throw new BridgeUnavailableError("local", "no relayer is configured (BRIDGE_LOCAL_RELAYER_KEY)");
-  return privateKeyToAccount(config.bridge.local.relayerPrivateKey);
+  const key = config.bridge.local?.relayerPrivateKey;
+  if (!key) throw new BridgeUnavailableError("local", "no relayer is configured (BRIDGE_LOCAL_RELAYER_KEY)");
+  return privateKeyToAccount(key);
 }
 
 const wallets = new Map<string, WalletClient>();

@@ -5,7 +5,7 @@ import { broadcastOnChain, claimTransferOutBroadcast, confirmTransferOut, failTr
 import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
-import { depositKeypair, depositSeed } from "../depositKeys.ts";
+import { depositKeyOf } from "../depositKeys.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../operator.ts";
 import { buildTransferOut, RecipientUnusableError } from "./buildTransferOut.ts";
 import { withChainLock } from "../../chainLock.ts";
@@ -72,7 +72,7 @@ async function signAndSend(c: Ctx, rowId: string): Promise<TransferOutRow | null
   if (row.status !== "requested") return isFinal(row) ? row : null;
   await assertOperatorFunded(c, row);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
-  const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
+  const depositKey = await depositKeyOf(ctx, payment);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey }).catch(async (error: Error) => {
     // A refund whose address can no longer receive is closed (owed again: asked for anew elsewhere).
     if (!(error instanceof RecipientUnusableError)) throw error;
@@ -152,7 +152,7 @@ async function resign(c: Ctx, row: TransferOutRow, final: { slot: number; height
   // pile up signatures (what the row's follow-up reads grows with them).
   await assertOperatorFunded(c, row);
   const payment = (await findPayment(ctx.db, row.paymentId))!;
-  const depositKey = depositKeypair(await depositSeed(ctx.db, ctx.config.secrets), payment.id);
+  const depositKey = await depositKeyOf(ctx, payment);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey, minContextSlot: final.slot }).catch(async (error: Error) => {
     if (!(error instanceof RecipientUnusableError)) throw error;
     await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded; ${error.message}` }, { txHash: row.txHash! });

@@ -9,7 +9,8 @@ import { issueCredential } from "../../../db/credentials.ts";
 import { createMerchant } from "../../../db/merchants.ts";
 import { setSettlementWallet } from "../../../db/settlementWallets.ts";
 import { freePort } from "../../../devchain/freePort.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../helpers/paymentChain.ts";
+import { privateKeyToAccount } from "viem/accounts";
+import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../helpers/paymentChain.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "../../helpers/privatePostgres.ts";
 import { startPrivateRedis, type PrivateRedis } from "../../helpers/privateRedis.ts";
 import { faultBundle, roleProcess, type RoleProcess } from "./roleProcess.ts";
@@ -45,7 +46,10 @@ export async function startFaultStack(
     REDIS_URL: redis.url,
     QUEUE_PREFIX: "faults",
     NETWORKS_FILE: chain.networksFile,
+    // One environment for every role, as a shared one in production: each role keeps only its own keys (config/roles.ts).
     OPERATOR_PRIVATE_KEY: operatorKey,
+    OPERATOR_ADDRESS: privateKeyToAccount(operatorKey).address,
+    INTENT_SIGNER_PRIVATE_KEY: intentSignerKey,
     INDEXER_PORT: String(indexerPort),
     WORKER_METRICS_PORT: "0",
     INDEXER_METRICS_PORT: "0",

@@ -23,7 +23,7 @@ export async function ensureFactories(deps: RelayerDeps): Promise<void> {
     const address = await deployForwarderFactory({
       rpcUrl: network.rpcUrl!,
       chainId: Number(network.chainId),
-      deployerPrivateKey: deps.config.bridge.local!.relayerPrivateKey,
+      deployerPrivateKey: deps.config.bridge.local!.relayerPrivateKey!,
       operator: relayer,
       owner: relayer,
     });
