@@ -196,8 +196,14 @@ export type PaymentKind = PaymentRow["kind"];
 /** Where a credit came from; `transfer` means funds sit at an address the service sweeps. */
 export type CreditSource = NonNullable<PaymentRow["completedVia"]>;
 
-/** A credit with the transaction that carries it and where it was found. */
-export type SourcedCredit = Credit & { txHash: string; source: CreditSource };
+/**
+ * A credit with the transaction that carries it, where it was found, and who paid it: the
+ * address a refund goes back to by default (EVM: the transfer's `from` or the settlement
+ * event's payer; Solana: the owner of the token account the money left; a bridge: the
+ * sender of the origin-chain deposit), in the rail's canonical form. Null when it is not
+ * known (a submission or simulation ingest has not read, several sources in one transaction).
+ */
+export type SourcedCredit = Credit & { txHash: string; source: CreditSource; payer: string | null };
 
 export type PrepareRequest = {
   paymentId: string;
