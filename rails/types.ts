@@ -55,6 +55,18 @@ export interface Rail {
    * nothing, yet would count as paid back. Empty when it holds none.
    */
   ownAddresses(payment: PaymentRow): string[];
+  /**
+   * Whether `signature` is `signer`'s signature of `message` as a wallet of this rail signs a
+   * text (EVM: EIP-191 `personal_sign`; Solana: ed25519 `signMessage`). A paying address signs
+   * for a refund to another address so; a malformed signature is false, never an error.
+   */
+  verifySignedMessage(signer: string, message: string, signature: string): Promise<boolean>;
+  /**
+   * The browser wallet interface the checkout page asks for such a signature through
+   * (`eip1193`: the injected `window.ethereum`; `solana`: an injected Solana wallet's
+   * `signMessage`); null where the service refunds nothing itself.
+   */
+  readonly messageSigner: "eip1193" | "solana" | null;
   /** What `/payments/contract/{chainId}` describes for a network; null when the rail has no settlement contract there. */
   contract(network: Network): Record<string, unknown> | null;
 

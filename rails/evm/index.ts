@@ -18,6 +18,7 @@ import { evidenceHorizons } from "./readModel/evidenceHorizons.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
+import { verifySignedMessage } from "./verifySignedMessage.ts";
 import { verifySubmission } from "./verifySubmission.ts";
 import { paymentUri, walletInstructions } from "./walletInstructions.ts";
 
@@ -37,6 +38,8 @@ export const evmRail: Rail = {
   holdsFunds: (payment) => payment.receiveAddress !== null,
   ownAddresses: (payment) => (payment.receiveAddress ? [payment.receiveAddress] : []),
   checkoutWallet,
+  verifySignedMessage,
+  messageSigner: "eip1193",
   contract: contractDescription,
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),
   evidenceHorizons: (ctx) => evidenceHorizons(ctx.db, ctx.config.indexer.viewsSchema),
