@@ -505,6 +505,9 @@ describe("POST /payments/public/{id}/refund-request: the page's refund, keyed by
     const nothing = await post(payment.id, merchantWallet);
     expect(nothing.status).toBe(409);
     expect(nothing.body.error).toBe("nothing_to_refund");
-    expect((await api.request(`/api/v1/payments/public/${payment.id}/refund-request`, { body: {} })).status).toBe(400);
+    // No address is a refund back to the address that paid (nothing owed here, so nothing to refund).
+    const toPayer = await api.request(`/api/v1/payments/public/${payment.id}/refund-request`, { body: {} });
+    expect([toPayer.status, toPayer.body.error]).toEqual([409, "nothing_to_refund"]);
+    expect((await api.request(`/api/v1/payments/public/${payment.id}/refund-request`, { body: { address: "" } })).status).toBe(400);
   });
 });
