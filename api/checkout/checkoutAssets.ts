@@ -13,6 +13,7 @@ const FILES: Record<string, string> = {
   "wallet.js": "text/javascript; charset=utf-8",
   "refund.js": "text/javascript; charset=utf-8",
   "refundMessage.js": "text/javascript; charset=utf-8",
+  "refundSign.js": "text/javascript; charset=utf-8",
   "icon.svg": "image/svg+xml",
 };
 
