@@ -12,15 +12,10 @@ const FILES: Record<string, string> = {
   "live.js": "text/javascript; charset=utf-8",
   "wallet.js": "text/javascript; charset=utf-8",
   "refund.js": "text/javascript; charset=utf-8",
+  // A link to payouts/refundMessage.js, where the server checks signatures against the same text (one copy, never two to drift).
   "refundMessage.js": "text/javascript; charset=utf-8",
   "refundSign.js": "text/javascript; charset=utf-8",
   "icon.svg": "image/svg+xml",
-};
-
-/** Files the page shares with the server, served from where they are defined (one copy, never two to drift). */
-const SHARED: Record<string, string> = {
-  // The text a paying address signs for a refund elsewhere: the server checks signatures against it.
-  "refundMessage.js": "payouts/refundMessage.js",
 };
 
 export type CheckoutAsset = { body: string; contentType: string };
@@ -34,8 +29,7 @@ export function loadCheckoutAssets(dir = fromProjectRoot("api/checkout/assets"))
   const files = new Map<string, CheckoutAsset>();
   const hash = createHash("sha256");
   for (const [name, contentType] of Object.entries(FILES)) {
-    const shared = SHARED[name];
-    const body = readFileSync(shared ? fromProjectRoot(shared) : join(dir, name), "utf8");
+    const body = readFileSync(join(dir, name), "utf8");
     hash.update(name).update("\0").update(body).update("\0");
     files.set(name, { body, contentType });
   }
