@@ -21,6 +21,7 @@ import { operatorRoutes } from "./routes/operator.ts";
 import { paymentActionRoutes } from "./routes/paymentActions.ts";
 import { paymentRoutes } from "./routes/payments.ts";
 import { publicPaymentRoutes } from "./routes/publicPayments.ts";
+import { refundRequestRoutes } from "./routes/refundRequests.ts";
 import { returnOriginRoutes } from "./routes/returnOrigins.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { systemRoutes } from "./routes/system.ts";
@@ -37,6 +38,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(crossChainRoutes(deps))
     .use(paymentRoutes(deps))
     .use(depositRoutes(deps))
+    .use(refundRequestRoutes(deps))
     .use(merchantRoutes(deps))
     .use(webhookEndpointRoutes(deps))
     .use(webhookSecretRoutes(deps))

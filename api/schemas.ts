@@ -38,5 +38,16 @@ export const createPaymentHeaders = t.Object(
   { additionalProperties: true },
 );
 
-/** A customer's refund address (and why), for `/deposits/refund-request` and the checkout page's credential-free twin. */
-export const refundRequestBody = t.Object({ address: t.String({ minLength: 1, maxLength: 100 }), reason: t.Optional(t.String({ maxLength: 500 })) });
+/**
+ * A refund request, for `/deposits/refund-request` and the checkout page's credential-free
+ * twin: where to (absent: back to the address that paid) and why; with `signature`, a paying
+ * address's signature of the request's message for `address` and `amount`.
+ */
+export const refundRequestBody = t.Object({
+  address: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Where to send the refund; absent: back to the address that paid" })),
+  reason: t.Optional(t.String({ maxLength: 500 })),
+  amount: t.Optional(t.Union([t.String({ maxLength: 100 }), t.Number()], { description: "With `signature`: the amount it covers, in token units" })),
+  signature: t.Optional(
+    t.String({ minLength: 1, maxLength: 200, description: "A paying address's signature of the refund message (EIP-191 hex on EVM; base58 or base64 ed25519 on Solana)" }),
+  ),
+});

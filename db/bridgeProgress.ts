@@ -21,6 +21,8 @@ export type BridgeProgressUpdate = {
   depositedAt: Date | null;
   /** Verified on the origin chain: what the refund transactions returned. */
   refundedAmount: bigint;
+  /** Verified on the origin chain: the addresses the deposits came from (who paid); absent: none verified. */
+  depositSenders?: string[];
   /**
    * Some origin transaction the bridge reports could not be checked on this read (its chain
    * is not configured here, or its node has no receipt for it yet): the deposit and refund
@@ -145,6 +147,8 @@ export async function recordBridgeProgress(db: Db, paymentId: string, seen: Brid
       ...next,
       bridgeUpdatedAt: seen.bridgeUpdatedAt ?? request.bridgeUpdatedAt,
       checkedAt: seen.readAt,
+      // Who paid is no change a merchant is told of (the deposit amount is): kept beside, a read that could not check every leg only adds to it.
+      depositSenders: seen.originUnverified ? [...new Set([...request.depositSenders, ...(seen.depositSenders ?? [])])] : (seen.depositSenders ?? []),
       seenThrough: later(request.seenThrough, seen.seenThrough),
       changedAt,
       finishedAt: finished ? (request.finishedAt ?? now) : null,

@@ -190,6 +190,8 @@ export async function reserveTransferOut(
   db: Db,
   paymentId: string,
   decide: (payment: PaymentRow, moved: { sweep: bigint; refund: bigint }) => Omit<typeof transfersOut.$inferInsert, "paymentId"> | null,
+  /** Runs in the same transaction, under the same lock, once a row is reserved (what records the refund's request); throwing undoes the reservation. */
+  reserved?: (tx: Db, payment: PaymentRow, row: TransferOutRow) => Promise<void>,
 ): Promise<TransferOutRow | undefined> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
@@ -200,6 +202,7 @@ export async function reserveTransferOut(
     const row = await insertTransferOut(tx, { ...values, paymentId });
     // A refund reserved changes what the checkout page says is owed back.
     if (row?.kind === "refund") await announcePaymentChanges(tx, [paymentId]);
+    if (row && reserved) await reserved(tx, payment, row);
     return row;
   });
 }

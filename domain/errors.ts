@@ -80,6 +80,20 @@ export class ConflictError extends AppError {
 }
 
 /**
+ * 409: a refund cannot be asked for or sent now. `error` is the stable code clients branch
+ * on: `nothing_to_refund`, `refund_in_progress`, `refund_below_minimum`, `refund_not_held`,
+ * `refund_reverting`, `refund_address_required`, `refund_request_closed`,
+ * `too_many_refund_requests`, `refund_signature_used`.
+ */
+export class RefundRefusedError extends ConflictError {}
+
+/** 403: a refund request's `signature` is not a paying address's signature of the request's message. */
+export class RefundSignatureError extends AppError {
+  readonly status = 403;
+  readonly error = "refund_signature_invalid";
+}
+
+/**
  * 409: the key that marks a repeat reused with a different request body. The message names
  * what the caller sent as the key: the `Idempotency-Key` header, else the body's `orderId`
  * (`key` as `idempotencyKeyOf` prefixes it).

@@ -21,6 +21,7 @@ export const paymentEventTypes = [
   "payment.refund_reverted",
   "payment.reverted",
   "bridge.updated",
+  "refund.requested",
 ] as const;
 
 export type PaymentEventType = (typeof paymentEventTypes)[number];
@@ -48,8 +49,8 @@ const progress: Partial<Record<PaymentEventState["status"], number>> = { pending
 const ended = (status: PaymentEventState["status"]) => status === "expired" || status === "failed" || status === "cancelled";
 
 /**
- * Events for one change of a payment (`payment.created`, `forwarded` and `refunded`
- * come from the actions that cause them, not from here):
+ * Events for one change of a payment (`payment.created`, `forwarded`, `refunded` and
+ * `refund.requested` come from the actions that cause them, not from here):
  * - `reverted`: evidence was removed or moved (a reorg): less received, the status went back,
  *   or a payment that had the full amount in time ended;
  * - `detected`: the first on-time funds appeared;

@@ -63,6 +63,18 @@ export interface Rail {
    * nothing, yet would count as paid back. Empty when it holds none.
    */
   ownAddresses(payment: PaymentRow): string[];
+  /**
+   * Whether `signature` is `signer`'s signature of `message` as a wallet of this rail signs a
+   * text (EVM: EIP-191 `personal_sign`; Solana: ed25519 `signMessage`). A paying address signs
+   * for a refund to another address so; a malformed signature is false, never an error.
+   */
+  verifySignedMessage(signer: string, message: string, signature: string): Promise<boolean>;
+  /**
+   * The browser wallet interface the checkout page asks for such a signature through
+   * (`eip1193`: the injected `window.ethereum`; `solana`: an injected Solana wallet's
+   * `signMessage`); null where the service refunds nothing itself.
+   */
+  readonly messageSigner: "eip1193" | "solana" | null;
   /** What `/payments/contract/{chainId}` describes for a network; null when the rail has no settlement contract there. */
   contract(network: Network): Record<string, unknown> | null;
 
@@ -241,8 +253,14 @@ export type PaymentKind = PaymentRow["kind"];
 /** Where a credit came from; `transfer` means funds sit at an address the service sweeps. */
 export type CreditSource = NonNullable<PaymentRow["completedVia"]>;
 
-/** A credit with the transaction that carries it and where it was found. */
-export type SourcedCredit = Credit & { txHash: string; source: CreditSource };
+/**
+ * A credit with the transaction that carries it, where it was found, and who paid it: the
+ * address a refund goes back to by default (EVM: the transfer's `from` or the settlement
+ * event's payer; Solana: the owner of the token account the money left; a bridge: the
+ * sender of the origin-chain deposit), in the rail's canonical form. Null when it is not
+ * known (a submission or simulation ingest has not read, several sources in one transaction).
+ */
+export type SourcedCredit = Credit & { txHash: string; source: CreditSource; payer: string | null };
 
 export type PrepareRequest = {
   paymentId: string;

@@ -5,6 +5,7 @@
  */
 export { INDEXED_CHANNEL, startDispatcher } from "./dispatch.ts";
 export { evidenceHorizons } from "./evidenceHorizons.ts";
+export { paymentPayers, type Payers } from "./paymentPayers.ts";
 export { reconcilePayments, type Reconciled } from "./reconcilePayments.ts";
 export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";
 export { watchIngest } from "./watchIngest.ts";

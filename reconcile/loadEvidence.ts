@@ -56,6 +56,8 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
       timestamp: new Date(Number(r.ts) * 1000),
       txHash: r.tx_hash,
       source: "submission",
+      // Ingest names the payer once it reads the transaction; until then it is not known.
+      payer: null,
     });
   }
   for (const r of simulated) {
@@ -66,6 +68,7 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
       timestamp: new Date(Math.round(Number(r.ts) * 1000)),
       txHash: r.tx_hash,
       source: "simulation",
+      payer: null,
       final: true,
     });
   }

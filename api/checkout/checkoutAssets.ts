@@ -12,6 +12,9 @@ const FILES: Record<string, string> = {
   "live.js": "text/javascript; charset=utf-8",
   "wallet.js": "text/javascript; charset=utf-8",
   "refund.js": "text/javascript; charset=utf-8",
+  // A link to payouts/refundMessage.js, where the server checks signatures against the same text (one copy, never two to drift).
+  "refundMessage.js": "text/javascript; charset=utf-8",
+  "refundSign.js": "text/javascript; charset=utf-8",
   "icon.svg": "image/svg+xml",
 };
 

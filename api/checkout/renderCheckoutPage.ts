@@ -94,12 +94,16 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
 
   <section id="refund" class="refund" aria-labelledby="refund-title"${hidden(sections.refund)}>
     <h2 id="refund-title">${h(t.refundTitle)}</h2>
-    <form id="refund-form" novalidate>
+    <p id="refund-explain" class="hint">${h(format(t.refundExplain, values))}</p>
+    <p class="refund-payer"><button type="button" id="refund-to-payer" class="primary" aria-describedby="refund-explain refund-message">${h(t.refundToPayer)}</button></p>
+    <form id="refund-form" novalidate aria-labelledby="refund-other">
+      <p id="refund-other" class="label">${h(t.refundOtherAddress)}</p>
       <label for="refund-address">${h(format(t.refundAddressLabel, values))}</label>
       <input id="refund-address" name="address" type="text" autocomplete="off" autocapitalize="off" spellcheck="false" required aria-describedby="refund-hint refund-message">
       <p id="refund-hint" class="hint">${h(format(t.refundAddressHint, values))}</p>
-      <button type="submit" class="primary">${h(t.refundSubmit)}</button>
+      <button type="submit" class="secondary">${h(t.refundSubmit)}</button>
     </form>
+    <p class="refund-sign"><button type="button" id="refund-sign" class="primary" hidden>${h(t.refundSignButton)}</button></p>
   </section>
   <p id="refund-message" class="refund-message" role="status" aria-live="polite"></p>
   <ul id="refund-list" class="refunds"${hidden(refunds.length > 0)}>${refunds.map((line) => `<li>${h(line)}</li>`).join("")}</ul>

@@ -70,6 +70,8 @@ export function presentPublicPayment(
     // The least this service refunds from the payment's address (REFUND_MIN_AMOUNT); null where it refunds nothing itself.
     refundMinimum: rail?.holdsFunds(p) && !crossChain ? units(refundMinimum(refunds.minimum, p.tokenDecimals)) : null,
     refunds: made.map((r) => ({ status: r.status, amount: units(r.amount), transactionHash: r.txHash, createdAt: r.createdAt.toISOString() })),
+    // The browser wallet interface that signs a refund request for another address (`eip1193`, `solana`); null where this service refunds nothing itself.
+    refundSigner: rail?.holdsFunds(p) && !crossChain ? rail.messageSigner : null,
     // The "Pay with wallet" button's transactions for what is due now (null: nothing to send).
     wallet: crossChain ? crossChain.wallet : (rail?.checkoutWallet(p, new Date()) ?? null),
     crossChain: crossChain && {

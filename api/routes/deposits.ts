@@ -6,12 +6,13 @@ import { NotFoundError, PaymentLookupError, ServiceUnavailableError } from "../.
 import { railFor, railOfPayment } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
-import { presentDeposit, presentTransfer } from "../presenters/deposit.ts";
+import { presentDeposit } from "../presenters/deposit.ts";
+import { presentRefundRequestOutcome } from "../presenters/refundRequest.ts";
+import { requestRefund } from "../../payouts/index.ts";
 import { presentNetwork } from "../presenters/network.ts";
 import { paymentUriOf } from "../presenters/payment.ts";
 import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, refundRequestBody, uuidPattern } from "../schemas.ts";
 import { answerCreation } from "../services/answerCreation.ts";
-import { requestRefund } from "../services/requestRefund.ts";
 import { requirePayment } from "../services/requirePayment.ts";
 
 /** The deposit window is fixed by the spec: fifteen minutes, not settable. */
@@ -120,15 +121,19 @@ export const depositRoutes = (deps: ApiDeps) => {
       "/refund-request/:paymentId",
       async ({ auth, params, body, set }) => {
         const payment = await requirePayment(db, auth, params.paymentId);
-        const row = await requestRefund(deps, payment, body);
+        // Key + secret is the merchant: any address. The public key may sit in a browser: the payer's rule.
+        const outcome = await requestRefund(deps, payment, body, auth.scheme === "api_key" ? "merchant" : "customer");
         set.status = 202;
-        return { success: true, message: "Refund requested; it is sent shortly.", refund: presentTransfer(row, payment.tokenDecimals) };
+        return presentRefundRequestOutcome(outcome, payment, railOfPayment(config, payment).network);
       },
       {
         auth: "public",
         params: paymentIdParams,
         body: refundRequestBody,
-        detail: { summary: "Give the address to refund what the payment owes the customer (overpaid, late, or expired with funds)" },
+        detail: {
+          summary:
+            "Refund what the payment owes the customer (overpaid, late, or expired with funds): with key + secret to any address; with the public key back to the address that paid, or once the merchant approves or a paying address signs",
+        },
       },
     );
 };

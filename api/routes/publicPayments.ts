@@ -2,17 +2,20 @@ import { Elysia } from "elysia";
 import { findPayment } from "../../db/payments.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
-import { presentTransfer } from "../presenters/deposit.ts";
+import { requestRefund } from "../../payouts/index.ts";
+import { railOfPayment } from "../../rails/index.ts";
+import { presentRefundRequestOutcome } from "../presenters/refundRequest.ts";
 import { paymentIdParams, refundRequestBody } from "../schemas.ts";
 import { openPaymentEventStream } from "../services/paymentEventStream.ts";
 import { loadPublicView } from "../services/publicPaymentViews.ts";
-import { requestRefund } from "../services/requestRefund.ts";
 
 /**
  * What a checkout page in the customer's browser reaches with no credentials: the
- * payment's checkout view, a stream of it, and a refund address for what the payment
+ * payment's checkout view, a stream of it, and a refund request for what the payment
  * owes the customer. The payment id (a random uuid) is the only key, as a hosted
- * checkout link is.
+ * checkout link is: a stranger may hold it, so a refund goes only back to the address
+ * that paid, or where a paying address signed for, and any other address waits for the
+ * merchant (`payouts/`).
  */
 export const publicPaymentRoutes = (deps: ApiDeps) => {
   const { db } = deps;
@@ -38,14 +41,17 @@ export const publicPaymentRoutes = (deps: ApiDeps) => {
       async ({ params, body, set }) => {
         const payment = await findPayment(db, params.paymentId);
         if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
-        const row = await requestRefund(deps, payment, body);
+        const outcome = await requestRefund(deps, payment, body, "customer");
         set.status = 202;
-        return { success: true, message: "Refund requested; it is sent shortly.", refund: presentTransfer(row, payment.tokenDecimals) };
+        return presentRefundRequestOutcome(outcome, payment, railOfPayment(deps.config, payment).network);
       },
       {
         params: paymentIdParams,
         body: refundRequestBody,
-        detail: { summary: "The customer's address for a refund of what the payment owes them (no credentials: the payment id is the key)" },
+        detail: {
+          summary:
+            "The customer's refund of what the payment owes them (no credentials: the payment id is the key): back to the address that paid, or to another address once the merchant approves it or a paying address signs it",
+        },
       },
     );
 };

@@ -44,6 +44,8 @@ export const bridgeRequests = pgTable(
     /** Verified on the origin chain: what reached the deposit address, and the block time of the first deposit. */
     depositAmount: amount("deposit_amount").notNull().default(sql`0`),
     depositedAt: timestamp("deposited_at", { withTimezone: true }),
+    /** Verified on the origin chain: the addresses the deposits came from (who paid; checksummed). */
+    depositSenders: text("deposit_senders").array().notNull().default(sql`'{}'::text[]`),
     /** Verified on the origin chain: what the refund transactions returned. */
     refundedAmount: amount("refunded_amount").notNull().default(sql`0`),
     /** Set when the service asked the bridge to refund (the merchant closed the payment with a deposit unfilled). */

@@ -60,6 +60,12 @@ export const solanaCredits = pgTable(
     paymentId: uuid("payment_id").notNull().references(() => payments.id, { onDelete: "cascade" }),
     source: text("source", { enum: ["transfer", "settlement"] }).notNull(),
     owner: text("owner").notNull(),
+    /**
+     * Who paid: the one owner whose token accounts of the mint lost balance in the
+     * transaction (a refund goes back there by default). Null: not known (several such
+     * owners, or a credit recorded before this was kept).
+     */
+    payer: text("payer"),
     mint: text("mint").notNull(),
     tokenProgram: text("token_program").notNull(),
     /** Post minus pre balance, smallest units. */

@@ -43,6 +43,9 @@ export const bridgeRail: Rail = {
   holdsFunds: () => false,
   ownAddresses: () => [],
   checkoutWallet: () => null,
+  // The customer paid from an EVM origin chain; the service refunds nothing itself (the bridge does).
+  verifySignedMessage: evmRail.verifySignedMessage,
+  messageSigner: null,
   contract: () => null,
   indexedHeads: async () => new Map(),
   evidenceHorizons: async () => new Map(),

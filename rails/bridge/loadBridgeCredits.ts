@@ -30,6 +30,8 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
   if (fills.length === 0) return Object.assign(result, { unreadable, evidenceThrough });
   const paymentsById = new Map(payments.map((p) => [p.id, p]));
   const paidAt = new Map(requests.map((r) => [r.paymentId, r.depositedAt]));
+  // Who paid is the origin deposit's sender; a fill counts for one only when a single address deposited.
+  const payerOf = new Map(requests.map((r) => [r.paymentId, r.depositSenders.length === 1 ? r.depositSenders[0]! : null]));
   // Read inside the reconcile's transaction, under its locks: every receipt at once, so the
   // locks wait for the slowest read, not for the sum of them.
   const read = async (fill: (typeof fills)[number], payment: PaymentRow): Promise<SourcedCredit | null> => {
@@ -51,6 +53,7 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
       timestamp: paidAt.get(payment.id) ?? (await blockTime(client, moved.blockNumber)),
       txHash: fill.txHash,
       source: "bridge",
+      payer: payerOf.get(payment.id) ?? null,
     };
   };
   const outcomes = await Promise.all(

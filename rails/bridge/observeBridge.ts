@@ -50,6 +50,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
   let depositAmount = 0n;
   let depositedAt: Date | null = null;
   let refundedAmount = 0n;
+  let depositSenders: string[] = [];
   // A hash the bridge reports whose receipt this read cannot see proves nothing either way.
   let originUnverified = !origin && status.originTxHashes.length + status.refundTxHashes.length > 0;
   let originTxHashes = status.originTxHashes;
@@ -57,13 +58,13 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     const client = evmClient(origin, timeout);
     // Each deposit log once: a bridge may list the customer's transaction, its own sweep of the
     // address, or both; the customer's transfers into the address are what was deposited.
-    const deposits = new Map<string, { txHash: string; value: bigint; blockNumber: bigint }>();
+    const deposits = new Map<string, { txHash: string; value: bigint; blockNumber: bigint; from: string }>();
     const sweptAt: bigint[] = [];
     for (const hash of status.originTxHashes) {
       const moved = await receiptTransfers(client, hash, request.originTokenAddress);
       if (!moved) originUnverified = true;
       for (const t of moved?.transfers ?? []) {
-        if (isAddressEqual(t.to, depositAddress)) deposits.set(`${hash.toLowerCase()}:${t.logIndex}`, { txHash: hash, value: t.value, blockNumber: moved!.blockNumber });
+        if (isAddressEqual(t.to, depositAddress)) deposits.set(`${hash.toLowerCase()}:${t.logIndex}`, { txHash: hash, value: t.value, blockNumber: moved!.blockNumber, from: t.from });
         else if (isAddressEqual(t.from, depositAddress)) sweptAt.push(moved!.blockNumber);
       }
     }
@@ -81,6 +82,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
       depositAmount += d.value;
       if (!reached) depositedAt = await blockTime(client, d.blockNumber);
     }
+    depositSenders = [...new Set([...deposits.values()].map((d) => getAddress(d.from)))];
     const listed = new Set(status.originTxHashes.map((h) => h.toLowerCase()));
     originTxHashes = [...status.originTxHashes, ...new Set([...deposits.values()].map((d) => d.txHash).filter((h) => !listed.has(h.toLowerCase())))];
     const refundTo = request.refundTo ? getAddress(request.refundTo) : null;
@@ -118,6 +120,7 @@ export async function observeBridge(ctx: RailContext, payment: PaymentRow, reque
     depositAmount,
     depositedAt,
     refundedAmount,
+    depositSenders,
     originUnverified,
     fills,
     failReason: status.failReason ?? status.refundFailReason ?? null,
@@ -139,7 +142,7 @@ async function transfersInto(client: PublicClient, token: Address, address: Addr
     .catch((error: Error) => {
       throw new ServiceUnavailableError(`Could not read the deposits into ${address}: ${error.message.split("\n")[0]}`);
     });
-  return logs.map((log) => ({ txHash: log.transactionHash, logIndex: log.logIndex, value: log.args.value!, blockNumber: log.blockNumber }));
+  return logs.map((log) => ({ txHash: log.transactionHash, logIndex: log.logIndex, value: log.args.value!, blockNumber: log.blockNumber, from: log.args.from! }));
 }
 
 const transferEvent = getAbiItem({ abi: erc20Abi, name: "Transfer" });

@@ -19,6 +19,7 @@ import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { recoverDeposits } from "./recoverDeposits.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
+import { verifySignedMessage } from "./verifySignedMessage.ts";
 import { verifySubmission } from "./verifySubmission.ts";
 import { paymentUri, walletInstructions } from "./walletInstructions.ts";
 
@@ -38,6 +39,8 @@ export const evmRail: Rail = {
   holdsFunds: (payment) => payment.receiveAddress !== null,
   ownAddresses: (payment) => (payment.receiveAddress ? [payment.receiveAddress] : []),
   checkoutWallet,
+  verifySignedMessage,
+  messageSigner: "eip1193",
   contract: contractDescription,
   indexedHeads: (ctx) => indexedBlocks(ctx.db, ctx.config.indexer.viewsSchema),
   evidenceHorizons: (ctx) => evidenceHorizons(ctx.db, ctx.config.indexer.viewsSchema),

@@ -5,6 +5,7 @@ import { ingestHeadOf, solanaEvidenceHorizons, solanaIndexedHeads } from "./read
 import { loadSolanaCredits } from "./readModel/loadCredits.ts";
 import { newSolanaEvidence } from "./readModel/newEvidence.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
+import { verifySignedMessage } from "./verifySignedMessage.ts";
 
 // Loaded on a method's first call (Bun's require loads an ES module synchronously, which
 // the rail's synchronous methods need). What every deployment calls — addresses, the read
@@ -33,6 +34,8 @@ export const solanaRail: Rail = {
   holdsFunds: (payment) => payment.kind === "deposit",
   ownAddresses: (payment) => (payment.kind === "deposit" ? lib().depositAccounts(payment) : []),
   checkoutWallet: () => null,
+  verifySignedMessage,
+  messageSigner: "solana",
   contract: (network) => lib().contractDescription(network),
   indexedHeads: (ctx) => solanaIndexedHeads(ctx.db, ctx.config),
   // The block time through which the subscriber has polled every watched account.

@@ -10,6 +10,12 @@ export type TokenCredit = {
   accountIndex: number;
   /** The owner the node reports for the account. */
   owner: string;
+  /**
+   * Who paid: the one owner whose token accounts of the mint lost balance in the
+   * transaction (where a refund goes back by default); null when none did (a mint) or
+   * several did (a transaction paying from more than one wallet).
+   */
+  payer: string | null;
 };
 
 /**
@@ -36,7 +42,26 @@ export function tokenBalanceDelta(transaction: ParsedTransactionWithMeta, watche
   if (foreign) return null;
   const amount = BigInt(post?.uiTokenAmount.amount ?? "0") - BigInt(pre?.uiTokenAmount.amount ?? "0");
   if (amount <= 0n) return null;
-  return { amount, accountIndex, owner: post?.owner ?? pre?.owner ?? "" };
+  return { amount, accountIndex, owner: post?.owner ?? pre?.owner ?? "", payer: payerOf(meta, watched, accountIndex) };
+}
+
+/** The single owner whose balance of the watched mint fell in the transaction (other accounts than the credited one), else null. */
+function payerOf(meta: NonNullable<ParsedTransactionWithMeta["meta"]>, watched: WatchedTokenAccount, credited: number): string | null {
+  const sameToken = (b: { mint: string; programId?: string }) => b.mint === watched.mint && (b.programId === undefined || b.programId === watched.tokenProgram);
+  const post = new Map((meta.postTokenBalances ?? []).filter(sameToken).map((b) => [b.accountIndex, b]));
+  const owners = new Set<string>();
+  for (const before of (meta.preTokenBalances ?? []).filter(sameToken)) {
+    if (before.accountIndex === credited) continue;
+    const after = post.get(before.accountIndex);
+    // An account closed in the transaction has no post balance: everything left it.
+    const fell = BigInt(after?.uiTokenAmount.amount ?? "0") < BigInt(before.uiTokenAmount.amount);
+    const owner = before.owner ?? after?.owner;
+    if (fell) {
+      if (!owner) return null;
+      owners.add(owner);
+    }
+  }
+  return owners.size === 1 ? [...owners][0]! : null;
 }
 
 /** Whether `address` is one of the transaction's account keys (a Solana Pay reference must be). */

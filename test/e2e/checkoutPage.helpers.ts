@@ -10,7 +10,7 @@ import type { TestApi } from "../helpers/testApi.ts";
 /**
  * A test EIP-1193 wallet injected into every page of `context` as `window.ethereum`:
  * it answers for the sandbox customer, signs with the customer's key (viem's local
- * account) and sends to the anvil it is switched to (one of `chains`); reads go there as
+ * account: transactions, and `personal_sign` messages) and sends to the anvil it is switched to (one of `chains`); reads go there as
  * they are. Returns the methods the page called, in order. `reject` declines the
  * connection as a user would (4001); switching to a chain it does not have is 4902.
  */
@@ -40,6 +40,9 @@ export async function injectTestWallet(
             return JSON.stringify({ error: { code: 4902, message: "Unrecognized chain ID." } });
           chainId = params[0].chainId;
           return answer(null);
+        case "personal_sign":
+          // EIP-191: the message as 0x-hex bytes, then the account.
+          return answer(await customer.signMessage({ message: { raw: params[0] as Hex } }));
         case "eth_sendTransaction": {
           const tx = params[0] as { to: Hex; data: Hex; value?: Hex };
           const hash = await current().customerWallet.sendTransaction({ account: customer, to: tx.to, data: tx.data, value: BigInt(tx.value ?? "0x0"), chain: null });

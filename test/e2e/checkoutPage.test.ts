@@ -182,7 +182,8 @@ describe("the hosted checkout page", () => {
 
   test("overpaid: says what is owed back, and the refund form gets it sent", async () => {
     const payment = await create("/api/v1/deposits/create", "5");
-    const { page } = await open(payment.id);
+    // The customer's wallet (the one that pays) signs the request for another address of theirs.
+    const { page, walletCalls } = await open(payment.id, { wallet: {} });
     await send(payment.address, 7_000_000n);
     await chain.mine(1);
     await waitForPhase(page, "overpaid");
@@ -198,12 +199,51 @@ describe("the hosted checkout page", () => {
 
     await page.fill("#refund-address", refundAddress);
     await page.click("#refund-form button[type=submit]");
+    // Not the address that paid: recorded, waiting for the merchant, unless the paying wallet signs.
+    await page.waitForFunction(
+      (a) => document.getElementById("refund-message")?.textContent === `Request recorded: 2.00 USDC will be sent to ${a} once Acme Coffee approves it. To get it now, sign the request with the wallet you paid from.`,
+      refundAddress,
+    );
+    expect(await page.isVisible("#refund-sign")).toBe(true);
+    await page.click("#refund-sign");
     await page.waitForFunction((a) => document.getElementById("refund-message")?.textContent === `Refund requested: 2.00 USDC will be sent to ${a} shortly.`, refundAddress);
+    expect(walletCalls).toContain("personal_sign");
+    expect(await page.isVisible("#refund-sign")).toBe(false);
     // The worker sends it; the page hears of it by itself.
     await page.waitForFunction(() => document.getElementById("refund-list")?.textContent === "Refund of 2.00 USDC: sent.", undefined, { timeout: 30_000 });
     expect(await page.isVisible("#refund")).toBe(false);
     const balance = await chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [refundAddress] });
     expect(balance).toBeGreaterThanOrEqual(2_000_000n);
+  }, 60_000);
+
+  test("a stranger's refund request waits for the merchant; the customer's \"send it back\" reaches the address that paid", async () => {
+    const payment = await create("/api/v1/deposits/create", "5");
+    await send(payment.address, 7_000_000n);
+    await chain.mine(1);
+    // A stranger holding the link asks for the excess, with no wallet that paid: recorded, nothing sent.
+    const strangerAddress = privateKeyToAccount(anvilAccounts[7] as Hex).address;
+    const { page } = await open(payment.id);
+    await waitForPhase(page, "overpaid");
+    expect(await text(page, "#refund-explain")).toBe(
+      "It goes back to the address you paid from. Paid from an exchange, or from someone else's wallet? Enter an address of your own below instead: it is sent there once Acme Coffee approves, or at once if you sign the request with the wallet you paid from.",
+    );
+    await page.fill("#refund-address", strangerAddress);
+    await page.click("#refund-form button[type=submit]");
+    await page.waitForFunction(
+      (a) => document.getElementById("refund-message")?.textContent === `Request recorded: 2.00 USDC will be sent to ${a} once Acme Coffee approves it.`,
+      strangerAddress,
+    );
+    expect(await page.isVisible("#refund-sign")).toBe(false); // no wallet here to sign with
+    expect(seriousOf(await axeViolations(page))).toEqual([]);
+
+    // The customer's own button: back to the address that paid, at once.
+    const balance = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+    const [customerBefore, strangerBefore] = [await balance(customer.address), await balance(strangerAddress)];
+    await page.click("#refund-to-payer");
+    await page.waitForFunction((a) => document.getElementById("refund-message")?.textContent === `Refund requested: 2.00 USDC will be sent to ${a} shortly.`, customer.address);
+    await page.waitForFunction(() => document.getElementById("refund-list")?.textContent === "Refund of 2.00 USDC: sent.", undefined, { timeout: 30_000 });
+    expect(await balance(customer.address)).toBe(customerBefore + 2_000_000n);
+    expect(await balance(strangerAddress)).toBe(strangerBefore);
   }, 60_000);
 
   test("expired: with money received, the page says it is owed back and offers the refund form", async () => {

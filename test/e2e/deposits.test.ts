@@ -57,6 +57,8 @@ afterAll(async () => {
 });
 
 const headers = () => ({ "x-public-key": merchant.publicKey });
+// Refunds to an address other than the one that paid are the merchant's to send (key + secret).
+const merchantKeys = () => ({ "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret });
 const transferDeps = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
 const job = <T,>(data: T) => ({ data, id: "test" }) as never;
 const balanceOf = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
@@ -204,11 +206,11 @@ describe("deposit-address payments", () => {
     const completed = await waitFor(deposit.id, (p) => p.status === "completed");
     expect(completed).toMatchObject({ amountReceived: "12.5", excessOwed: "2.5" });
 
-    const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress, reason: "overpaid" } });
+    const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: merchantKeys(), body: { address: refundAddress, reason: "overpaid" } });
     expect(request.status).toBe(202);
     expect(request.body.refund).toMatchObject({ status: "requested", amount: "2.5", to: refundAddress });
     // A second request while one is pending is refused.
-    const again = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
+    const again = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: merchantKeys(), body: { address: refundAddress } });
     expect(again.status).toBe(409);
 
     const before = await balanceOf(refundAddress);
@@ -232,7 +234,7 @@ describe("deposit-address payments", () => {
     expect(types).toContain("payment.overpaid");
 
     // Nothing left to refund now.
-    const nothing = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
+    const nothing = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: merchantKeys(), body: { address: refundAddress } });
     expect(nothing.status).toBe(409);
   }, 60_000);
 
@@ -945,7 +947,7 @@ describe("deposit-address payments", () => {
     const excess = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [deposit.depositAddress, 1_000_000n], account: customer, chain: null });
     await chain.publicClient.waitForTransactionReceipt({ hash: excess });
     await waitFor(deposit.id, (p) => p.excessOwed === "1");
-    const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
+    const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: merchantKeys(), body: { address: refundAddress } });
     expect(request.status).toBe(202);
     // Not final yet: it waits. Then a reorg takes the excess away (as the indexer rolls its row back).
     expect(await refund(transferDeps())(job({ transferId: request.body.refund.id }))).toMatchObject({ status: "requested", waiting: expect.stringMatching(/is not final yet/) });
@@ -979,7 +981,7 @@ describe("deposit-address payments", () => {
       await Bun.sleep(2_000); // room for a block stamped between the last one and the close
       const closed = await api.request("/api/v1/payments/fail", { headers: headers(), body: { paymentId: deposit.id, status: "failed" } });
       expect(closed.status).toBe(200);
-      const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
+      const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: merchantKeys(), body: { address: refundAddress } });
       expect(request.status).toBe(202);
       expect(request.body.refund).toMatchObject({ status: "requested", amount: "0.6" });
       transferId = request.body.refund.id;
@@ -1026,13 +1028,13 @@ describe("deposit-address payments", () => {
     }
     expect((await findPayment(api.db, payment.id))!).toMatchObject({ status: "completed", completedVia: "transfer" });
     const before = await balanceOf(refundAddress);
-    const request = await api.request(`/api/v1/deposits/refund-request/${payment.id}`, { headers: headers(), body: { address: refundAddress } });
+    const request = await api.request(`/api/v1/deposits/refund-request/${payment.id}`, { headers: merchantKeys(), body: { address: refundAddress } });
     expect(request.status).toBe(202);
     expect(request.body.refund).toMatchObject({ status: "requested", amount: "1" });
     expect(await refund(transferDeps())(job({ transferId: request.body.refund.id }))).toMatchObject({ status: "confirmed" });
     expect(await balanceOf(refundAddress)).toBe(before + 1_000_000n);
     // The other 3 reached the merchant through the contract: theirs to return; the service says so and reserves nothing.
-    const rest = await api.request(`/api/v1/deposits/refund-request/${payment.id}`, { headers: headers(), body: { address: refundAddress } });
+    const rest = await api.request(`/api/v1/deposits/refund-request/${payment.id}`, { headers: merchantKeys(), body: { address: refundAddress } });
     expect(rest.status).toBe(409);
     expect(rest.body).toMatchObject({ error: "refund_not_held" });
     expect(rest.body.message).toContain("owes the customer 3000000");
@@ -1051,7 +1053,7 @@ describe("deposit-address payments", () => {
     const expired = await waitFor(deposit.id, (p) => p.status === "expired");
     expect(expired).toMatchObject({ amountReceived: "10", excessOwed: "10", lateAmount: "6", amountRemaining: "0" });
 
-    const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: headers(), body: { address: refundAddress } });
+    const request = await api.request(`/api/v1/deposits/refund-request/${deposit.id}`, { headers: merchantKeys(), body: { address: refundAddress } });
     expect(request.status).toBe(202);
     const before = await balanceOf(refundAddress);
     // The late transfer's block is not final yet: a reorg could still take it back, so nothing is sent from it.

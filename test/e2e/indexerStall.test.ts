@@ -84,7 +84,8 @@ test("an excess known only from the customer's submission is refunded only once 
   expect(submitted.status).toBe(200);
   expect(submitted.body.payment).toMatchObject({ amountReceived: "3" });
   const refundTo = "0x00000000000000000000000000000000000000b0";
-  const request = await api.request(`/api/v1/deposits/refund-request/${paid.id}`, { headers: headers(), body: { address: refundTo } });
+  // An address other than the payer's: the merchant's to send (key + secret).
+  const request = await api.request(`/api/v1/deposits/refund-request/${paid.id}`, { headers: { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret }, body: { address: refundTo } });
   expect(request.status).toBe(202);
   const run = () => refund({ ...ctx(), databaseUrl: api.databaseUrl })({ data: { transferId: request.body.refund.id }, id: "test" } as never);
   expect(await run()).toMatchObject({ status: "requested", waiting: expect.stringMatching(/is not final yet/) });

@@ -494,6 +494,23 @@ describe("GET /payments/public/{id}/events: the live stream", () => {
 });
 
 describe("POST /payments/public/{id}/refund-request: the page's refund, keyed by the payment id", () => {
+  test("the view names the wallet interface that signs a refund request; the page explains where a refund goes and serves the signing modules", async () => {
+    const deposit = await createPayment({}, "/api/v1/deposits/create");
+    const view = (await api.request(`/api/v1/payments/public/${deposit.id}`)).body.payment;
+    expect(view.refundSigner).toBe("eip1193");
+    const page = await api.app.handle(new Request(`http://localhost/pay/${deposit.id}`));
+    const html = await page.text();
+    expect(html).toContain('id="refund-to-payer"');
+    expect(html).toContain("It goes back to the address you paid from.");
+    expect(html).toContain('id="refund-sign" class="primary" hidden');
+    const assets = /href="([^"]+)\/checkout\.css"/.exec(html)![1]!;
+    for (const name of ["refundMessage.js", "refundSign.js", "refund.js"]) {
+      const asset = await api.app.handle(new Request(`http://localhost${assets}/${name}`));
+      expect([name, asset.status, asset.headers.get("content-type")]).toEqual([name, 200, "text/javascript; charset=utf-8"]);
+      await asset.text();
+    }
+  });
+
   test("refuses what /deposits/refund-request refuses, with the same codes", async () => {
     const payment = await createPayment({}, "/api/v1/deposits/create");
     const post = (id: string, address: unknown) => api.request(`/api/v1/payments/public/${id}/refund-request`, { body: { address } });
@@ -505,6 +522,9 @@ describe("POST /payments/public/{id}/refund-request: the page's refund, keyed by
     const nothing = await post(payment.id, merchantWallet);
     expect(nothing.status).toBe(409);
     expect(nothing.body.error).toBe("nothing_to_refund");
-    expect((await api.request(`/api/v1/payments/public/${payment.id}/refund-request`, { body: {} })).status).toBe(400);
+    // No address is a refund back to the address that paid (nothing owed here, so nothing to refund).
+    const toPayer = await api.request(`/api/v1/payments/public/${payment.id}/refund-request`, { body: {} });
+    expect([toPayer.status, toPayer.body.error]).toEqual([409, "nothing_to_refund"]);
+    expect((await api.request(`/api/v1/payments/public/${payment.id}/refund-request`, { body: { address: "" } })).status).toBe(400);
   });
 });

@@ -78,6 +78,14 @@ test("a lookup by payments finds each one's settlement and transfers", async () 
   );
 });
 
+test("each credit names who paid it: the transfer's sender, the settlement event's payer", async () => {
+  const rows = await queryRows<EvidenceRow>(handle.db, byPayments());
+  expect(rows.map((r) => [r.source, r.payer]).sort()).toEqual([
+    ["settlement", "0x01"],
+    ["transfer", "0x01"],
+  ]);
+});
+
 test("a lookup by payments reads the indexed tables through their indexes, never whole", async () => {
   const plan = (await queryRows<{ "QUERY PLAN": unknown }>(handle.db, sql`explain (format json) ${byPayments()}`))[0]!["QUERY PLAN"];
   const scans: string[] = [];

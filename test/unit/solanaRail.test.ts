@@ -176,7 +176,7 @@ describe("credits from real transactions (in-process SVM: SPL Token, ATA, Token-
     const index = transaction.transaction.message.accountKeys.findIndex((k) => k.pubkey.toBase58() === watched().account);
     expect(index).toBeGreaterThan(0);
     expect(transaction.meta!.preTokenBalances!.some((b) => b.accountIndex === index)).toBe(false); // created here
-    expect(tokenBalanceDelta(transaction, watched())).toEqual({ amount: 1_234_567n, accountIndex: index, owner: recipient.publicKey.toBase58() });
+    expect(tokenBalanceDelta(transaction, watched())).toEqual({ amount: 1_234_567n, accountIndex: index, owner: recipient.publicKey.toBase58(), payer: solana.customer.publicKey.toBase58() });
   });
 
   test("Token-2022 with a transfer fee: what arrived, not the instruction's amount", async () => {

@@ -13,6 +13,8 @@ export type EvidenceRow = {
   log_index: number;
   ts: string;
   tx_hash: string;
+  /** Who paid: the transfer's `from`, or the settlement event's `payer` (lowercase hex). */
+  payer: string;
 };
 
 /**
@@ -45,21 +47,21 @@ export function evidenceQuery(schema: string, tables: IndexedTables, scope: Evid
              select ${cols} from ${sql.identifier(replayed)} r where not exists (select 1 from ${table} i where i.id = r.id))`
       : sql`${sql.identifier(replayed)}`;
   };
-  const transfers = withReplayed(INDEXED_TABLES.transfers, "replayed_token_transfer", `id, chain_id, block_number, tx_hash, log_index, token, "to", amount, timestamp`, tables.transfers);
+  const transfers = withReplayed(INDEXED_TABLES.transfers, "replayed_token_transfer", `id, chain_id, block_number, tx_hash, log_index, token, "from", "to", amount, timestamp`, tables.transfers);
   const settlements = withReplayed(
     INDEXED_TABLES.settlements,
     "replayed_settlement_payment",
-    "id, chain_id, payment_id, token, merchant, amount, contract, block_number, tx_hash, log_index, timestamp",
+    "id, chain_id, payment_id, payer, token, merchant, amount, contract, block_number, tx_hash, log_index, timestamp",
     tables.settlements,
   );
   // An intent's bytes32 id is the payment's uuid left-padded with zeros.
   return sql`
-    select p.id as payment_id, 'transfer' as source, t.amount::text as amount, t.block_number::text as block_number, t.log_index, t.timestamp::text as ts, t.tx_hash
+    select p.id as payment_id, 'transfer' as source, t.amount::text as amount, t.block_number::text as block_number, t.log_index, t.timestamp::text as ts, t.tx_hash, t."from" as payer
     from ${transfers} t
     join payments p on t."to" = lower(p.receive_address) and p.chain_id = t.chain_id::text and t.token = lower(p.token_address)
     where ${where("t")}
     union all
-    select p.id as payment_id, 'settlement' as source, e.amount::text as amount, e.block_number::text as block_number, e.log_index, e.timestamp::text as ts, e.tx_hash
+    select p.id as payment_id, 'settlement' as source, e.amount::text as amount, e.block_number::text as block_number, e.log_index, e.timestamp::text as ts, e.tx_hash, e.payer
     from ${settlements} e
     join payments p
       on p.id = (case when e.payment_id ~ '^0x0{32}[0-9a-f]{32}$' then substring(e.payment_id from 35 for 32)::uuid end)

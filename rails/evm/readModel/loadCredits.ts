@@ -1,6 +1,7 @@
 import type { PaymentRow } from "../../../db/schema/index.ts";
 import { queryRows } from "../../../db/client.ts";
 import type { RailContext, SourcedCredit } from "../../types.ts";
+import { normalizeEvmAddress } from "../normalizeAddress.ts";
 import { evidenceQuery, type EvidenceRow } from "./evidence.ts";
 import { indexedTables } from "./tables.ts";
 
@@ -21,4 +22,5 @@ const creditOf = (r: EvidenceRow): SourcedCredit => ({
   timestamp: new Date(Number(r.ts) * 1000),
   txHash: r.tx_hash,
   source: r.source,
+  payer: r.payer ? normalizeEvmAddress(r.payer) : null,
 });

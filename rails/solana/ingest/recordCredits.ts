@@ -8,6 +8,8 @@ export type FoundCredit = {
   paymentId: string;
   source: "transfer" | "settlement";
   owner: string;
+  /** Who paid (the token's source owner, `TokenCredit.payer`); absent or null: not known. */
+  payer?: string | null;
   mint: string;
   tokenProgram: string;
   amount: bigint;
@@ -63,18 +65,19 @@ export async function recordCredits(
     let inserted = 0;
     if (accepted.length > 0) {
       const rows = await queryRows<{ signature: string }>(tx, sql`
-        insert into solana_credits (chain_id, signature, account, payment_id, source, owner, mint, token_program, amount, slot, block_time, account_index, finalized, found_by)
+        insert into solana_credits (chain_id, signature, account, payment_id, source, owner, mint, token_program, amount, slot, block_time, account_index, finalized, payer, found_by)
         select ${input.chainId}, c.*, ${input.foundBy} from unnest(
           ${sql.param(accepted.map((c) => c.signature))}::text[], ${sql.param(accepted.map((c) => c.account))}::text[],
           ${sql.param(accepted.map((c) => c.paymentId))}::uuid[], ${sql.param(accepted.map((c) => c.source))}::text[],
           ${sql.param(accepted.map((c) => c.owner))}::text[], ${sql.param(accepted.map((c) => c.mint))}::text[],
           ${sql.param(accepted.map((c) => c.tokenProgram))}::text[], ${sql.param(accepted.map((c) => c.amount.toString()))}::numeric[],
           ${sql.param(accepted.map((c) => c.slot.toString()))}::numeric[], ${sql.param(accepted.map((c) => c.blockTime.toISOString()))}::timestamptz[],
-          ${sql.param(accepted.map((c) => c.accountIndex))}::int[], ${sql.param(accepted.map((c) => c.finalized))}::boolean[]
+          ${sql.param(accepted.map((c) => c.accountIndex))}::int[], ${sql.param(accepted.map((c) => c.finalized))}::boolean[],
+          ${sql.param(accepted.map((c) => c.payer ?? null))}::text[]
         ) as c
         on conflict (chain_id, signature, account) do update set
           removed_at = null, slot = excluded.slot, block_time = excluded.block_time, finalized = excluded.finalized,
-          amount = excluded.amount, account_index = excluded.account_index,
+          amount = excluded.amount, account_index = excluded.account_index, payer = excluded.payer,
           found_by = excluded.found_by, seq = nextval(pg_get_serial_sequence('solana_credits', 'seq'))
         where solana_credits.removed_at is not null
         returning signature`);

@@ -132,6 +132,7 @@ export function creditOf(watch: PaymentWatch, signature: string, transaction: Pa
     paymentId: watch.paymentId,
     source: watch.source,
     owner: delta.owner,
+    payer: delta.payer,
     mint: watch.credit.mint,
     tokenProgram: watch.credit.tokenProgram,
     amount: delta.amount,

@@ -1,0 +1,1 @@
+../../../payouts/refundMessage.js
