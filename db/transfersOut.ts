@@ -100,7 +100,7 @@ export async function replaceTransferOutTx(
   db: Db,
   id: string,
   previousHash: string,
-  next: { rawTx: string; txHash: string; blockhash?: string; lastValidBlockHeight?: bigint },
+  next: { rawTx: string; txHash: string; blockhash?: string; lastValidBlockHeight?: bigint; sourceBalance?: bigint },
   /** `confirmed`: a confirmed transaction a reorg removed, re-signed while its row cannot reopen (see `reopenTransferOut`). */
   status: "broadcast" | "confirmed" = "broadcast",
 ): Promise<TransferOutRow | undefined> {
@@ -120,7 +120,7 @@ export async function replaceTransferOutTx(
 export async function claimTransferOutBroadcast(
   db: Db,
   id: string,
-  values: { rawTx: string; txHash: string; fromAddress: string; blockhash?: string; lastValidBlockHeight?: bigint; nonce?: number },
+  values: { rawTx: string; txHash: string; fromAddress: string; blockhash?: string; lastValidBlockHeight?: bigint; nonce?: number; sourceBalance?: bigint },
 ): Promise<TransferOutRow | undefined> {
   const [row] = await db
     .update(transfersOut)

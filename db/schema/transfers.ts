@@ -35,6 +35,12 @@ export const transfersOut = pgTable(
     /** Solana: the blockhash the transaction was signed with, and the block height after which it can never land. */
     blockhash: text("blockhash"),
     lastValidBlockHeight: amount("last_valid_block_height"),
+    /**
+     * Solana: what the deposit token account held when the row's transaction was signed. It is
+     * signed again only while the account holds exactly this: proof the first did not land
+     * (a status lookup that finds nothing proves nothing). Null: signed before it was recorded.
+     */
+    sourceBalance: amount("source_balance"),
     error: text("error"),
     /** When it was first sent (replacements keep it): how long it has been out, for "stuck". */
     broadcastAt: timestamp("broadcast_at", { withTimezone: true }),
