@@ -145,6 +145,12 @@ export interface Rail {
   /** What the payment's receive address holds of its token, read from the chain (not our records). */
   balanceOf(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
   /**
+   * Native coin the payment's deposit address holds at the chain's final block (ETH sent
+   * there instead of the token): never a credit; forwarded to the merchant once the payment
+   * ended (a `native_sweep`). Rails whose deposit addresses cannot move it leave it out.
+   */
+  nativeBalance?(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
+  /**
    * Why tokens of `payment` refunded to `address` (a valid address of this rail) would reach
    * no one who can spend them, read from the chain; null when they would.
    */

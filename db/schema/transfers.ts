@@ -14,7 +14,12 @@ export const transfersOut = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     paymentId: uuid("payment_id").notNull().references(() => payments.id),
-    kind: text("kind", { enum: ["sweep", "refund"] }).notNull(),
+    /**
+     * `native_sweep`: native coin (ETH…) sent to an EVM deposit address instead of the token,
+     * forwarded to the merchant once the payment has ended (`payouts/nativeSweep.ts`). Never
+     * a credit: token totals (what is swept, refunded, owed) count `sweep` and `refund` only.
+     */
+    kind: text("kind", { enum: ["sweep", "refund", "native_sweep"] }).notNull(),
     /** requested → broadcast → confirmed; failed when the chain refused it (retried by a new row). */
     status: text("status", { enum: ["requested", "broadcast", "confirmed", "failed"] }).notNull().default("requested"),
     chainId: text("chain_id").notNull(),
