@@ -22,6 +22,12 @@ export interface Rail {
   supports(network: Network, kind: PaymentKind): boolean;
   /** Why `network` cannot take payments of `kind` now (contracts or signer missing); null when it can. */
   unavailable(config: Config, network: Network, kind: PaymentKind): string | null;
+  /**
+   * Whether payments of `kind` here carry the service fee (`FEE_BPS`): only where it is
+   * collected — the EVM settlement contract pays it to `FEE_RECIPIENT` (a sweep does, for one
+   * paid by a transfer to its address). A fee not collected is not shown either.
+   */
+  collectsFee(kind: PaymentKind): boolean;
   /** The canonical form of an address on this rail (checksummed, base58…), or null if it is not one. */
   normalizeAddress(address: string): string | null;
   /**

@@ -30,6 +30,8 @@ export const evmRail: Rail = {
   name: "evm",
   supports: supportsKind,
   unavailable,
+  // The settlement contract pays the fee out with the merchant's share.
+  collectsFee: (kind) => kind === "payment",
   normalizeAddress: normalizeEvmAddress,
   prepare: (ctx, request) => preparePayment(ctx.config, request),
   paymentUri,
