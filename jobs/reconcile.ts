@@ -12,10 +12,10 @@ import { railOfPayment } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
 
 /**
- * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt
- * the sweep of those that just completed, or just ended otherwise where native coin at
- * their deposit address can be forwarded (`sweepNativeCoin`); fails (retried) while any was held for its
- * indexer re-reading. Harmless when run twice.
+ * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt the
+ * sweep of those that just completed, or just ended otherwise where native coin at their
+ * deposit address can be forwarded (`sweepNativeCoin`); fails (retried) while any was held
+ * for its indexer re-reading. Harmless when run twice.
  */
 export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logger) => async (job: Job<JobPayloads["reconcile"]>) => {
   const done = reconcileDuration.startTimer({ job: job.name });
