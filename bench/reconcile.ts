@@ -51,7 +51,7 @@ try {
     create table ${schema}.settlement_payment (
       id text primary key, chain_id integer not null, payment_id text not null, payer text not null, token text not null, merchant text not null,
       amount numeric(78,0) not null, fee numeric(78,0) not null, contract text not null, block_number numeric(78,0) not null, block_hash text not null,
-      tx_hash text not null, log_index integer not null, timestamp numeric(78,0) not null);
+      tx_hash text not null, log_index integer not null, timestamp numeric(78,0) not null, transfers jsonb);
     create index on ${schema}.settlement_payment (payment_id);
     create index on ${schema}.settlement_payment (chain_id, block_number);`));
 

@@ -1,11 +1,12 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "./client.ts";
+import { byColumnsGiven, recordSet } from "./jsonRecords.ts";
 import { replayedSettlementPayments, replayedTokenTransfers } from "./schema/index.ts";
 
 export type ReplayedTransfer = typeof replayedTokenTransfers.$inferInsert;
 export type ReplayedSettlement = typeof replayedSettlementPayments.$inferInsert;
 
-/** Rows a statement inserts at a time: Postgres takes at most 65,535 parameters in one (a settlement row has 14). */
+/** Rows a statement inserts at a time: Postgres takes at most 65,535 parameters in one (a transfer row has 11). */
 const ROWS_PER_INSERT = 1_000;
 
 /** Records replayed rows (a row already recorded stays as it is); returns the ids that were new. */
@@ -15,9 +16,13 @@ export async function insertReplayed(db: Db, rows: { transfers: ReplayedTransfer
     const batch = rows.transfers.slice(i, i + ROWS_PER_INSERT);
     for (const r of await db.insert(replayedTokenTransfers).values(batch).onConflictDoNothing().returning({ id: replayedTokenTransfers.id })) added.add(r.id);
   }
-  for (let i = 0; i < rows.settlements.length; i += ROWS_PER_INSERT) {
-    const batch = rows.settlements.slice(i, i + ROWS_PER_INSERT);
-    for (const r of await db.insert(replayedSettlementPayments).values(batch).onConflictDoNothing().returning({ id: replayedSettlementPayments.id })) added.add(r.id);
+  // Settlements through a record set: their `transfers` is jsonb, which drizzle on Bun's driver would store as a JSON string.
+  for (const group of byColumnsGiven(rows.settlements)) {
+    for (let i = 0; i < group.length; i += ROWS_PER_INSERT) {
+      const { columns, records } = recordSet(replayedSettlementPayments, group.slice(i, i + ROWS_PER_INSERT));
+      const inserted = await queryRows<{ id: string }>(db, sql`insert into ${replayedSettlementPayments} (${columns}) select ${columns} from ${records} on conflict do nothing returning id`);
+      for (const r of inserted) added.add(r.id);
+    }
   }
   return added;
 }

@@ -25,7 +25,7 @@ export async function openTransferOut(db: Db, paymentId: string): Promise<Transf
   return row;
 }
 
-/** Smallest units moved out of a payment's deposit address, or on their way, per kind. */
+/** Smallest units of the payment's token moved out of its deposit address, or on their way, per kind (native coin is not counted). */
 export async function movedOut(db: Db, paymentId: string): Promise<{ sweep: bigint; refund: bigint }> {
   const rows = await queryRows<{ kind: "sweep" | "refund"; total: string }>(
     db,
@@ -76,7 +76,8 @@ export async function failTransferOut(
     if (row?.kind === "refund") await announcePaymentChanges(tx, [row.paymentId]);
     // A confirmed sweep a reorg undid: the payment is owed a sweep again.
     if (row?.kind === "sweep" && from === "confirmed") await clearSwept(tx, row.paymentId);
-    if (!row) return;
+    // Native coin is not the payment's money: no payment event tells of it.
+    if (!row || row.kind === "native_sweep") return;
     // One the merchant was told of (`payment.forwarded` / `payment.refunded`) and a reorg then
     // undid (reverted when mined again, or reopened and never mined): told too, with the same
     // transfer, so its books do not keep money that never moved.
@@ -100,7 +101,7 @@ export async function replaceTransferOutTx(
   db: Db,
   id: string,
   previousHash: string,
-  next: { rawTx: string; txHash: string; blockhash?: string; lastValidBlockHeight?: bigint },
+  next: { rawTx: string; txHash: string; blockhash?: string; lastValidBlockHeight?: bigint; sourceBalance?: bigint },
   /** `confirmed`: a confirmed transaction a reorg removed, re-signed while its row cannot reopen (see `reopenTransferOut`). */
   status: "broadcast" | "confirmed" = "broadcast",
 ): Promise<TransferOutRow | undefined> {
@@ -120,7 +121,7 @@ export async function replaceTransferOutTx(
 export async function claimTransferOutBroadcast(
   db: Db,
   id: string,
-  values: { rawTx: string; txHash: string; fromAddress: string; blockhash?: string; lastValidBlockHeight?: bigint; nonce?: number },
+  values: { rawTx: string; txHash: string; fromAddress: string; blockhash?: string; lastValidBlockHeight?: bigint; nonce?: number; sourceBalance?: bigint },
 ): Promise<TransferOutRow | undefined> {
   const [row] = await db
     .update(transfersOut)
@@ -231,7 +232,8 @@ export async function confirmTransferOut(db: Db, id: string, mined: { blockNumbe
       })
       .where(and(eq(transfersOut.id, id), inArray(transfersOut.status, ["requested", "broadcast"])))
       .returning();
-    if (!row) return;
+    // Native coin is not the payment's money: no payment event tells of it.
+    if (!row || row.kind === "native_sweep") return;
     const payment = await lockPayment(tx, row.paymentId);
     if (row.kind === "sweep") await markSwept(tx, row.paymentId);
     const type = row.kind === "sweep" ? "payment.forwarded" : "payment.refunded";

@@ -46,6 +46,12 @@ export const settlementPayment = onchainTable(
     /** Total paid by the payer (merchant share + fee), smallest units. */
     amount: t.bigint().notNull(),
     fee: t.bigint().notNull(),
+    /**
+     * The paid token's Transfers from the payer inside this settlement (`settlementTransfers`):
+     * what it actually moved. A fee-on-transfer token moves less than `amount`, and only what
+     * reached the merchant and the fee recipient is credited.
+     */
+    transfers: t.jsonb().$type<Array<{ to: string; amount: string }>>().notNull(),
     contract: t.hex().notNull(),
     blockNumber: t.bigint().notNull(),
     blockHash: t.hex().notNull(),

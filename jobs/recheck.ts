@@ -46,7 +46,8 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   }
   // Sweeps owed but not done, and sweeps/refunds a crash left half way: drive them on.
   const unfinished = await unfinishedTransfersOut(db);
-  const sweeps = [...(await paymentsToSweep(db)), ...unfinished.filter((t) => t.kind === "sweep").map((t) => t.paymentId)];
+  // A native-coin sweep is resumed by its payment's sweep job, as a token sweep is.
+  const sweeps = [...(await paymentsToSweep(db)), ...unfinished.filter((t) => t.kind !== "refund").map((t) => t.paymentId)];
   await prompts.sweep(sweeps);
   for (const t of unfinished.filter((t) => t.kind === "refund")) await prompts.refund(t.id);
   const bridges = await unfinishedBridgeRequests(db);

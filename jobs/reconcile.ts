@@ -2,16 +2,20 @@ import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import type { PaymentRow } from "../db/schema/index.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import { reconcileDuration } from "../metrics/settlementMetrics.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
+import { isFinal } from "../domain/paymentStatus.ts";
+import { railOfPayment } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
 
 /**
- * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt
- * the sweep of those that just completed; fails (retried) while any was held for its
- * indexer re-reading. Harmless when run twice.
+ * `reconcile` and `expire`: recompute the listed payments, then (after commit) prompt the
+ * sweep of those that just completed, or just ended otherwise where native coin at their
+ * deposit address can be forwarded (`sweepNativeCoin`); fails (retried) while any was held
+ * for its indexer re-reading. Harmless when run twice.
  */
 export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logger) => async (job: Job<JobPayloads["reconcile"]>) => {
   const done = reconcileDuration.startTimer({ job: job.name });
@@ -28,6 +32,8 @@ export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logg
   for (const [id, r] of results) {
     if (r.changed) changed++;
     if (r.after.status === "completed" && r.before.status !== "completed") toSweep.push(id);
+    // Ended otherwise (expired, failed, cancelled): native coin sent to its deposit address is forwarded then.
+    else if (isFinal(r.after.status) && !isFinal(r.before.status) && movesNativeCoin(config, r.before)) toSweep.push(id);
     if (r.before.status === "completed" && r.after.status !== "completed") {
       // A reorg deeper than the confirmations the network requires took the evidence of a completed payment away.
       logger.error({ paymentId: id, chainId: r.before.chainId, now: r.after.status, completingTxHash: r.before.completingTxHash }, "a completed payment lost its evidence in a reorg: reverted after completion");
@@ -41,3 +47,12 @@ export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logg
   if (held > 0) throw new ServiceUnavailableError(`the indexer is reading again blocks it had read: ${held} payment(s) held; trying again`);
   return { reconciled: results.size, changed };
 };
+
+/** Whether the payment's rail forwards native coin from its deposit addresses (false on a network no longer enabled). */
+function movesNativeCoin(config: Config, payment: PaymentRow): boolean {
+  try {
+    return railOfPayment(config, payment).rail.nativeBalance !== undefined;
+  } catch {
+    return false;
+  }
+}

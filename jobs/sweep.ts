@@ -5,14 +5,25 @@ import { movedOut, openTransferOut, recentlyReverted, reserveTransferOut, REVERT
 import { railOfPayment, type RailContext } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
 import { refundWaits } from "./refundWaits.ts";
+import { sweepNativeCoin } from "../payouts/index.ts";
 
 /**
  * `sweep`: forwards what the merchant is owed to its settlement wallet. Resumes a sweep
  * or refund already in flight for the payment first (one at a time, by a unique index),
- * then records a new row before sending anything. Harmless when run twice.
+ * then records a new row before sending anything; once the token is done and the payment
+ * has ended, any native coin at its deposit address (`sweepNativeCoin`). Harmless when
+ * run twice.
  */
 export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]>) => {
-  const { paymentId } = job.data;
+  const token = await sweepToken(deps, job.data.paymentId);
+  if (token.waiting || (token.status !== undefined && token.status !== "confirmed")) return token;
+  const native = await sweepNativeCoin(deps, job.data.paymentId);
+  return native ? { ...token, ...native } : token;
+};
+
+type TokenSweep = { swept: string; waiting?: string; status?: string; txHash?: string | null };
+
+async function sweepToken(deps: RailContext, paymentId: string): Promise<TokenSweep> {
   const open = await openTransferOut(deps.db, paymentId);
   if (open) {
     // A refund not yet signed goes out only when it may (`refundWaits`); meanwhile nothing else is sent.
@@ -64,4 +75,4 @@ export const sweep = (deps: RailContext) => async (job: Job<JobPayloads["sweep"]
     swept += done.amount;
   }
   return last ? { swept: swept.toString(), status: last.status, txHash: last.txHash } : { swept: "0" };
-};
+}

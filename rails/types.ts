@@ -23,6 +23,12 @@ export interface Rail {
   supports(network: Network, kind: PaymentKind): boolean;
   /** Why `network` cannot take payments of `kind` now (contracts or signer missing); null when it can. */
   unavailable(config: Config, network: Network, kind: PaymentKind): string | null;
+  /**
+   * Whether payments of `kind` here carry the service fee (`FEE_BPS`): only where it is
+   * collected — the EVM settlement contract pays it to `FEE_RECIPIENT` (a sweep does, for one
+   * paid by a transfer to its address). A fee not collected is not shown either.
+   */
+  collectsFee(kind: PaymentKind): boolean;
   /** The canonical form of an address on this rail (checksummed, base58…), or null if it is not one. */
   normalizeAddress(address: string): string | null;
   /**
@@ -164,6 +170,12 @@ export interface Rail {
   finalEvidenceHead(ctx: RailContext, network: Network, timeoutMs: number): Promise<bigint>;
   /** What the payment's receive address holds of its token, read from the chain (not our records). */
   balanceOf(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
+  /**
+   * Native coin the payment's deposit address holds at the chain's final block (ETH sent
+   * there instead of the token): never a credit; forwarded to the merchant once the payment
+   * ended (a `native_sweep`). Rails whose deposit addresses cannot move it leave it out.
+   */
+  nativeBalance?(network: Network, payment: PaymentRow, timeoutMs: number): Promise<bigint>;
   /**
    * Why tokens of `payment` refunded to `address` (a valid address of this rail) would reach
    * no one who can spend them, read from the chain; null when they would.

@@ -103,8 +103,9 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const id = randomUUID();
   const now = new Date();
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
-  // Fees round down: the merchant is never charged more than the configured rate.
-  const fee = ctx.kind === "payment" && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
+  // Fees round down: the merchant is never charged more than the configured rate. Only where
+  // the rail collects it (not Solana Pay, which pays the merchant's wallet whole).
+  const fee = rail.collectsFee(ctx.kind) && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
   // Before the transaction: a rail may read or write its own rows (Solana's deposit addresses) on the
   // pool, which must never wait for a connection while this request holds one.
   const prepared = await rail.prepare({ config, db, prompts: ctx.prompts }, {

@@ -32,6 +32,8 @@ export async function failPayment(
     deps.logger.warn({ err: error, paymentId: payment.id }, "reconcile after closing failed; prompting it");
     await deps.prompts.reconcile([payment.id], `close:${payment.id}`).catch(() => undefined);
   });
+  // Ended: native coin sent to its deposit address is forwarded to the merchant (the sweep job decides; nothing of the token is owed).
+  await deps.prompts.sweep([payment.id]).catch((error: unknown) => deps.logger.warn({ err: error, paymentId: payment.id }, "could not prompt the sweep after closing"));
   if (payment.kind === "cross_chain") {
     // After commit; if Redis is down the bridge's next poll (or the periodic recheck) asks.
     await deps.prompts.bridge([payment.id]).catch((error: unknown) => deps.logger.warn({ err: error, paymentId: payment.id }, "could not prompt the bridge read after closing"));

@@ -17,6 +17,7 @@ contract ForwarderFactory {
     event Swept(
         bytes32 indexed paymentId, address indexed forwarder, address indexed token, address to, uint256 amount
     );
+    event SweptNative(bytes32 indexed paymentId, address indexed forwarder, address to, uint256 amount);
 
     error NotOperator();
     error NotOwner();
@@ -53,12 +54,29 @@ contract ForwarderFactory {
         returns (address forwarder)
     {
         if (msg.sender != operator) revert NotOperator();
+        forwarder = _deployed(paymentId, merchantWallet);
+        DepositForwarder(payable(forwarder)).sweep(token, to, amount);
+        emit Swept(paymentId, forwarder, token, to, amount);
+    }
+
+    /// @notice Like `deployAndSweep`, for the native coin at the payment's deposit address
+    ///         (`amount` in wei): what a customer sent there instead of the token.
+    function deployAndSweepNative(bytes32 paymentId, address merchantWallet, address payable to, uint256 amount)
+        external
+        returns (address forwarder)
+    {
+        if (msg.sender != operator) revert NotOperator();
+        forwarder = _deployed(paymentId, merchantWallet);
+        DepositForwarder(payable(forwarder)).sweep(address(0), to, amount);
+        emit SweptNative(paymentId, forwarder, to, amount);
+    }
+
+    /// @dev The payment's forwarder, deployed first if it is not yet (it keeps what the address already holds).
+    function _deployed(bytes32 paymentId, address merchantWallet) private returns (address forwarder) {
         forwarder = computeAddress(paymentId, merchantWallet);
         if (forwarder.code.length == 0) {
             new DepositForwarder{salt: _salt(paymentId, merchantWallet)}();
         }
-        DepositForwarder(forwarder).sweep(token, to, amount);
-        emit Swept(paymentId, forwarder, token, to, amount);
     }
 
     function _salt(bytes32 paymentId, address merchantWallet) private pure returns (bytes32) {

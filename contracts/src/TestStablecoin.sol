@@ -4,6 +4,8 @@ pragma solidity ^0.8.24;
 /// @title TestStablecoin
 /// @notice Minimal ERC-20 with owner-only minting and EIP-2612 permit, used to stand in for
 ///         USDC/USDT (6 decimals) and DAI (18 decimals) on local chains. Not for production.
+///         Like USDT it has a fee switch (off unless the owner sets it): a transfer then
+///         delivers `amount - fee` and the fee goes to a collector, each with its own `Transfer`.
 contract TestStablecoin {
     string public name;
     string public symbol;
@@ -13,6 +15,10 @@ contract TestStablecoin {
     uint256 public totalSupply;
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
+
+    /// @notice Fee on every transfer, in basis points of the amount (0: none), and who receives it.
+    uint256 public feeBps;
+    address public feeCollector;
 
     /// @notice EIP-2612 per-owner permit nonce.
     mapping(address => uint256) public nonces;
@@ -30,6 +36,7 @@ contract TestStablecoin {
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
+    event FeeChanged(uint256 feeBps, address collector);
 
     error NotOwner();
     error InsufficientBalance();
@@ -37,6 +44,7 @@ contract TestStablecoin {
     error InvalidReceiver();
     error PermitExpired();
     error InvalidSignature();
+    error InvalidFee();
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_) {
         name = name_;
@@ -57,6 +65,15 @@ contract TestStablecoin {
             balanceOf[to] += amount;
         }
         emit Transfer(address(0), to, amount);
+    }
+
+    /// @notice Turns the transfer fee on (`bps` > 0, paid to `collector`) or off (0).
+    function setFee(uint256 bps, address collector) external {
+        if (msg.sender != owner) revert NotOwner();
+        if (bps > 10_000 || (bps > 0 && collector == address(0))) revert InvalidFee();
+        feeBps = bps;
+        feeCollector = collector;
+        emit FeeChanged(bps, collector);
     }
 
     function transfer(address to, uint256 amount) external returns (bool) {
@@ -127,12 +144,20 @@ contract TestStablecoin {
         if (to == address(0)) revert InvalidReceiver();
         uint256 fromBalance = balanceOf[from];
         if (fromBalance < amount) revert InsufficientBalance();
+        // The fee, as USDT takes it: out of the amount, its own Transfer first.
+        uint256 fee = feeBps == 0 ? 0 : (amount * feeBps) / 10_000;
         unchecked {
             balanceOf[from] = fromBalance - amount;
             // Cannot overflow: the sum of balances is bounded by totalSupply.
-            balanceOf[to] += amount;
+            balanceOf[to] += amount - fee;
         }
-        emit Transfer(from, to, amount);
+        if (fee > 0) {
+            unchecked {
+                balanceOf[feeCollector] += fee;
+            }
+            emit Transfer(from, feeCollector, fee);
+        }
+        emit Transfer(from, to, amount - fee);
     }
 
     function _approve(address owner_, address spender, uint256 amount) private {

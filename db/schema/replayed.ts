@@ -5,7 +5,7 @@
  * itself on its next reorg. Only final blocks are replayed, so these rows never need to
  * roll back. Read together with the indexer's in `rails/evm/readModel/evidence.ts`.
  */
-import { index, integer, numeric, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, numeric, pgTable, text } from "drizzle-orm/pg-core";
 
 const block = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -46,6 +46,8 @@ export const replayedSettlementPayments = pgTable(
     txHash: text("tx_hash").notNull(),
     logIndex: integer("log_index").notNull(),
     timestamp: block("timestamp").notNull(),
+    /** As the indexer's: what the settlement's token Transfers moved. Null: replayed before it was recorded (credited at `amount`). */
+    transfers: jsonb("transfers").$type<Array<{ to: string; amount: string }>>(),
   },
   (t) => [index("replayed_settlement_payment_id_idx").on(t.paymentId), index("replayed_settlement_payment_block_idx").on(t.chainId, t.blockNumber)],
 );

@@ -14,7 +14,12 @@ export const transfersOut = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     paymentId: uuid("payment_id").notNull().references(() => payments.id),
-    kind: text("kind", { enum: ["sweep", "refund"] }).notNull(),
+    /**
+     * `native_sweep`: native coin (ETH…) sent to an EVM deposit address instead of the token,
+     * forwarded to the merchant once the payment has ended (`payouts/nativeSweep.ts`). Never
+     * a credit: token totals (what is swept, refunded, owed) count `sweep` and `refund` only.
+     */
+    kind: text("kind", { enum: ["sweep", "refund", "native_sweep"] }).notNull(),
     /** requested → broadcast → confirmed; failed when the chain refused it (retried by a new row). */
     status: text("status", { enum: ["requested", "broadcast", "confirmed", "failed"] }).notNull().default("requested"),
     chainId: text("chain_id").notNull(),
@@ -35,6 +40,12 @@ export const transfersOut = pgTable(
     /** Solana: the blockhash the transaction was signed with, and the block height after which it can never land. */
     blockhash: text("blockhash"),
     lastValidBlockHeight: amount("last_valid_block_height"),
+    /**
+     * Solana: what the deposit token account held when the row's transaction was signed. It is
+     * signed again only while the account holds exactly this: proof the first did not land
+     * (a status lookup that finds nothing proves nothing). Null: signed before it was recorded.
+     */
+    sourceBalance: amount("source_balance"),
     error: text("error"),
     /** When it was first sent (replacements keep it): how long it has been out, for "stuck". */
     broadcastAt: timestamp("broadcast_at", { withTimezone: true }),

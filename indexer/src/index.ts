@@ -2,6 +2,7 @@ import { ponder } from "ponder:registry";
 import { settlementPayment, tokenTransfer } from "ponder:schema";
 import { buildConfig } from "../../config/index.ts";
 import { createTransferIngest } from "../../rails/evm/ingest/index.ts";
+import { settlementTransfers } from "../../rails/evm/settlement/settlementTransfers.ts";
 
 // Handlers only record what the chain says; reconcile/ accounts from these rows through the
 // EVM rail's read model (rails/evm/readModel/).
@@ -22,6 +23,9 @@ ponder.on("LateTransfers:block", async ({ event, context }) => {
 });
 
 ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {
+  // The receipt's logs: what the settlement's token Transfers moved, not the intent's amount.
+  const receipt = await context.client.getTransactionReceipt({ hash: event.transaction.hash });
+  const transfers = settlementTransfers(receipt.logs, { logIndex: event.log.logIndex, contract: event.log.address, token: event.args.token, payer: event.args.payer });
   await context.db
     .insert(settlementPayment)
     .values({
@@ -33,6 +37,7 @@ ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {
       merchant: event.args.merchant,
       amount: event.args.amount,
       fee: event.args.fee,
+      transfers,
       contract: event.log.address,
       blockNumber: event.block.number,
       blockHash: event.block.hash,

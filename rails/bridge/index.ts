@@ -33,6 +33,8 @@ export const bridgeRail: Rail = {
     const served = config.networks.some((origin) => destinationsFrom(config, origin).some((n) => n.id === network.id));
     return served ? null : `no bridge is configured to deliver payments on ${network.name}`;
   },
+  // A cross-chain payment carries no service fee (the bridge's own is in what the customer sends).
+  collectsFee: () => false,
   normalizeAddress: normalizeEvmAddress,
   // The bridge quote is taken by the cross-chain creation itself (it needs the origin): the row needs nothing more.
   prepare: async () => ({ receiveAddress: null, contractAddress: null, feeRecipient: null, intentSignature: null, intentDeadline: null }),

@@ -3,7 +3,7 @@ import { chainHead, finalizedHead, headTime } from "./chainHead.ts";
 import { checkoutWallet } from "./checkoutWallet.ts";
 import { evmClient } from "./client.ts";
 import { contractDescription } from "./contractDescription.ts";
-import { depositBalance } from "./depositBalance.ts";
+import { depositBalance, nativeDepositBalance } from "./depositBalance.ts";
 import { normalizeEvmAddress } from "./normalizeAddress.ts";
 import { operatorStatus } from "./operatorStatus.ts";
 import { preparePayment } from "./preparePayment.ts";
@@ -32,6 +32,8 @@ export const evmRail: Rail = {
   name: "evm",
   supports: supportsKind,
   unavailable,
+  // The settlement contract pays the fee out with the merchant's share.
+  collectsFee: (kind) => kind === "payment",
   normalizeAddress: normalizeEvmAddress,
   prepare: (ctx, request) => preparePayment(ctx.config, request),
   paymentUri,
@@ -63,6 +65,8 @@ export const evmRail: Rail = {
   // below the finalized block is final.
   finalEvidenceHead: (_ctx, network, timeoutMs) => finalizedHead(network, timeoutMs),
   balanceOf: (network, payment, timeoutMs) => depositBalance(evmClient(network, timeoutMs), payment),
+  // The forwarder moves native coin too (`deployAndSweepNative`).
+  nativeBalance: nativeDepositBalance,
   // An ERC-20 transfer credits the address itself, whatever it is: what cannot receive is in `unreceivableAddresses`.
   refundAddressProblem: async () => null,
   // Any EVM address can hold tokens; the unreceivable ones (null address, token and service contracts) are refused offline.

@@ -4,11 +4,12 @@ import type { PaymentRow } from "../../db/schema/index.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { RailContext, SubmittedCredit } from "../types.ts";
 import { evmClient } from "./client.ts";
-import { parsePaymentSettledLogs } from "./settlement/index.ts";
+import { parsePaymentSettledLogs, settledCredit, settlementTransfers } from "./settlement/index.ts";
 
 /**
  * What a submitted transaction pays a payment, from its receipt: a `PaymentSettled` of
- * this payment's intent from its settlement contract (for its token and merchant), or a
+ * this payment's intent from its settlement contract (for its token and merchant; what
+ * its token Transfers delivered to merchant and fee recipient, at most the intent), or a
  * transfer of its token to its receive address. Anything else pays nothing.
  */
 export async function verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]> {
@@ -30,7 +31,9 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
   if (payment.contractAddress) {
     for (const e of parsePaymentSettledLogs(receipt.logs, { settlementAddress: getAddress(payment.contractAddress) })) {
       if (e.paymentId === payment.id && isAddressEqual(e.token, token) && isAddressEqual(e.merchant, payment.merchantWallet as Address)) {
-        paid.push({ logIndex: e.logIndex, amount: e.amount });
+        // What its token Transfers delivered, as ingest counts it (a fee-on-transfer token delivers less).
+        const moved = settlementTransfers(receipt.logs, { logIndex: e.logIndex, contract: getAddress(payment.contractAddress), token, payer: e.payer });
+        paid.push({ logIndex: e.logIndex, amount: settledCredit(e.amount, moved, [payment.merchantWallet, payment.feeRecipient ?? payment.merchantWallet]) });
       }
     }
   }

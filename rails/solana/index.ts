@@ -24,6 +24,9 @@ export const solanaRail: Rail = {
   name: "solana",
   supports: supportsKind,
   unavailable,
+  // A Solana Pay transfer pays the merchant's wallet whole, and a deposit is swept whole: no
+  // fee is collected, so none is shown (docs/decisions/solana-pay-fee.md).
+  collectsFee: () => false,
   normalizeAddress: normalizeSolanaAddress,
   prepare: (ctx, request) => lib().preparePayment(ctx, request),
   replenish: (ctx) => lib().replenishDepositPool(ctx),

@@ -23,6 +23,7 @@ import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts
 import { replay } from "./replay.ts";
 import { recover } from "./recover.ts";
 import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { sweepNativeCoin } from "../../payouts/index.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
 import { allRails, railFor, railOfPayment } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
@@ -276,12 +277,28 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
         const next =
           row.kind === "sweep"
             ? "The sweep is owed again: the next recheck (within 30 s) sends it under a new nonce."
-            : "The refund is owed again: a new refund-request for the payment sends it.";
+            : row.kind === "native_sweep"
+              ? `The native coin is still at the deposit address: \`transfers sweep-native --payment ${row.paymentId}\` forwards it.`
+              : "The refund is owed again: a new refund-request for the payment sends it.";
         return `${sent}\nCancelled, nothing moved: ${showTransfer(row)}\n${next}`;
       }
       return `${sent}\nNot mined yet: the ${row.kind} closes when one of them is (\`transfers list\` shows it).`;
     } catch (error) {
       // A refusal (unknown id, nothing to cancel) is the operator's to fix; a node or key that failed is not.
+      if (error instanceof AppError) throw error.status < 500 ? new UsageError(error.message) : new CommandFailedError(error.message);
+      throw error;
+    }
+  },
+
+  async "transfers sweep-native"({ db, config, databaseUrl, logger }, flags) {
+    const id = required(flags, "payment");
+    if (!uuidPattern.test(id)) throw new UsageError("--payment must be a payment id (uuid)");
+    try {
+      const done = await sweepNativeCoin({ db, config, databaseUrl, logger }, id);
+      if (!done) return "Nothing to forward: the payment is open, unknown, on a chain whose deposit addresses hold no native coin, or its address holds none in a final block.";
+      if (done.waiting) return `Not now: ${done.waiting}.`;
+      return done.status === "confirmed" ? `Forwarded ${done.native} wei to the merchant's wallet (tx ${done.txHash}).` : `Sent (tx ${done.txHash}), ${done.status}: \`transfers list\` shows it.`;
+    } catch (error) {
       if (error instanceof AppError) throw error.status < 500 ? new UsageError(error.message) : new CommandFailedError(error.message);
       throw error;
     }
@@ -319,6 +336,7 @@ export const commandFlags: Record<string, readonly string[]> = {
   "transfers list": [],
   "transfers cancel": ["id"],
   recover: ["network", "destination", "deposits", "from-index", "gap", "dry-run"],
+  "transfers sweep-native": ["payment"],
 };
 
 /**
@@ -367,6 +385,8 @@ export const usage = `Usage: npm run cli -- <command> [flags]
                                                                         Solana from SOLANA_DEPOSIT_SEED (indexes read until --gap unused ones,
                                                                         200) to --destination or the merchant; EVM forwarders named in --deposits
                                                                         (paymentId,merchantWallet lines) or the database, to their merchant wallet
+  transfers sweep-native --payment PAYMENT_ID                           forward native coin (ETH…) at an ended payment's deposit address to the
+                                                                        merchant (done by itself when the payment ends; this is for coin sent later)
 
 Exit codes: 0 done; 2 a usage error or a refusal (unknown id, nothing to cancel); 1 the command failed on
 our side (a node, the operator key, the rates source): try again once it is fixed.`;

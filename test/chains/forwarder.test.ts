@@ -103,15 +103,15 @@ describe("ForwarderFactory", () => {
   test("computeDepositAddress is pinned for fixed inputs", () => {
     // A tripwire: editing DepositForwarder.sol (even a comment, via the metadata hash) changes
     // its init code, so factories deployed before the edit need their own forwarderInitCodeHash.
-    expect(keccak256(depositForwarderBytecode)).toBe("0xf5bbe5f57fefa390edb1732a62435f4b8adea39c95046e14af364de4c64e18f1");
+    expect(keccak256(depositForwarderBytecode)).toBe("0x83cd63498e4c45b18e2a7b320282c0bd6531ca6d3cdb3a45b444d6dec510b8ee");
     const fixed = {
       factory: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
       paymentId: "0191f3a2-7c4e-7b8a-9d3e-5f6a7b8c9d0e",
       merchantWallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
     } as const;
-    expect(computeDepositAddress(fixed)).toBe("0xCfc8F3698B551E5f8C8158668Ca202Baf325ef4b");
+    expect(computeDepositAddress(fixed)).toBe("0xCd03Cf81A2B73DbC9F91AEe36834fb823cd2B441");
     expect(computeDepositAddress({ ...fixed, factory: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512" })).not.toBe(
-      "0xCfc8F3698B551E5f8C8158668Ca202Baf325ef4b",
+      "0xCd03Cf81A2B73DbC9F91AEe36834fb823cd2B441",
     );
   });
 
@@ -270,5 +270,55 @@ describe("ForwarderFactory", () => {
     const [changed] = parseEventLogs({ abi: forwarderFactoryAbi, eventName: "OperatorChanged", logs: receipt.logs });
     expect(changed?.args).toEqual({ previousOperator: operator.address, newOperator: stranger.address });
     expect(await publicClient.readContract({ ...contract, functionName: "operator" })).toBe(stranger.address);
+  });
+});
+
+describe("native coin at a deposit address", () => {
+  const sendEth = async (to: Address, value: bigint) => {
+    const hash = await walletFor(customer).sendTransaction({ to, value });
+    return publicClient.waitForTransactionReceipt({ hash });
+  };
+  const sweepNative = async (paymentId: string, merchantWallet: Address, to: Address, amount: bigint, account: PrivateKeyAccount = operator) => {
+    const args = [paymentIdToBytes32(paymentId), merchantWallet, to, amount] as const;
+    const refused = await publicClient.simulateContract({ account, address: factory, abi: forwarderFactoryAbi, functionName: "deployAndSweepNative", args }).catch((e: unknown) => e);
+    if (revertName(refused)) return revertName(refused);
+    const hash = await walletFor(account).writeContract({ address: factory, abi: forwarderFactoryAbi, functionName: "deployAndSweepNative", args });
+    return publicClient.waitForTransactionReceipt({ hash });
+  };
+
+  test("sent before the forwarder exists, it is kept by the deployment and swept to the merchant; sent after, taken and swept too", async () => {
+    const paymentId = crypto.randomUUID();
+    const merchantWallet = freshAddress();
+    const depositAddress = computeDepositAddress({ factory, paymentId, merchantWallet });
+    await sendEth(depositAddress, 10n ** 17n);
+    const first = await sweepNative(paymentId, merchantWallet, merchantWallet, 10n ** 17n);
+    if (typeof first !== "object") throw new Error(`reverted: ${first}`);
+    expect(first.status).toBe("success");
+    expect(await publicClient.getCode({ address: depositAddress })).toMatch(/^0x[0-9a-f]+$/);
+    expect(await publicClient.getBalance({ address: merchantWallet })).toBe(10n ** 17n);
+    expect(await publicClient.getBalance({ address: depositAddress })).toBe(0n);
+    const [swept] = parseEventLogs({ abi: forwarderFactoryAbi, eventName: "SweptNative", logs: first.logs });
+    expect(swept?.args).toEqual({ paymentId: paymentIdToBytes32(paymentId), forwarder: depositAddress, to: merchantWallet, amount: 10n ** 17n });
+
+    // Deployed now: `receive()` takes it.
+    expect((await sendEth(depositAddress, 3n)).status).toBe("success");
+    const refundAddress = freshAddress();
+    await sweepNative(paymentId, merchantWallet, refundAddress, 3n);
+    expect(await publicClient.getBalance({ address: refundAddress })).toBe(3n);
+  });
+
+  test("only the operator, never more than is there; a deployed forwarder takes the order from its factory only", async () => {
+    const paymentId = crypto.randomUUID();
+    const merchantWallet = freshAddress();
+    const depositAddress = computeDepositAddress({ factory, paymentId, merchantWallet });
+    await sendEth(depositAddress, 1_000n);
+    expect(await sweepNative(paymentId, merchantWallet, stranger.address, 1_000n, stranger)).toBe("NotOperator");
+    expect(await sweepNative(paymentId, merchantWallet, merchantWallet, 1_001n)).toBe("TransferFailed");
+    await sweepNative(paymentId, merchantWallet, merchantWallet, 1n);
+    const error = await publicClient
+      .simulateContract({ account: stranger, address: depositAddress, abi: depositForwarderAbi, functionName: "sweep", args: ["0x0000000000000000000000000000000000000000", stranger.address, 999n] })
+      .catch((e: unknown) => e);
+    expect(revertName(error)).toBe("NotFactory");
+    expect(await publicClient.getBalance({ address: depositAddress })).toBe(999n);
   });
 });

@@ -212,3 +212,41 @@ describe("TestStablecoin", () => {
     expect(revertName(error)).toBe("PermitExpired");
   });
 });
+
+describe("the fee switch (as USDT's)", () => {
+  test("only the owner sets it; a fee above 100% or with no collector is refused", async () => {
+    const t = token("DAI");
+    const byAlice = await publicClient
+      .simulateContract({ account: alice, address: t.address, abi: testStablecoinAbi, functionName: "setFee", args: [100n, carol.address] })
+      .catch((e: unknown) => e);
+    expect(revertName(byAlice)).toBe("NotOwner");
+    for (const args of [[10_001n, carol.address], [1n, "0x0000000000000000000000000000000000000000"]] as const) {
+      const refused = await publicClient.simulateContract({ account: deployer, address: t.address, abi: testStablecoinAbi, functionName: "setFee", args }).catch((e: unknown) => e);
+      expect(revertName(refused)).toBe("InvalidFee");
+    }
+  });
+
+  test("on, a transfer delivers the amount less the fee, which goes to the collector in a Transfer of its own (first); off again, all of it", async () => {
+    const t = token("DAI");
+    const collector = privateKeyToAccount(anvilAccounts[4]).address;
+    const recipient = privateKeyToAccount(anvilAccounts[5]).address;
+    const owner = walletFor(deployer);
+    const setFee = async (bps: bigint) =>
+      publicClient.waitForTransactionReceipt({ hash: await owner.writeContract({ address: t.address, abi: testStablecoinAbi, functionName: "setFee", args: [bps, collector] }) });
+    await setFee(100n);
+    expect(await publicClient.readContract({ address: t.address, abi: testStablecoinAbi, functionName: "feeBps" })).toBe(100n);
+    const hash = await walletFor(alice).writeContract({ address: t.address, abi: testStablecoinAbi, functionName: "transfer", args: [recipient, 1_000n] });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    const transfers = parseEventLogs({ abi: testStablecoinAbi, eventName: "Transfer", logs: receipt.logs }).map((l) => [l.args.to, l.args.value]);
+    expect(transfers).toEqual([
+      [collector, 10n],
+      [recipient, 990n],
+    ]);
+    expect(await balanceOf(t.address, recipient)).toBe(990n);
+    expect(await balanceOf(t.address, collector)).toBe(10n);
+    await setFee(0n);
+    await publicClient.waitForTransactionReceipt({ hash: await walletFor(alice).writeContract({ address: t.address, abi: testStablecoinAbi, functionName: "transfer", args: [recipient, 1_000n] }) });
+    expect(await balanceOf(t.address, recipient)).toBe(1_990n);
+    expect(await balanceOf(t.address, collector)).toBe(10n);
+  });
+});

@@ -17,7 +17,7 @@ export async function createIndexedTables(db: Db, schema: string): Promise<void>
     create table if not exists ${s}.settlement_payment (
       id text primary key, chain_id integer not null, payment_id text not null, payer text not null, token text not null, merchant text not null,
       amount numeric(78,0) not null, fee numeric(78,0) not null, contract text not null, block_number numeric(78,0) not null, block_hash text not null,
-      tx_hash text not null, log_index integer not null, timestamp numeric(78,0) not null)`);
+      tx_hash text not null, log_index integer not null, timestamp numeric(78,0) not null, transfers jsonb)`);
   // Without them a benchmark measures sequential scans production never does (the memory run's rounds slowed as the tables grew).
   await db.execute(sql`create index if not exists token_transfer_to_idx on ${s}.token_transfer ("to", chain_id)`);
   await db.execute(sql`create index if not exists token_transfer_block_idx on ${s}.token_transfer (chain_id, block_number)`);
@@ -60,6 +60,8 @@ export type IndexedSettlement = {
   txHash: string;
   logIndex?: number;
   at: Date;
+  /** What its token Transfers moved (the indexer always records them); absent: null, counted at `amount`. */
+  transfers?: Array<{ to: string; amount: bigint }>;
 };
 
 /** One indexed `PaymentSettled` of the settlement contract (the intent's bytes32 id is the uuid left-padded). */
@@ -70,5 +72,6 @@ export async function insertIndexedSettlement(db: Db, schema: string, e: Indexed
     insert into ${sql.identifier(schema)}.settlement_payment values (
       ${`${e.chainId}:${e.txHash}:${logIndex}`}, ${e.chainId}, ${bytes32}, ${e.payer.toLowerCase()}, ${e.token.toLowerCase()},
       ${e.merchant.toLowerCase()}, ${e.amount.toString()}, ${e.fee.toString()}, ${e.contract.toLowerCase()}, ${e.blockNumber},
-      ${`0xb${e.blockNumber}`}, ${e.txHash}, ${logIndex}, ${Math.floor(e.at.getTime() / 1000)})`);
+      ${`0xb${e.blockNumber}`}, ${e.txHash}, ${logIndex}, ${Math.floor(e.at.getTime() / 1000)},
+      ${e.transfers ? JSON.stringify(e.transfers.map((t) => ({ to: t.to.toLowerCase(), amount: t.amount.toString() }))) : null}::text::jsonb)`);
 }

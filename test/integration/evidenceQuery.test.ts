@@ -119,3 +119,34 @@ test("a replay's thousands of rows are recorded, in statements Postgres takes", 
     await handle.db.execute(sql`delete from replayed_settlement_payment where id like '31337:0xsettled%'`);
   }
 });
+
+// BUG: a settlement was credited the intent's amount (`PaymentSettled.amount`): a fee-on-transfer
+// token (USDT has the switch) delivered 1% less and the payment completed all the same.
+test("a settlement counts what its token Transfers delivered to the merchant and the fee recipient, at most the intent's amount", async () => {
+  const FEE_RECIPIENT = "0x90f79bf6eb2c4f870365e785982e1f101e93b906";
+  const COLLECTOR = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65";
+  const row = paymentRowFactory(config);
+  const merchantId = (await createMerchant(handle.db, { name: "Fee token" })).id;
+  const [feeToken, withServiceFee, topUp, legacy] = await insertPaymentRows(handle.db, [
+    row(merchantId, { contractAddress: CONTRACT, merchantWallet: MERCHANT }),
+    row(merchantId, { contractAddress: CONTRACT, merchantWallet: MERCHANT, feeAmount: 100_000n, feeRecipient: FEE_RECIPIENT }),
+    row(merchantId, { contractAddress: CONTRACT, merchantWallet: MERCHANT }),
+    row(merchantId, { contractAddress: CONTRACT, merchantWallet: MERCHANT }),
+  ]);
+  const settle = (paymentId: string, n: number, transfers?: Array<{ to: string; amount: bigint }>, fee = 0n) =>
+    insertIndexedSettlement(handle.db, schema, {
+      chainId: 31337, paymentId, payer: "0x01", token: TOKEN, merchant: MERCHANT, amount: 1_000_000n, fee, contract: CONTRACT, blockNumber: 40_000 + n, txHash: `0xfee${n}`, at: new Date(), transfers,
+    });
+  // 1% to the token's collector: the merchant got 990,000.
+  await settle(feeToken!.id!, 1, [{ to: COLLECTOR, amount: 10_000n }, { to: MERCHANT, amount: 990_000n }]);
+  // The service fee split: 900,000 and 100,000, each less 1%.
+  await settle(withServiceFee!.id!, 2, [{ to: COLLECTOR, amount: 9_000n }, { to: MERCHANT, amount: 891_000n }, { to: COLLECTOR, amount: 1_000n }, { to: FEE_RECIPIENT, amount: 99_000n }], 100_000n);
+  // More reached the merchant than the intent says (the payer sent more in the same call): the intent caps it.
+  await settle(topUp!.id!, 3, [{ to: MERCHANT, amount: 1_500_000n }]);
+  // Recorded before Transfers were (an old replay): its amount, as before.
+  await settle(legacy!.id!, 4);
+  const ids = [feeToken!, withServiceFee!, topUp!, legacy!].map((p) => ({ id: p.id!, receiveAddress: null }));
+  const rows = await queryRows<EvidenceRow>(handle.db, evidenceQuery(schema, { transfers: true, settlements: true }, { payments: ids }));
+  const credited = new Map(rows.map((r) => [r.payment_id, r.amount]));
+  expect(ids.map((p) => credited.get(p.id))).toEqual(["990000", "990000", "1000000", "1000000"]);
+});

@@ -8,6 +8,7 @@ import type { RailContext, ReplayOptions, ReplayResult } from "../../types.ts";
 import { finalizedHead } from "../chainHead.ts";
 import { evmClient } from "../client.ts";
 import { evidenceQuery } from "../readModel/evidence.ts";
+import { settlementTransfers } from "../settlement/settlementTransfers.ts";
 import { knownEvidenceIds } from "../readModel/knownEvidence.ts";
 import { indexedTables } from "../readModel/tables.ts";
 
@@ -20,7 +21,8 @@ const settledEvent = getAbiItem({ abi: paymentSettlementAbi, name: "PaymentSettl
  * The EVM replay: blocks `from`..`to` (clamped to the final block) read again with
  * `eth_getLogs` in chunks of `REPLAY_BLOCK_RANGE` blocks — the transfers of the chain's
  * stablecoins into any payment's receive address, and the settlement contract's
- * `PaymentSettled` events — and every row the service does not hold yet recorded as
+ * `PaymentSettled` events with what their token Transfers moved (the transaction's
+ * receipt) — and every row the service does not hold yet recorded as
  * replayed evidence. Idempotent: row ids are the indexer's (`chain:tx:log`).
  */
 export async function replayRange(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult> {
@@ -39,6 +41,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
   const transfers: ReplayedTransfer[] = [];
   const settlements: ReplayedSettlement[] = [];
   const times = blockTimes(client);
+  const receipts = transactionReceipts(client);
   for (let start = from; start <= to; start += step) {
     const end = start + step - 1n < to ? start + step - 1n : to;
     for (let i = 0; i < addresses.length; i += ADDRESSES_PER_REQUEST) {
@@ -62,6 +65,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
     if (network.settlementContract) {
       const logs = await client.getLogs({ address: network.settlementContract as Address, event: settledEvent, fromBlock: start, toBlock: end, strict: true });
       for (const log of logs) {
+        const receipt = await receipts(log.transactionHash);
         settlements.push({
           id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
           chainId,
@@ -71,6 +75,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
           merchant: log.args.merchant.toLowerCase(),
           amount: log.args.amount.toString(),
           fee: log.args.fee.toString(),
+          transfers: settlementTransfers(receipt.logs, { logIndex: log.logIndex, contract: log.address, token: log.args.token, payer: log.args.payer }),
           contract: log.address.toLowerCase(),
           blockNumber: log.blockNumber.toString(),
           blockHash: log.blockHash.toLowerCase(),
@@ -109,5 +114,15 @@ function blockTimes(client: PublicClient) {
     let time = cache.get(blockHash);
     if (!time) cache.set(blockHash, (time = client.getBlock({ blockHash }).then((b) => b.timestamp)));
     return time;
+  };
+}
+
+/** Transaction receipts, fetched once per transaction (several intents may settle in one). */
+function transactionReceipts(client: PublicClient) {
+  const cache = new Map<Hash, ReturnType<PublicClient["getTransactionReceipt"]>>();
+  return (hash: Hash) => {
+    let receipt = cache.get(hash);
+    if (!receipt) cache.set(hash, (receipt = client.getTransactionReceipt({ hash })));
+    return receipt;
   };
 }

@@ -20,7 +20,9 @@ export type EvidenceRow = {
 /**
  * The indexed evidence that pays payments, matched in this one place:
  * - `settlement`: a `PaymentSettled` of the payment's own intent, from the contract,
- *   on the chain, for the token and merchant the intent was signed for;
+ *   on the chain, for the token and merchant the intent was signed for, counting what its
+ *   token Transfers delivered to the merchant and the fee recipient, at most the intent's
+ *   amount (a fee-on-transfer token delivers less: `settledCredit`);
  * - `transfer`: a Transfer of the payment's token to its receive address on its chain.
  * Each join is written both ways round (payment → row and row → payment), so a lookup
  * by payment ids and a scan of new blocks both walk an index: the union below cannot take
@@ -51,9 +53,14 @@ export function evidenceQuery(schema: string, tables: IndexedTables, scope: Evid
   const settlements = withReplayed(
     INDEXED_TABLES.settlements,
     "replayed_settlement_payment",
-    "id, chain_id, payment_id, payer, token, merchant, amount, contract, block_number, tx_hash, log_index, timestamp",
+    "id, chain_id, payment_id, payer, token, merchant, amount, transfers, contract, block_number, tx_hash, log_index, timestamp",
     tables.settlements,
   );
+  // What the settlement's Transfers delivered to the merchant and the fee recipient, at most the
+  // intent's amount; a row recorded before the Transfers were (a replay's) counts its amount.
+  const settledAmount = sql`(case when e.transfers is null then e.amount when jsonb_typeof(e.transfers) <> 'array' then 0 else least(e.amount, (
+    select coalesce(sum((x->>'amount')::numeric), 0) from jsonb_array_elements(e.transfers) x
+    where x->>'to' in (lower(p.merchant_wallet), lower(coalesce(p.fee_recipient, p.merchant_wallet))))) end)`;
   // An intent's bytes32 id is the payment's uuid left-padded with zeros.
   return sql`
     select p.id as payment_id, 'transfer' as source, t.amount::text as amount, t.block_number::text as block_number, t.log_index, t.timestamp::text as ts, t.tx_hash, t."from" as payer
@@ -61,7 +68,7 @@ export function evidenceQuery(schema: string, tables: IndexedTables, scope: Evid
     join payments p on t."to" = lower(p.receive_address) and p.chain_id = t.chain_id::text and t.token = lower(p.token_address)
     where ${where("t")}
     union all
-    select p.id as payment_id, 'settlement' as source, e.amount::text as amount, e.block_number::text as block_number, e.log_index, e.timestamp::text as ts, e.tx_hash, e.payer
+    select p.id as payment_id, 'settlement' as source, ${settledAmount}::text as amount, e.block_number::text as block_number, e.log_index, e.timestamp::text as ts, e.tx_hash, e.payer
     from ${settlements} e
     join payments p
       on p.id = (case when e.payment_id ~ '^0x0{32}[0-9a-f]{32}$' then substring(e.payment_id from 35 for 32)::uuid end)

@@ -2,8 +2,8 @@ import { encodeFunctionData, type Address, type Hex } from "viem";
 import { forwarderFactoryAbi } from "../../../contracts/artifacts/index.ts";
 import { paymentIdToBytes32 } from "./paymentIdToBytes32.ts";
 
-/** Gas for one deploy-and-sweep (the first one also deploys the forwarder). */
-export const SWEEP_GAS = 250_000n;
+/** Gas for one deploy-and-sweep (the first one also deploys the forwarder: ~255k with a plain token). */
+export const SWEEP_GAS = 300_000n;
 
 export type EncodeDeployAndSweepParameters = {
   /** The payment's uuid. */
@@ -22,5 +22,14 @@ export function encodeDeployAndSweep(parameters: EncodeDeployAndSweepParameters)
     abi: forwarderFactoryAbi,
     functionName: "deployAndSweep",
     args: [paymentIdToBytes32(parameters.paymentId), parameters.merchantWallet, parameters.token, parameters.to, parameters.amount],
+  });
+}
+
+/** Calldata for `ForwarderFactory.deployAndSweepNative`: deploys the payment's forwarder if needed and moves `amount` wei of native coin. */
+export function encodeDeployAndSweepNative(parameters: Omit<EncodeDeployAndSweepParameters, "token">): Hex {
+  return encodeFunctionData({
+    abi: forwarderFactoryAbi,
+    functionName: "deployAndSweepNative",
+    args: [paymentIdToBytes32(parameters.paymentId), parameters.merchantWallet, parameters.to, parameters.amount],
   });
 }

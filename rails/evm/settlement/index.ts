@@ -18,4 +18,5 @@ export { paymentIdToBytes32 } from "./paymentIdToBytes32.ts";
 export { paymentIntentTypes, settlementDomain } from "./settlementDomain.ts";
 export { type SignPaymentIntentParameters, signPaymentIntent } from "./signPaymentIntent.ts";
 export type { PaymentIntent } from "./types.ts";
-export { type EncodeDeployAndSweepParameters, SWEEP_GAS, encodeDeployAndSweep } from "./encodeDeployAndSweep.ts";
+export { type EncodeDeployAndSweepParameters, SWEEP_GAS, encodeDeployAndSweep, encodeDeployAndSweepNative } from "./encodeDeployAndSweep.ts";
+export { type SettlementTransfer, settledCredit, settlementTransfers } from "./settlementTransfers.ts";

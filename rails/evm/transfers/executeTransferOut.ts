@@ -6,7 +6,7 @@ import { operatorAccount, operatorWallet } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { sweepGasLimit } from "./sweepGasLimit.ts";
 import { forwarderFactoryAbi } from "../../../contracts/artifacts/index.ts";
-import { encodeDeployAndSweep, paymentIdToBytes32 } from "../settlement/index.ts";
+import { encodeDeployAndSweep, encodeDeployAndSweepNative, paymentIdToBytes32 } from "../settlement/index.ts";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
 import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
@@ -28,7 +28,8 @@ const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.statu
 
 /**
  * Drives one sweep/refund row to a final state, exactly once on chain:
- * - `requested` (under the chain's lock): check gas and the deposit balance, sign with
+ * - `requested` (under the chain's lock): check gas and the deposit balance (of native
+ *   coin, for a `native_sweep`), sign with
  *   the next nonce, store the signed transaction and its hash (committed) — only then
  *   broadcast it;
  * - `broadcast`: look for the receipt; if the chain has never seen the transaction,
@@ -62,7 +63,8 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
   const account = operatorAccount(deps.config)!;
   const [operatorBalance, held, pendingNonce, lastNonce, forwarder] = await Promise.all([
     client.getBalance({ address: account.address }),
-    depositBalance(client, payment),
+    // Native coin (a `native_sweep`) or the payment's token: what the row moves.
+    row.kind === "native_sweep" ? client.getBalance({ address: payment.receiveAddress as Address }) : depositBalance(client, payment),
     client.getTransactionCount({ address: account.address, blockTag: "pending" }),
     lastRecordedNonce(deps.db, row.chainId, account.address),
     client.readContract({
@@ -92,13 +94,16 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
   const call = {
     account: account.address,
     to: network.forwarderFactory as Address,
-    data: encodeDeployAndSweep({
-      paymentId: payment.id,
-      merchantWallet: getAddress(payment.merchantWallet),
-      token: getAddress(payment.tokenAddress),
-      to: getAddress(row.toAddress),
-      amount: row.amount,
-    }),
+    data:
+      row.kind === "native_sweep"
+        ? encodeDeployAndSweepNative({ paymentId: payment.id, merchantWallet: getAddress(payment.merchantWallet), to: getAddress(row.toAddress), amount: row.amount })
+        : encodeDeployAndSweep({
+            paymentId: payment.id,
+            merchantWallet: getAddress(payment.merchantWallet),
+            token: getAddress(payment.tokenAddress),
+            to: getAddress(row.toAddress),
+            amount: row.amount,
+          }),
   };
   const gas = await sweepGasLimit(client, call);
   const request = await wallet.prepareTransactionRequest({ ...call, account, chain: wallet.chain, gas, nonce });

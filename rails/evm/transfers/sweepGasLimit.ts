@@ -3,8 +3,8 @@ import { SWEEP_GAS } from "../settlement/index.ts";
 
 /**
  * The gas limit a sweep or refund is signed with: the node's estimate plus 30%, never below
- * `SWEEP_GAS`. A fixed limit left a first sweep (which also deploys the forwarder, ~236k)
- * a few percent of headroom with a real token, and none on a chain that charges its L1 data
+ * `SWEEP_GAS`. A fixed limit left a first sweep (which also deploys the forwarder, ~236k then,
+ * ~255k since it moves native coin too) a few percent of headroom with a real token, and none on a chain that charges its L1 data
  * inside the gas limit (Arbitrum): the transfer reverted out of gas, or the node refused it
  * ("intrinsic gas too low") and its nonce held back every later transfer on the chain. A
  * replacement keeps the limit it replaces. When the node cannot estimate (it would revert:

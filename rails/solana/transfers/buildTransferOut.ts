@@ -15,7 +15,15 @@ import { associatedTokenAccount, tokenOfMint, tokenProgramOf } from "../tokenAcc
 import { tokenAccountBalance } from "../tokenAccountBalance.ts";
 import { priorityFee, TRANSFER_OUT_COMPUTE_UNITS } from "./priorityFee.ts";
 
-export type SignedTransferOut = { rawTx: string; txHash: string; blockhash: string; lastValidBlockHeight: bigint; closesAccount: boolean };
+export type SignedTransferOut = {
+  rawTx: string;
+  txHash: string;
+  blockhash: string;
+  lastValidBlockHeight: bigint;
+  closesAccount: boolean;
+  /** What the deposit token account held when this was signed: signing it again needs the same (see `unlandedProof`). */
+  sourceBalance: bigint;
+};
 
 /**
  * The recipient, as it stands when the transfer is signed, can receive nothing anyone can
@@ -93,5 +101,6 @@ export async function buildTransferOut(input: {
     blockhash,
     lastValidBlockHeight: BigInt(lastValidBlockHeight),
     closesAccount,
+    sourceBalance,
   };
 }

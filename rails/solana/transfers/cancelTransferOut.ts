@@ -5,14 +5,18 @@ import type { CancelledTransferOut, RailContext } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { executeTransferOut } from "./executeTransferOut.ts";
 import { signatureStatuses } from "./signatureStatuses.ts";
+import { unlandedProof } from "./unlandedProof.ts";
+import { findPayment } from "../../../db/payments.ts";
 
 /**
  * A Solana transaction cancels itself: once the finalized block height passes its last
  * valid height it can never land. So a sweep or refund is closed as `failed` (nothing
- * moved) only when that is proven and none of its signatures landed — in the word of a
- * node that has reached that finalized slot (behind a load balancer the statuses may come
- * from one lagging the node that gave the height); one that landed is closed through the
- * usual path; one still valid, or not yet provably unlanded, is refused (409).
+ * moved) only when that is proven, none of its signatures landed — in the word of a node
+ * that has reached that finalized slot (behind a load balancer the statuses may come from
+ * one lagging the node that gave the height) — and the deposit account still holds what it
+ * held at signing (`unlandedProof`: a node may drop the status of one that landed). One
+ * that landed is closed through the usual path; one still valid, or not provably
+ * unlanded, is refused (409).
  */
 export async function cancelTransferOut(ctx: RailContext, rowId: string): Promise<CancelledTransferOut> {
   const row = await findTransferOut(ctx.db, rowId);
@@ -34,10 +38,23 @@ export async function cancelTransferOut(ctx: RailContext, rowId: string): Promis
   if (context.slot < final.absoluteSlot) {
     throw new ServiceUnavailableError(`the node that answered for transfer ${row.id}'s signatures is behind the finalized slot ${final.absoluteSlot} (at ${context.slot}): it may not know it landed; try again`);
   }
+  // The deposit account must also hold what it held at signing: a node may drop the status of
+  // one that landed, and a refund closed `failed` is owed — and sent — again. (A row signed
+  // before balances were recorded is closed on the statuses alone, the operator's call.)
+  if (row.sourceBalance !== null) {
+    // A follow-up that signed it again meanwhile moved the balance itself: that is the refusal to give.
+    const now = await findTransferOut(ctx.db, row.id);
+    if (now?.txHash !== row.txHash) throw new ConflictError(signedAgain(row.id));
+    const payment = (await findPayment(ctx.db, row.paymentId))!;
+    const mayHaveLanded = await unlandedProof(connection, network, payment, row, final.absoluteSlot);
+    if (mayHaveLanded) throw new ConflictError(`${mayHaveLanded}; not cancelled (wait for a node to report its signatures)`);
+  }
   // Only while the row still holds the transaction judged here: a follow-up that signed it
   // again meanwhile sent one that may land.
   await failTransferOut(ctx.db, row.id, "broadcast", { error: "cancelled by the operator: expired without landing" }, { txHash: row.txHash });
   const after = (await findTransferOut(ctx.db, row.id))!;
-  if (after.status !== "failed") throw new ConflictError(`transfer ${row.id} was signed again while it was being cancelled; try again once its new transaction has expired`);
+  if (after.status !== "failed") throw new ConflictError(signedAgain(row.id));
   return { row: after, cancelTxHash: null };
 }
+
+const signedAgain = (id: string) => `transfer ${id} was signed again while it was being cancelled; try again once its new transaction has expired`;

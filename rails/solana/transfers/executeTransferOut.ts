@@ -10,6 +10,7 @@ import { solanaOperator, SWEEP_LAMPORTS } from "../operator.ts";
 import { buildTransferOut, RecipientUnusableError } from "./buildTransferOut.ts";
 import { withChainLock } from "../../chainLock.ts";
 import { signatureStatuses } from "./signatureStatuses.ts";
+import { unlandedProof } from "./unlandedProof.ts";
 
 /** How long one run follows a sent transaction before leaving it to the job's retry. */
 const FOLLOW_MS = 60_000;
@@ -31,7 +32,9 @@ type Ctx = { ctx: RailContext; network: Network; connection: Connection; operato
  *   failed: `failed` (nothing moved). Not landed while the blockhash is still valid: send
  *   the very same bytes again (one signature can land once). Not landed and the finalized
  *   height past its last valid height: it can never land, so it is signed again with a
- *   fresh blockhash, recorded (the old signature kept) before it is sent.
+ *   fresh blockhash, recorded (the old signature kept) before it is sent — only if the
+ *   deposit account still holds what it held at signing (`unlandedProof`): a node that
+ *   drops status answers must not make a landed transfer go out twice.
  * Safe to call twice, concurrently, or after a crash at any point.
  */
 export async function executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow> {
@@ -91,6 +94,7 @@ async function signAndSend(c: Ctx, rowId: string): Promise<TransferOutRow | null
     fromAddress: operator.publicKey.toBase58(),
     blockhash: signed.blockhash,
     lastValidBlockHeight: signed.lastValidBlockHeight,
+    sourceBalance: signed.sourceBalance,
   });
   if (claimed) await send(c, signed.rawTx, row.id);
   return null;
@@ -145,13 +149,22 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
   }
 }
 
-/** The row's transaction expired unlanded: sign the same transfer again with a fresh blockhash, recorded before it is sent. */
+/**
+ * The row's transaction expired and no node reports it: sign the same transfer again with a
+ * fresh blockhash, recorded before it is sent — only once the deposit account proves it did
+ * not land (`unlandedProof`); else the job's retry asks for its statuses again.
+ */
 async function resign(c: Ctx, row: TransferOutRow, final: { slot: number; height: bigint }): Promise<void> {
   const { ctx, connection, operator } = c;
+  const payment = (await findPayment(ctx.db, row.paymentId))!;
+  const mayHaveLanded = await unlandedProof(connection, c.network, payment, row, final.slot);
+  if (mayHaveLanded) {
+    ctx.logger.warn({ transfer: row.id, reason: mayHaveLanded }, "solana transaction expired with no status found, but it may have landed: not signing it again");
+    throw new ServiceUnavailableError(`${mayHaveLanded}; waiting for a node to report its signatures`);
+  }
   // A fee payer short of SOL never lands anything: signing again at every expiry would only
   // pile up signatures (what the row's follow-up reads grows with them).
   await assertOperatorFunded(c, row);
-  const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = await depositKeyOf(ctx, payment);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey, minContextSlot: final.slot }).catch(async (error: Error) => {
     if (!(error instanceof RecipientUnusableError)) throw error;
@@ -173,6 +186,7 @@ async function resign(c: Ctx, row: TransferOutRow, final: { slot: number; height
     txHash: signed.txHash,
     blockhash: signed.blockhash,
     lastValidBlockHeight: signed.lastValidBlockHeight,
+    sourceBalance: signed.sourceBalance,
   });
   if (replaced) await send(c, signed.rawTx, row.id);
 }

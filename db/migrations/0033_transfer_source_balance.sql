@@ -1,0 +1,1 @@
+ALTER TABLE "transfers_out" ADD COLUMN "source_balance" numeric(78, 0);

@@ -1,0 +1,1 @@
+ALTER TABLE "replayed_settlement_payment" ADD COLUMN "transfers" jsonb;
