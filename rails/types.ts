@@ -208,13 +208,15 @@ export type PrepareRequest = {
   amount: bigint;
   /** Service fee inside `amount`, smallest units. */
   fee: bigint;
+  /** The same fee in basis points of `amount` (`fee` is `amount * feeBps / 10000` rounded down). */
+  feeBps: number;
   feeRecipient: string;
   merchantWallet: string;
   expiresAt: Date;
 };
 
 /** The columns of a new payment row that the rail decides. */
-export type PreparedPayment = Required<Pick<NewPayment, "receiveAddress" | "contractAddress" | "feeRecipient" | "intentSignature" | "intentDeadline">>;
+export type PreparedPayment = Required<Pick<NewPayment, "receiveAddress" | "contractAddress" | "feeRecipient" | "intentSignature" | "intentDeadline" | "contractCall">>;
 
 /**
  * A browser wallet's part of a checkout: the page checks the balance, then sends the

@@ -17,4 +17,5 @@ export const presentPaymentListItem = (p: PaymentListRow, network: Network | und
   createdAt: p.createdAt.toISOString(),
   isTest: p.isTest,
   agentId: p.agentId,
+  agentOwner: p.agentOwner,
 });

@@ -11,6 +11,9 @@ import { failPayment } from "../services/failPayment.ts";
 import { processPayment } from "../services/processPayment.ts";
 import { uuidPattern } from "../schemas.ts";
 
+/** A transaction as `/payments/process` takes it: an EVM hash or a Solana signature. */
+const TRANSACTION_PATTERN = "^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$";
+
 /** Actions on an existing payment: submit a transaction, close it, verify a QR payment. */
 export const paymentActionRoutes = (deps: ApiDeps) => {
   const { db, config } = deps;
@@ -26,10 +29,16 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         auth: "public",
         body: t.Object({
           paymentId: t.String({ format: "uuid" }),
-          txHash: t.String({
-            pattern: "^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$",
-            description: "The transaction: an EVM hash (0x + 64 hex digits) or a Solana signature (base58); the payment's chain decides which it must be",
-          }),
+          txHash: t.Optional(
+            t.String({
+              pattern: TRANSACTION_PATTERN,
+              description: "The transaction: an EVM hash (0x + 64 hex digits) or a Solana signature (base58); the payment's chain decides which it must be",
+            }),
+          ),
+          // The client SDK's names for the same call.
+          transactionHash: t.Optional(t.String({ pattern: TRANSACTION_PATTERN, description: "Same as txHash (the client SDK's name)" })),
+          network: t.Optional(t.String({ maxLength: 64, description: "The payment's network shortName, if given (checked)" })),
+          senderAddress: t.Optional(t.String({ maxLength: 128, description: "The paying wallet, as the client SDK reports it (not trusted: the transaction decides)" })),
         }),
         detail: { summary: "Submit an on-chain transaction for verification; never a credit unless it pays this payment" },
       },

@@ -4,12 +4,14 @@ import type { PaymentRow } from "../../db/schema/index.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { RailContext, SubmittedCredit } from "../types.ts";
 import { evmClient } from "./client.ts";
-import { parsePaymentSettledLogs } from "./settlement/index.ts";
+import { isIssuedSplit, parsePaymentSettledLogs, parseSplitPaymentLogs } from "./settlement/index.ts";
 
 /**
  * What a submitted transaction pays a payment, from its receipt: a `PaymentSettled` of
- * this payment's intent from its settlement contract (for its token and merchant), or a
- * transfer of its token to its receive address. Anything else pays nothing.
+ * this payment's intent from its settlement contract (for its token and merchant), a
+ * `SplitPaymentExecuted` with exactly the params the service issued for it (what the
+ * recipients received), or a transfer of its token to its receive address. Anything else
+ * pays nothing.
  */
 export async function verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]> {
   if (!/^0x[0-9a-fA-F]{64}$/.test(transaction)) {
@@ -32,6 +34,11 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
       if (e.paymentId === payment.id && isAddressEqual(e.token, token) && isAddressEqual(e.merchant, payment.merchantWallet as Address)) {
         paid.push({ logIndex: e.logIndex, amount: e.amount });
       }
+    }
+  }
+  if (payment.contractCall) {
+    for (const e of parseSplitPaymentLogs(receipt.logs, getAddress(payment.contractCall.contractAddress))) {
+      if (isIssuedSplit(e.params, payment.contractCall.params) && e.received > 0n) paid.push({ logIndex: e.logIndex, amount: e.received });
     }
   }
   if (payment.receiveAddress) {

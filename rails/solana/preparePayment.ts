@@ -9,7 +9,7 @@ import { depositKeypair, depositSeed } from "./depositKeys.ts";
  * reference key: `receiveAddress` is the merchant's wallet. No contract, no intent.
  */
 export async function preparePayment(ctx: PrepareContext, request: PrepareRequest): Promise<PreparedPayment> {
-  const none = { contractAddress: null, intentSignature: null, intentDeadline: null, feeRecipient: null };
+  const none = { contractAddress: null, intentSignature: null, intentDeadline: null, feeRecipient: null, contractCall: null };
   if (request.kind !== "deposit") return { ...none, receiveAddress: request.merchantWallet };
   const seed = await depositSeed(ctx.db, ctx.config.secrets);
   return { ...none, receiveAddress: depositKeypair(seed, request.paymentId).publicKey.toBase58() };

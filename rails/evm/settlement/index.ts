@@ -19,3 +19,5 @@ export { paymentIntentTypes, settlementDomain } from "./settlementDomain.ts";
 export { type SignPaymentIntentParameters, signPaymentIntent } from "./signPaymentIntent.ts";
 export type { PaymentIntent } from "./types.ts";
 export { type EncodeDeployAndSweepParameters, SWEEP_GAS, encodeDeployAndSweep } from "./encodeDeployAndSweep.ts";
+export { type SplitPaymentCallParameters, splitPaymentCall } from "./splitPaymentCall.ts";
+export { type SplitPaymentExecuted, isIssuedSplit, parseSplitPaymentLogs } from "./parseSplitPaymentLogs.ts";
