@@ -124,6 +124,13 @@ export interface Rail {
    */
   verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]>;
 
+  /**
+   * Who sent `transaction` (the EVM sender, Solana's fee payer): what `verify-qr` reports as
+   * the payer to the client SDK. Null when the chain does not know it; a rail whose payments
+   * arrive by no transaction of the customer's on the payment's chain (a bridge) leaves it out.
+   */
+  transactionSender?(network: Network, transaction: string, timeoutMs: number): Promise<string | null>;
+
   // ── The chain itself ───────────────────────────────────────────────────────────
   /** The chain's current head (block or slot) from its RPC. */
   chainHead(network: Network, timeoutMs: number): Promise<bigint>;

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { findMerchantPayment, type PaymentRow } from "../../db/payments.ts";
 import { movedOut } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
+import { railOfPayment } from "../../rails/index.ts";
 import { reconcilePayments, refreshEvidence } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
@@ -72,7 +73,14 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         const current = (await findMerchantPayment(db, auth.merchantId, auth.mode, payment.id))!;
         const view = presentStatus(current);
         if (current.status === "confirming" || current.status === "completed") {
-          return { success: true, verified: true, error: "", message: `Payment found on-chain (${current.status}).`, payment: view };
+          return {
+            success: true,
+            verified: true,
+            error: "",
+            message: `Payment found on-chain (${current.status}).`,
+            payment: view,
+            onChainData: await onChainData(deps, current),
+          };
         }
         if (current.status !== "pending") {
           const money = current.amountReceived > 0n ? `; ${moneyBack(current, (await movedOut(db, current.id)).refund)}` : "";
@@ -96,6 +104,22 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       },
     );
 };
+
+/**
+ * The client SDK's `onChainData` of a verified payment: the transaction that made the amount
+ * whole and who sent it (read from its chain; null when the chain cannot say now).
+ */
+async function onChainData(deps: ApiDeps, payment: PaymentRow): Promise<{ transactionHash: string | null; from: string | null }> {
+  const transactionHash = payment.completingTxHash;
+  if (!transactionHash) return { transactionHash, from: null };
+  try {
+    const { network, rail } = railOfPayment(deps.config, payment);
+    return { transactionHash, from: (await rail.transactionSender?.(network, transactionHash, deps.config.rpcTimeoutMs)) ?? null };
+  } catch (error) {
+    deps.logger.warn({ err: error, payment: payment.id }, "could not read the paying transaction's sender");
+    return { transactionHash, from: null };
+  }
+}
 
 /** What became of an ended payment's money: received, refunded (sent or under way), still owed back. */
 function moneyBack(p: PaymentRow, refunded: bigint): string {

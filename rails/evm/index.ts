@@ -18,6 +18,7 @@ import { evidenceHorizons } from "./readModel/evidenceHorizons.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
+import { transactionSender } from "./transactionSender.ts";
 import { verifySubmission } from "./verifySubmission.ts";
 import { paymentUri, walletInstructions } from "./walletInstructions.ts";
 
@@ -52,6 +53,7 @@ export const evmRail: Rail = {
   refreshEvidence: async () => {},
   announceIngest: announceIndexerCommits,
   verifySubmission,
+  transactionSender: (network, transaction, timeoutMs) => transactionSender(evmClient(network, timeoutMs), transaction),
   chainHead,
   headTime,
   finalizedHead,
