@@ -1,4 +1,4 @@
-import type { Hex, PublicClient } from "viem";
+import { getAddress, type Hex, type PublicClient } from "viem";
 
 /** The sender of transaction `hash` (checksummed), or null when it is not a transaction hash or the node does not know it. */
 export async function transactionSender(client: PublicClient, hash: string): Promise<string | null> {
@@ -7,5 +7,5 @@ export async function transactionSender(client: PublicClient, hash: string): Pro
     if (error.name === "TransactionNotFoundError") return null;
     throw error;
   });
-  return transaction?.from ?? null;
+  return transaction ? getAddress(transaction.from) : null;
 }
