@@ -37,6 +37,17 @@ const pk = (m: TestMerchant = merchant) => ({ "x-public-key": m.publicKey });
 const create = (path: string, body: Record<string, unknown>, m: TestMerchant = merchant) =>
   api.request(path, { headers: pk(m), body: { amount: "5", currency: "USDC", network: "anvil", orderId: crypto.randomUUID(), ...body } });
 
+test("CORS: a browser's preflight for a GET carrying the SDK's Content-Type and public key is let through", async () => {
+  const response = await api.request("/api/networks", {
+    method: "OPTIONS",
+    headers: { Origin: "https://shop.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "content-type,x-public-key" },
+  });
+  expect(response.status).toBe(204);
+  expect(response.headers.get("access-control-allow-origin")).toBe("*");
+  expect(response.headers.get("access-control-allow-methods")).toContain("GET");
+  expect(response.headers.get("access-control-allow-headers")?.toLowerCase().split(", ")).toEqual(expect.arrayContaining(["content-type", "x-public-key"]));
+});
+
 describe("GET /deposits/supported-chains", () => {
   test("needs no credentials and tells a stranger only the catalogue", async () => {
     for (const headers of [{}, { "x-public-key": "pk_test_garbage" }] as Record<string, string>[]) {

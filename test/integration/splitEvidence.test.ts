@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import pg from "pg";
+import { syncAnalytics } from "../../db/analyticsSource.ts";
 import { buildConfig, type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
@@ -194,4 +196,22 @@ test("a lookup by payments reads split_payment through its index, never whole", 
   walk((plan as Array<{ Plan: Record<string, unknown> }>)[0]!.Plan);
   expect(scans.some((s) => s.endsWith(" split_payment"))).toBe(true);
   expect(scans.filter((s) => s.startsWith("Seq Scan") && s.endsWith(" split_payment"))).toEqual([]);
+});
+
+test("the analysts' views: a split payment's credit in payment_evidence (not a squat's), the agent and its owner in payments", async () => {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await syncAnalytics(client, { viewsSchema: schema, networks: config.networks });
+    const p = await contractPayment();
+    await handle.db.execute(sql`update payments set agent_id = 'shopping-agent', agent_owner = 'acme_labs' where id = ${p.id}`);
+    await indexed(p.id, { ...p.params, recipient1: STRANGER });
+    const paid = await indexed(p.id, p.params);
+    const { rows: evidence } = await client.query("select source, tx_hash, amount::text, payer from analytics.payment_evidence where payment_id = $1", [p.id]);
+    expect(evidence).toEqual([{ source: "settlement", tx_hash: paid, amount: "10000000", payer: STRANGER.toLowerCase() }]);
+    const { rows: agents } = await client.query("select agent_id, agent_owner from analytics.payments where payment_id = $1", [p.id]);
+    expect(agents).toEqual([{ agent_id: "shopping-agent", agent_owner: "acme_labs" }]);
+  } finally {
+    await client.end();
+  }
 });
