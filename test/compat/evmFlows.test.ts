@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
+import { sql } from "drizzle-orm";
 import { erc20Abi, type Abi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
+import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { anvilAccounts } from "../../devchain/evm/anvil.ts";
 import { startWorkers } from "../../jobs/worker.ts";
@@ -178,6 +180,12 @@ describe("the wallet flow: create, approve, splitPayment, process, completed", (
   test("its status turns completed with that transaction's hash", async () => {
     const status = await until("completed", () => sdk.checkPaymentStatus(payment.id), (s) => s.payment.status === "completed");
     expect(status).toMatchObject({ success: true, payment: { status: "completed", amountReceived: "25.5", transactionHash: hash } });
+    // The indexer recorded the call (past its block only indexed rows count): as the chain said it.
+    const rows = await queryRows<{ payment_id: string; received: string; recipient1: string }>(
+      api.db,
+      sql`select payment_id, received::text, recipient1 from ${sql.identifier(api.config.indexer.viewsSchema)}.split_payment where tx_hash = ${hash}`,
+    );
+    expect(rows).toEqual([{ payment_id: payment.id, received: "25500000", recipient1: merchantWallet.toLowerCase() }]);
   });
 
   test("verify-qr answers verified, with the transaction and its sender", async () => {
