@@ -20,9 +20,20 @@ export const createPaymentBody = t.Object(
     successUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page sends the customer to once paid" })),
     cancelUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page offers to go back to without paying" })),
     // Checked in the service: Elysia would coerce a string into a record of its characters.
-    metadata: t.Optional(t.Unknown({ description: "Map of string keys to string values (at most 50)" })),
+    metadata: t.Optional(t.Unknown({ description: "Any JSON object: at most 50 keys, 5 levels deep, 16 KiB as JSON" })),
     expiresIn: t.Optional(t.Integer({ description: "Seconds until expiry" })),
     agentId: t.Optional(t.String({ maxLength: 200, description: "Agent creating the payment (or header X-Agent-Id); checked against its policy" })),
+    // Checked in the service, with the agent id it belongs to.
+    agentOwner: t.Optional(t.Unknown({ description: "Who is accountable for the agent: 1 to 100 letters, digits, '_' or '-'" })),
+  },
+  { additionalProperties: true },
+);
+
+/** `/deposits/create`: a payment's body, plus the client SDK's `existingPaymentId` (the wallet payment the customer turned away from). */
+export const createDepositBody = t.Object(
+  {
+    ...createPaymentBody.properties,
+    existingPaymentId: t.Optional(t.String({ maxLength: 100, description: "The payment this deposit replaces for the customer (it stays open and expires by itself)" })),
   },
   { additionalProperties: true },
 );

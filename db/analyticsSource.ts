@@ -18,7 +18,8 @@ const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
  *
  * The match of indexed rows to payments is the EVM read model's
  * (`rails/evm/readModel/evidence.ts`): a Transfer of the payment's token to its receive
- * address on its chain; a `PaymentSettled` of its own intent from its contract — read
+ * address on its chain; a `PaymentSettled` of its own intent from its contract; a
+ * `SplitPaymentExecuted` with exactly the params the service issued for it — read
  * from the indexer's tables and the operator's replays (`replayed_*`, a row the indexer
  * also holds counted once). Solana's credits are the subscriber's `solana_credits`.
  */
@@ -48,6 +49,11 @@ export async function syncAnalytics(client: Client, source: AnalyticsSource): Pr
           return query ${settlements(`${s}.settlement_payment`)} union all ${settlements("replayed_settlement_payment", `${s}.settlement_payment`)};
         exception when undefined_table then
           return query ${settlements("replayed_settlement_payment")};
+        end;
+        begin
+          return query ${splits(`${s}.split_payment`)} union all ${splits("replayed_split_payment", `${s}.split_payment`)};
+        exception when undefined_table then
+          return query ${splits("replayed_split_payment")};
         end;
         -- Solana: the subscriber's credits (a fork-dropped one is not evidence).
         return query
@@ -92,3 +98,18 @@ const settlements = (table: string, unless?: string) => `
     and p.chain_id = e.chain_id::text and e.contract = lower(p.contract_address)
     and e.token = lower(p.token_address) and e.merchant = lower(p.merchant_wallet)
   ${unless ? `where not exists (select 1 from ${unless} x where x.id = e.id)` : ""}`;
+
+/** `SplitPaymentExecuted` events from `table` matched to the payment whose issued call they are (the read model's rule). */
+const splits = (table: string, unless?: string) => `
+  select p.id, 'settlement'::text, x.tx_hash::text, x.block_number::numeric, x.log_index, x.payer::text, x.received::numeric,
+         to_timestamp(x.timestamp::double precision)
+  from ${table} x
+  join payments p
+    on p.id = (case when x.payment_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then x.payment_id::uuid end)
+    and x.payment_id = p.contract_call->'params'->>'paymentId'
+    and p.chain_id = x.chain_id::text and x.contract = lower(p.contract_call->>'contractAddress')
+    and x.token = lower(p.contract_call->'params'->>'token') and x.amount = (p.contract_call->'params'->>'amount')::numeric
+    and x.recipient1 = lower(p.contract_call->'params'->>'recipient1') and x.recipient1_percentage = (p.contract_call->'params'->>'recipient1Percentage')::int
+    and x.recipient2 = lower(p.contract_call->'params'->>'recipient2') and x.recipient2_percentage = (p.contract_call->'params'->>'recipient2Percentage')::int
+    and x.recipient3 = lower(p.contract_call->'params'->>'recipient3') and x.recipient3_percentage = (p.contract_call->'params'->>'recipient3Percentage')::int
+  where x.received > 0 ${unless ? `and not exists (select 1 from ${unless} u where u.id = x.id)` : ""}`;

@@ -39,6 +39,9 @@ export function paymentSnapshot(p: PaymentRow) {
     depositMethod: depositMethodOf(p.kind),
     orderId: p.orderId,
     metadata: p.metadata,
+    // The agent that created the payment, and who answers for it (null: not an agent's).
+    agentId: p.agentId,
+    agentOwner: p.agentOwner,
     fiatAmount: p.fiatAmount ?? null,
     fiatCurrency: p.fiatCurrency ?? null,
     isTest: p.isTest,

@@ -28,6 +28,7 @@ const columns = {
   networkId: payments.networkId,
   orderId: payments.orderId,
   agentId: payments.agentId,
+  agentOwner: payments.agentOwner,
   isTest: payments.isTest,
   fiatAmount: payments.fiatAmount,
   fiatCurrency: payments.fiatCurrency,

@@ -64,3 +64,42 @@ export const settlementPayment = onchainTable(
     blockIdx: index().on(table.chainId, table.blockNumber),
   }),
 );
+
+/**
+ * Every `SplitPaymentExecuted` of the settlement contract: one row per `splitPayment` call
+ * (the client SDK's path). The caller chose the params, so a row is evidence for a payment
+ * only when they are exactly what the service issued for it (rails/evm/readModel/evidence.ts).
+ */
+export const splitPayment = onchainTable(
+  "split_payment",
+  (t) => ({
+    id: t.text().primaryKey(),
+    chainId: t.integer().notNull(),
+    /** `keccak256(abi.encode(params))`: what the contract's single use is keyed by. */
+    key: t.hex().notNull(),
+    /** The params' payment id as called (text: any caller may put anything there). */
+    paymentId: t.text().notNull(),
+    payer: t.hex().notNull(),
+    token: t.hex().notNull(),
+    /** Total pulled from the payer, smallest units. */
+    amount: t.bigint().notNull(),
+    /** What the recipients' balances rose by in all (the credit). */
+    received: t.bigint().notNull(),
+    recipient1: t.hex().notNull(),
+    recipient2: t.hex().notNull(),
+    recipient3: t.hex().notNull(),
+    recipient1Percentage: t.integer().notNull(),
+    recipient2Percentage: t.integer().notNull(),
+    recipient3Percentage: t.integer().notNull(),
+    contract: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    blockHash: t.hex().notNull(),
+    txHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({
+    paymentIdx: index().on(table.paymentId),
+    blockIdx: index().on(table.chainId, table.blockNumber),
+  }),
+);

@@ -150,6 +150,13 @@ export interface Rail {
    */
   verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]>;
 
+  /**
+   * Who sent `transaction` (the EVM sender, Solana's fee payer): what `verify-qr` reports as
+   * the payer to the client SDK. Null when the chain does not know it; a rail whose payments
+   * arrive by no transaction of the customer's on the payment's chain (a bridge) leaves it out.
+   */
+  transactionSender?(network: Network, transaction: string, timeoutMs: number): Promise<string | null>;
+
   // ── The chain itself ───────────────────────────────────────────────────────────
   /** The chain's current head (block or slot) from its RPC. */
   chainHead(network: Network, timeoutMs: number): Promise<bigint>;
@@ -283,13 +290,15 @@ export type PrepareRequest = {
   amount: bigint;
   /** Service fee inside `amount`, smallest units. */
   fee: bigint;
+  /** The same fee in basis points of `amount` (`fee` is `amount * feeBps / 10000` rounded down). */
+  feeBps: number;
   feeRecipient: string;
   merchantWallet: string;
   expiresAt: Date;
 };
 
 /** The columns of a new payment row that the rail decides. */
-export type PreparedPayment = Required<Pick<NewPayment, "receiveAddress" | "contractAddress" | "feeRecipient" | "intentSignature" | "intentDeadline">>;
+export type PreparedPayment = Required<Pick<NewPayment, "receiveAddress" | "contractAddress" | "feeRecipient" | "intentSignature" | "intentDeadline" | "contractCall">>;
 
 /**
  * A browser wallet's part of a checkout: the page checks the balance, then sends the

@@ -51,6 +51,23 @@ export function presentDeposit(p: PaymentRow, network: Network | undefined, tran
     expiresAt: p.expiresAt.toISOString(),
     sweeps: transfers.filter((t) => t.kind === "sweep").map((t) => presentTransfer(t, p.tokenDecimals)),
     refunds: refunds.map((t) => presentTransfer(t, p.tokenDecimals)),
+    ...depositHashes(p, transfers),
+  };
+}
+
+/**
+ * The transaction hashes the client SDK and the MCP server poll for: `depositTxHash` (the
+ * transfer that made the amount whole, from `confirming` on), `sweepTxHash` (the newest
+ * confirmed sweep to the merchant), `transactionHash` (the same as the status view's), and
+ * `isExpired`.
+ */
+function depositHashes(p: PaymentRow, transfers: readonly TransferOutRow[]) {
+  const swept = transfers.filter((t) => t.kind === "sweep" && t.status === "confirmed" && t.txHash !== null);
+  return {
+    transactionHash: p.completingTxHash,
+    depositTxHash: p.completingTxHash,
+    sweepTxHash: swept.at(-1)?.txHash ?? null,
+    isExpired: p.status === "expired",
   };
 }
 

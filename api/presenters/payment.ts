@@ -78,6 +78,7 @@ export function presentPayment(p: PaymentRow, network: Network | undefined, publ
     cancelUrl: p.cancelUrl,
     metadata: p.metadata,
     agentId: p.agentId,
+    agentOwner: p.agentOwner,
     // Set when priced in fiat: what was asked, and the rate (units per US dollar) it was converted at.
     fiatAmount: p.fiatAmount,
     fiatCurrency: p.fiatCurrency,
@@ -88,7 +89,17 @@ export function presentPayment(p: PaymentRow, network: Network | undefined, publ
     updatedAt: p.updatedAt.toISOString(),
     ...(network && railForPayment(network, p)?.walletInstructions(p, network)),
     settlement: presentSettlement(p, network),
+    ...sdkFields(p),
   };
+}
+
+/**
+ * What the published client SDK (`coinley-pay`) reads of a payment besides the spec's
+ * fields: the total in whole tokens and where the merchant's share goes. The fee split and
+ * `contractCall` come with the rail's wallet instructions.
+ */
+function sdkFields(p: PaymentRow) {
+  return { totalAmount: formatAmount(p.amount, p.tokenDecimals), merchantWallet: p.merchantWallet, recipientWallet: p.merchantWallet };
 }
 
 export { paymentUriOf };

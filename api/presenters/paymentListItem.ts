@@ -17,4 +17,6 @@ export const presentPaymentListItem = (p: PaymentListRow, network: Network | und
   createdAt: p.createdAt.toISOString(),
   isTest: p.isTest,
   agentId: p.agentId,
+  // Beside the agent id when the agent's creator named its owner (the MCP server does).
+  ...(p.agentOwner !== null && { agentOwner: p.agentOwner }),
 });

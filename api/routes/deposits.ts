@@ -2,7 +2,9 @@ import { Elysia } from "elysia";
 import { findMerchantPayment } from "../../db/payments.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
-import { NotFoundError, PaymentLookupError, ServiceUnavailableError } from "../../domain/errors.ts";
+import { NotFoundError, PaymentLookupError, ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
+import type { Mode } from "../../domain/mode.ts";
+import { explorerAddressUrl } from "../../domain/explorerAddressUrl.ts";
 import { railFor, railOfPayment } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
@@ -11,9 +13,21 @@ import { presentRefundRequestOutcome } from "../presenters/refundRequest.ts";
 import { requestRefund } from "../../payouts/index.ts";
 import { presentNetwork } from "../presenters/network.ts";
 import { paymentUriOf } from "../presenters/payment.ts";
-import { anyPaymentIdParams, createPaymentBody, createPaymentHeaders, paymentIdParams, refundRequestBody, uuidPattern } from "../schemas.ts";
+import { anyPaymentIdParams, createDepositBody, createPaymentHeaders, paymentIdParams, refundRequestBody, uuidPattern } from "../schemas.ts";
 import { answerCreation } from "../services/answerCreation.ts";
 import { requirePayment } from "../services/requirePayment.ts";
+
+/**
+ * The client SDK's `existingPaymentId`: the wallet payment its customer turned away from to
+ * pay by deposit address instead. It must be one of the caller's (a 400 naming the field
+ * otherwise, the same whether it exists elsewhere or not); it stays as it is and expires by
+ * itself, so money already on its way to it is still credited (or owed back).
+ */
+async function assertReplaceable(deps: ApiDeps, auth: { merchantId: string; mode: Mode }, existingPaymentId: string | undefined): Promise<void> {
+  if (existingPaymentId === undefined) return;
+  const found = uuidPattern.test(existingPaymentId) ? await findMerchantPayment(deps.db, auth.merchantId, auth.mode, existingPaymentId) : undefined;
+  if (!found) throw new ValidationError("existingPaymentId", `Invalid field 'existingPaymentId': no payment of this account with id ${existingPaymentId}`);
+}
 
 /** The deposit window is fixed by the spec: fifteen minutes, not settable. */
 export const DEPOSIT_EXPIRES_IN = 15 * 60;
@@ -39,12 +53,25 @@ export const depositRoutes = (deps: ApiDeps) => {
       }),
       { detail: { summary: "Chains that support deposit-address payments" } },
     )
+    .get(
+      "/supported-chains",
+      () => ({
+        success: true,
+        // The client SDK's list: numbered chains (its `chainId` is a number); /deposits/chains lists every one.
+        chains: config.networks
+          .filter((n) => n.enabled && /^\d{1,15}$/.test(n.chainId) && railFor(n)?.supports(n, "deposit"))
+          .map((n) => ({ chainId: Number(n.chainId), name: n.name, shortName: n.shortName, confirmations: n.requiredConfirmations })),
+      }),
+      { detail: { summary: "Deposit-address chains as the client SDK lists them: {chainId, name, confirmations}" } },
+    )
     .post(
       "/create",
       async (request) => {
         // `expiresIn` is ignored: the window is fixed (documented in docs/decisions.md).
+        await assertReplaceable(deps, request.auth, request.body.existingPaymentId);
         const created = await answerCreation(deps, request, { scope: "deposits.create", kind: "deposit", fixedExpiresIn: DEPOSIT_EXPIRES_IN });
         const payment = (created as { payment: Record<string, unknown> }).payment;
+        const network = config.networks.find((n) => n.shortName === payment.network);
         return {
           success: true,
           payment: {
@@ -65,12 +92,17 @@ export const depositRoutes = (deps: ApiDeps) => {
             orderId: payment.orderId,
             metadata: payment.metadata,
             isTest: payment.isTest,
+            agentId: payment.agentId,
+            agentOwner: payment.agentOwner,
+            // For the client SDK: how many confirmations complete it, and the address on the network's explorer.
+            requiredConfirmations: payment.requiredConfirmations,
+            explorer: { address: explorerAddressUrl(network?.explorerUrl ?? null, String(payment.receiveAddress)) },
           },
         };
       },
       {
         auth: "public",
-        body: createPaymentBody,
+        body: createDepositBody,
         headers: createPaymentHeaders,
         detail: { summary: "Create a deposit-address payment (expires in fifteen minutes; idempotent like /payments/create)" },
       },

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { findMerchantPayment, type PaymentRow } from "../../db/payments.ts";
 import { movedOut } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
+import { railOfPayment } from "../../rails/index.ts";
 import { reconcilePayments, refreshEvidence } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
@@ -10,6 +11,9 @@ import { presentStatus } from "../presenters/payment.ts";
 import { failPayment } from "../services/failPayment.ts";
 import { processPayment } from "../services/processPayment.ts";
 import { uuidPattern } from "../schemas.ts";
+
+/** A transaction as `/payments/process` takes it: an EVM hash or a Solana signature. */
+const TRANSACTION_PATTERN = "^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$";
 
 /** Actions on an existing payment: submit a transaction, close it, verify a QR payment. */
 export const paymentActionRoutes = (deps: ApiDeps) => {
@@ -26,10 +30,16 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         auth: "public",
         body: t.Object({
           paymentId: t.String({ format: "uuid" }),
-          txHash: t.String({
-            pattern: "^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$",
-            description: "The transaction: an EVM hash (0x + 64 hex digits) or a Solana signature (base58); the payment's chain decides which it must be",
-          }),
+          txHash: t.Optional(
+            t.String({
+              pattern: TRANSACTION_PATTERN,
+              description: "The transaction: an EVM hash (0x + 64 hex digits) or a Solana signature (base58); the payment's chain decides which it must be",
+            }),
+          ),
+          // The client SDK's names for the same call.
+          transactionHash: t.Optional(t.String({ pattern: TRANSACTION_PATTERN, description: "Same as txHash (the client SDK's name)" })),
+          network: t.Optional(t.String({ maxLength: 64, description: "The payment's network shortName, if given (checked)" })),
+          senderAddress: t.Optional(t.String({ maxLength: 128, description: "The paying wallet, as the client SDK reports it (not trusted: the transaction decides)" })),
         }),
         detail: { summary: "Submit an on-chain transaction for verification; never a credit unless it pays this payment" },
       },
@@ -63,7 +73,14 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         const current = (await findMerchantPayment(db, auth.merchantId, auth.mode, payment.id))!;
         const view = presentStatus(current);
         if (current.status === "confirming" || current.status === "completed") {
-          return { success: true, verified: true, error: "", message: `Payment found on-chain (${current.status}).`, payment: view };
+          return {
+            success: true,
+            verified: true,
+            error: "",
+            message: `Payment found on-chain (${current.status}).`,
+            payment: view,
+            onChainData: await onChainData(deps, current),
+          };
         }
         if (current.status !== "pending") {
           const money = current.amountReceived > 0n ? `; ${moneyBack(current, (await movedOut(db, current.id)).refund)}` : "";
@@ -87,6 +104,22 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       },
     );
 };
+
+/**
+ * The client SDK's `onChainData` of a verified payment: the transaction that made the amount
+ * whole and who sent it (read from its chain; null when the chain cannot say now).
+ */
+async function onChainData(deps: ApiDeps, payment: PaymentRow): Promise<{ transactionHash: string | null; from: string | null }> {
+  const transactionHash = payment.completingTxHash;
+  if (!transactionHash) return { transactionHash, from: null };
+  try {
+    const { network, rail } = railOfPayment(deps.config, payment);
+    return { transactionHash, from: (await rail.transactionSender?.(network, transactionHash, deps.config.rpcTimeoutMs)) ?? null };
+  } catch (error) {
+    deps.logger.warn({ err: error, payment: payment.id }, "could not read the paying transaction's sender");
+    return { transactionHash, from: null };
+  }
+}
 
 /** What became of an ended payment's money: received, refunded (sent or under way), still owed back. */
 function moneyBack(p: PaymentRow, refunded: bigint): string {

@@ -15,7 +15,7 @@ import { priceInFiat } from "./priceInFiat.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import type { PaymentCreations } from "./batchedCreations.ts";
-import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
+import { parseAgentOwner, parseHttpUrl, parseJsonMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
 import type { AuthContext } from "../plugins/auth.ts";
@@ -35,6 +35,8 @@ export type CreatePaymentBody = {
   expiresIn?: number;
   /** The agent creating the payment (same as the `X-Agent-Id` header). */
   agentId?: unknown;
+  /** Who is accountable for that agent (the MCP server sends it), recorded beside its id. */
+  agentOwner?: unknown;
 };
 
 /** What every create needs: the service's parts, who asks, and their idempotency key and agent. */
@@ -77,7 +79,8 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const { network, rail, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, ctx.kind, body);
   const tokenAmount = fiatCurrency ? null : parseAmount("amount", body.amount, token.decimals);
   const agentId = resolveAgentId(ctx.agentId, body.agentId);
-  const metadata = parseMetadata(body.metadata);
+  const agentOwner = parseAgentOwner(body.agentOwner, agentId);
+  const metadata = parseJsonMetadata(body.metadata);
   if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
   // Public addresses only (SSRF: live mode, and test mode on production), checked again at each delivery.
   if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
@@ -105,7 +108,8 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
   // Fees round down: the merchant is never charged more than the configured rate. Only where
   // the rail collects it (not Solana Pay, which pays the merchant's wallet whole).
-  const fee = rail.collectsFee(ctx.kind) && config.fees.bps > 0 ? (owed * BigInt(config.fees.bps)) / 10_000n : 0n;
+  const feeBps = rail.collectsFee(ctx.kind) ? config.fees.bps : 0;
+  const fee = feeBps > 0 ? (owed * BigInt(feeBps)) / 10_000n : 0n;
   // Before the transaction: a rail may read or write its own rows (Solana's deposit addresses) on the
   // pool, which must never wait for a connection while this request holds one.
   const prepared = await rail.prepare({ config, db, prompts: ctx.prompts }, {
@@ -115,6 +119,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     token,
     amount: owed,
     fee,
+    feeBps,
     feeRecipient: config.fees.recipient ?? merchantWallet,
     merchantWallet,
     expiresAt,
@@ -137,6 +142,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     exchangeRateAt: fiat?.rateAt ?? null,
     ...settlement,
     agentId,
+    agentOwner,
     tokenSymbol: token.symbol,
     tokenAddress: token.address,
     tokenDecimals: token.decimals,

@@ -20,6 +20,57 @@ export function parseMetadata(value: unknown): Record<string, string> {
   return Object.fromEntries(entries) as Record<string, string>;
 }
 
+/** What a JSON `metadata` object may hold: its size written as JSON, and how deep it nests. */
+export const JSON_METADATA_LIMITS = { maxBytes: 16 * 1024, maxDepth: 5, maxKeys: 50, maxKeyLength: 100 } as const;
+
+/**
+ * Metadata as the client SDK sends it (`/payments/create`, `/deposits/create`): any JSON
+ * object — objects, arrays, numbers, booleans and null inside — returned as given. Bounded:
+ * at most 50 keys at the top (of 1 to 100 characters), nesting at most 5 deep, 16 KiB as
+ * JSON. Text no column can hold is refused before (`textGuard`).
+ */
+export function parseJsonMetadata(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ValidationError("metadata", "Invalid field 'metadata': expected a JSON object");
+  }
+  const keys = Object.keys(value);
+  const { maxBytes, maxDepth, maxKeys, maxKeyLength } = JSON_METADATA_LIMITS;
+  if (keys.length > maxKeys) throw new ValidationError("metadata", `Invalid field 'metadata': at most ${maxKeys} keys`);
+  for (const key of keys) {
+    if (key.length === 0 || key.length > maxKeyLength) throw new ValidationError(`metadata.${key}`, `Invalid field 'metadata': keys are 1 to ${maxKeyLength} characters`);
+  }
+  if (depthOf(value) > maxDepth) throw new ValidationError("metadata", `Invalid field 'metadata': nests deeper than ${maxDepth} levels`);
+  if (Buffer.byteLength(JSON.stringify(value)) > maxBytes) throw new ValidationError("metadata", `Invalid field 'metadata': larger than ${maxBytes / 1024} KiB as JSON`);
+  return value as Record<string, unknown>;
+}
+
+/** How deep objects and arrays nest in `value` (an object of scalars is 1); iterative, so a deep body cannot overflow the stack. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Who is accountable for an agent (the MCP server's `agentOwner`): as its agent id is written there, at most 100 characters. */
+const AGENT_OWNER = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** The body's `agentOwner`, recorded beside the agent id; it names the owner of an agent, so it needs one. */
+export function parseAgentOwner(value: unknown, agentId: string | null): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || !AGENT_OWNER.test(value)) {
+    throw new ValidationError("agentOwner", "Invalid field 'agentOwner': 1 to 100 letters, digits, '_' or '-'");
+  }
+  if (agentId === null) throw new ValidationError("agentOwner", "Invalid field 'agentOwner': names the owner of an agent; send agentId (or X-Agent-Id) with it");
+  return value;
+}
+
 /**
  * An http(s) URL a merchant gives (`callbackUrl`, `successUrl`, `cancelUrl`); anything
  * else could never be delivered to or opened. The 400 names the field.

@@ -42,9 +42,23 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
     bridges.unread === 0 &&
     bridges.stuck === 0 &&
     chains.every((c) => c.payable && (c.operator === null || c.operator.sufficient) && !transfersOf(c.network.chainId).stuck && !revertsOf(c.network.chainId).recent);
+  // The client SDK's `checkPaymentSplitterHealth` reads this: per chain with a settlement contract,
+  // whether it takes payments now. Left out where no chain has one (there is nothing to report).
+  const splitters = chains.filter((c) => c.network.settlementContract !== null);
+  const paymentSplitterHealth = {
+    status: splitters.every((c) => c.payable && c.rpcReachable) ? "ok" : "degraded",
+    contracts: splitters.map((c) => ({
+      network: c.network.shortName,
+      chainId: c.network.chainId,
+      contractAddress: c.network.settlementContract,
+      rpcReachable: c.rpcReachable,
+      payable: c.payable,
+    })),
+  };
   return {
     success: true,
     status: healthy ? "ok" : "degraded",
+    ...(splitters.length > 0 && { paymentSplitterHealth }),
     chains: chains.map((c) => ({
       network: c.network.shortName,
       chainId: c.network.chainId,

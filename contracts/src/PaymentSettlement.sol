@@ -6,6 +6,9 @@ pragma solidity ^0.8.24;
 ///         contract checks deadline, single use and the operator's signature, then pulls the
 ///         tokens and pays merchant and fee recipient in the same transaction. A wrong merchant,
 ///         a wrong amount or a replayed intent cannot settle.
+///         `splitPayment` is the unsigned path the published client SDK (`coinley-pay`) calls:
+///         the caller names token, amount and recipients, so it settles nothing by itself;
+///         the service credits it only when its event matches what it asked for that payment.
 contract PaymentSettlement {
     /// @param paymentId    The payment's id (a UUID left-padded to 32 bytes off-chain).
     /// @param merchant     Receives `amount - fee`.
@@ -24,6 +27,26 @@ contract PaymentSettlement {
         uint256 deadline;
     }
 
+    /// @notice What the SDK's `splitPayment` sends (member names are the SDK's own).
+    /// @param token       ERC-20 paid.
+    /// @param amount      Total pulled from the caller, in the token's smallest unit.
+    /// @param paymentId   The service's payment id, as text.
+    /// @param recipient1  Receives what the other shares leave (the merchant).
+    /// @param recipient2  Receives `amount * recipient2Percentage / 10000` (the service's fee).
+    /// @param recipient3  Receives `amount * recipient3Percentage / 10000`; the zero address only at 0%.
+    /// @param recipient1Percentage Basis points; the three sum to exactly 10000.
+    struct SplitPaymentParams {
+        address token;
+        uint256 amount;
+        string paymentId;
+        address recipient1;
+        address recipient2;
+        address recipient3;
+        uint256 recipient1Percentage;
+        uint256 recipient2Percentage;
+        uint256 recipient3Percentage;
+    }
+
     bytes32 public constant PAYMENT_INTENT_TYPEHASH = keccak256(
         "PaymentIntent(bytes32 paymentId,address merchant,address token,uint256 amount,uint256 fee,address feeRecipient,uint256 deadline)"
     );
@@ -32,6 +55,8 @@ contract PaymentSettlement {
     bytes32 private constant NAME_HASH = keccak256("PaymentSettlement");
     bytes32 private constant VERSION_HASH = keccak256("1");
     /// @dev Upper bound of a non-malleable ECDSA `s` (secp256k1n / 2).
+    /// @dev 100% in basis points.
+    uint256 private constant BPS = 10_000;
     uint256 private constant MAX_S = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
     address public immutable owner;
@@ -43,6 +68,9 @@ contract PaymentSettlement {
     bytes32 private immutable _cachedDomainSeparator;
 
     mapping(bytes32 paymentId => bool) private _processed;
+    /// @dev Keyed by the whole params (`splitPaymentKey`), never by the id alone: a stranger who
+    ///      calls first with the same id and other recipients cannot block the real payment.
+    mapping(bytes32 splitKey => bool) private _splitUsed;
 
     event PaymentSettled(
         bytes32 indexed paymentId,
@@ -52,6 +80,10 @@ contract PaymentSettlement {
         uint256 amount,
         uint256 fee
     );
+    /// @param key      `splitPaymentKey(params)`: what single use is keyed by.
+    /// @param received What the recipients' balances rose by in all (less than `params.amount`
+    ///                 only for a token that takes a fee on transfer).
+    event SplitPaymentExecuted(bytes32 indexed key, address indexed payer, address indexed token, SplitPaymentParams params, uint256 received);
     event OperatorChanged(address indexed previousOperator, address indexed newOperator);
 
     error IntentExpired();
@@ -111,6 +143,44 @@ contract PaymentSettlement {
         _pay(intent, signature);
     }
 
+    /// @notice Pulls `params.amount` of `params.token` from the caller and pays the three
+    ///         recipients their shares in the same transaction; each params settle at most once.
+    ///         Revert reasons are the ones the SDK recognises.
+    function splitPayment(SplitPaymentParams calldata params) external {
+        require(params.amount > 0, "Amount must be greater than 0");
+        require(
+            params.recipient1Percentage <= BPS && params.recipient2Percentage <= BPS && params.recipient3Percentage <= BPS
+                && params.recipient1Percentage + params.recipient2Percentage + params.recipient3Percentage == BPS,
+            "Percentages must equal 100%"
+        );
+        require(
+            params.recipient1 != address(0) && params.recipient2 != address(0)
+                && (params.recipient3 != address(0) || params.recipient3Percentage == 0),
+            "Invalid recipient"
+        );
+        bytes32 key = splitPaymentKey(params);
+        require(!_splitUsed[key], "Payment ID already used");
+        // Effects before interactions: a re-entering token cannot settle the same params twice.
+        _splitUsed[key] = true;
+
+        // Shares 2 and 3 round down; recipient1 (the merchant) gets the rest, so the shares add up to `amount`.
+        uint256 share2 = params.amount * params.recipient2Percentage / BPS;
+        uint256 share3 = params.amount * params.recipient3Percentage / BPS;
+        uint256 received = _pull(params.token, params.recipient1, params.amount - share2 - share3)
+            + _pull(params.token, params.recipient2, share2) + _pull(params.token, params.recipient3, share3);
+        emit SplitPaymentExecuted(key, msg.sender, params.token, params, received);
+    }
+
+    /// @notice The single-use key of `params`: keccak256 of their ABI encoding.
+    function splitPaymentKey(SplitPaymentParams calldata params) public pure returns (bytes32) {
+        return keccak256(abi.encode(params));
+    }
+
+    /// @notice Whether a `splitPayment` with these params (by `splitPaymentKey`) has settled.
+    function isSplitPaymentUsed(bytes32 key) external view returns (bool) {
+        return _splitUsed[key];
+    }
+
     /// @notice Whether `paymentId` has settled (each id settles at most once).
     function isProcessed(bytes32 paymentId) external view returns (bool) {
         return _processed[paymentId];
@@ -159,6 +229,28 @@ contract PaymentSettlement {
         if (intent.fee != 0) _safeTransferFrom(intent.token, msg.sender, intent.feeRecipient, intent.fee);
 
         emit PaymentSettled(intent.paymentId, msg.sender, intent.token, intent.merchant, intent.amount, intent.fee);
+    }
+
+    /// @dev Moves `amount` from the caller to `to` and returns what `to`'s balance rose by
+    ///      (zero transfers are skipped: some tokens revert on them). Accepts tokens returning
+    ///      nothing (USDT) as well as `true`; the revert reason is the one the SDK recognises.
+    function _pull(address token, address to, uint256 amount) private returns (uint256) {
+        if (amount == 0) return 0;
+        uint256 before = _balanceOf(token, to);
+        (bool success, bytes memory data) =
+            token.call(abi.encodeWithSignature("transferFrom(address,address,uint256)", msg.sender, to, amount));
+        require(
+            success && (data.length == 0 ? token.code.length > 0 : data.length >= 32 && abi.decode(data, (uint256)) == 1),
+            "Token transfer failed"
+        );
+        uint256 afterwards = _balanceOf(token, to);
+        return afterwards > before ? afterwards - before : 0;
+    }
+
+    function _balanceOf(address token, address holder) private view returns (uint256) {
+        (bool success, bytes memory data) = token.staticcall(abi.encodeWithSignature("balanceOf(address)", holder));
+        require(success && data.length >= 32, "Token transfer failed");
+        return abi.decode(data, (uint256));
     }
 
     /// @dev The signer of `digest`, or address(0) for anything but a canonical 65-byte signature.

@@ -2,6 +2,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { BRIDGE_STATUSES } from "../../domain/bridgeStatus.ts";
+import type { SplitPaymentCall } from "../../domain/splitPayment.ts";
 import { modes } from "../../domain/mode.ts";
 import { paymentStatuses } from "../../domain/paymentStatus.ts";
 import { amount, createdAt } from "./columns.ts";
@@ -43,14 +44,23 @@ export const payments = pgTable(
     feeRecipient: text("fee_recipient"),
     intentSignature: text("intent_signature"),
     intentDeadline: timestamp("intent_deadline", { withTimezone: true }),
+    /**
+     * The settlement contract's `splitPayment` call the service issued (the client SDK's
+     * `contractCall`): its event credits the payment only with exactly these params. Null
+     * where the payment is not paid through the contract.
+     */
+    contractCall: jsonb("contract_call").$type<SplitPaymentCall>(),
     orderId: text("order_id"),
     customerEmail: text("customer_email"),
     callbackUrl: text("callback_url"),
     /** Where the hosted checkout page sends the customer once the payment is complete, and where to go back to instead. */
     successUrl: text("success_url"),
     cancelUrl: text("cancel_url"),
-    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    /** The merchant's own data: a flat map of strings on cross-chain payments, any bounded JSON object on the others. */
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     agentId: text("agent_id"),
+    /** Who is accountable for the agent (the MCP server's `agentOwner`), recorded beside its id. */
+    agentOwner: text("agent_owner"),
     /** Set when the merchant priced the payment in fiat: what was asked, in that currency's units. */
     fiatAmount: numeric("fiat_amount", { mode: "string" }),
     fiatCurrency: text("fiat_currency"),

@@ -1,5 +1,5 @@
 import { ponder } from "ponder:registry";
-import { settlementPayment, tokenTransfer } from "ponder:schema";
+import { settlementPayment, splitPayment, tokenTransfer } from "ponder:schema";
 import { buildConfig } from "../../config/index.ts";
 import { createTransferIngest } from "../../rails/evm/ingest/index.ts";
 import { settlementTransfers } from "../../rails/evm/settlement/settlementTransfers.ts";
@@ -38,6 +38,42 @@ ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {
       amount: event.args.amount,
       fee: event.args.fee,
       transfers,
+      contract: event.log.address,
+      blockNumber: event.block.number,
+      blockHash: event.block.hash,
+      txHash: event.transaction.hash,
+      logIndex: event.log.logIndex,
+      timestamp: event.block.timestamp,
+    })
+    .onConflictDoNothing();
+});
+
+// The client SDK's `splitPayment`: recorded whoever called it; reconcile credits a row only
+// when its params are the ones the service issued for the payment (rails/evm/readModel/).
+// Only params naming a payment id as the service writes it (a lowercase uuid) can ever match a
+// payment; any other text (a NUL, megabytes) is the caller's and is not stored.
+const ISSUED_PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+ponder.on("PaymentSettlement:SplitPaymentExecuted", async ({ event, context }) => {
+  const p = event.args.params;
+  if (!ISSUED_PAYMENT_ID.test(p.paymentId)) return;
+  await context.db
+    .insert(splitPayment)
+    .values({
+      id: `${context.chain.id}:${event.transaction.hash}:${event.log.logIndex}`,
+      chainId: context.chain.id,
+      key: event.args.key,
+      paymentId: p.paymentId,
+      payer: event.args.payer,
+      token: p.token,
+      amount: p.amount,
+      received: event.args.received,
+      recipient1: p.recipient1,
+      recipient2: p.recipient2,
+      recipient3: p.recipient3,
+      // The contract refuses any percentage above 10000: these fit an integer.
+      recipient1Percentage: Number(p.recipient1Percentage),
+      recipient2Percentage: Number(p.recipient2Percentage),
+      recipient3Percentage: Number(p.recipient3Percentage),
       contract: event.log.address,
       blockNumber: event.block.number,
       blockHash: event.block.hash,

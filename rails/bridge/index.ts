@@ -37,7 +37,7 @@ export const bridgeRail: Rail = {
   collectsFee: () => false,
   normalizeAddress: normalizeEvmAddress,
   // The bridge quote is taken by the cross-chain creation itself (it needs the origin): the row needs nothing more.
-  prepare: async () => ({ receiveAddress: null, contractAddress: null, feeRecipient: null, intentSignature: null, intentDeadline: null }),
+  prepare: async () => ({ receiveAddress: null, contractAddress: null, feeRecipient: null, intentSignature: null, intentDeadline: null, contractCall: null }),
   paymentUri: () => null,
   walletInstructions: () => null,
   // The customer pays on the origin chain, to the bridge's deposit address (the creation response and

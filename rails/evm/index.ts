@@ -20,6 +20,7 @@ import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { recoverDeposits } from "./recoverDeposits.ts";
 import { supportsKind, unavailable } from "./unavailable.ts";
 import { verifySignedMessage } from "./verifySignedMessage.ts";
+import { transactionSender } from "./transactionSender.ts";
 import { verifySubmission } from "./verifySubmission.ts";
 import { paymentUri, walletInstructions } from "./walletInstructions.ts";
 
@@ -58,6 +59,7 @@ export const evmRail: Rail = {
   refreshEvidence: async () => {},
   announceIngest: announceIndexerCommits,
   verifySubmission,
+  transactionSender: (network, transaction, timeoutMs) => transactionSender(evmClient(network, timeoutMs), transaction),
   chainHead,
   headTime,
   finalizedHead,

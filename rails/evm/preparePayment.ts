@@ -3,14 +3,16 @@ import type { Config } from "../../config/index.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import type { PreparedPayment, PrepareRequest } from "../types.ts";
 import { intentSignerOf } from "./intentSignerOf.ts";
-import { computeDepositAddress, paymentIdToBytes32 } from "./settlement/index.ts";
+import { computeDepositAddress, paymentIdToBytes32, splitPaymentCall } from "./settlement/index.ts";
 import { unavailableReason } from "./unavailable.ts";
 
 /**
  * The EVM columns of a new payment: its counterfactual deposit address (CREATE2 from
  * the factory, the payment id and the merchant's wallet: no key per address), and for
  * a contract payment the intent signer's EIP-712 intent, which the contract checks before
- * it pays merchant and fee recipient. Deposit payments are paid by plain transfers only.
+ * it pays merchant and fee recipient, and the `splitPayment` call the client SDK makes
+ * instead (same recipients and shares, no signature). Deposit payments are paid by plain
+ * transfers only.
  */
 export async function preparePayment(config: Config, request: PrepareRequest): Promise<PreparedPayment> {
   const { network, kind } = request;
@@ -22,7 +24,7 @@ export async function preparePayment(config: Config, request: PrepareRequest): P
     paymentId: request.paymentId,
     merchantWallet: request.merchantWallet as Address,
   });
-  if (kind === "deposit") return { receiveAddress, contractAddress: null, feeRecipient, intentSignature: null, intentDeadline: null };
+  if (kind === "deposit") return { receiveAddress, contractAddress: null, feeRecipient, intentSignature: null, intentDeadline: null, contractCall: null };
 
   const deadline = Math.floor(request.expiresAt.getTime() / 1000);
   const intentSignature = await intentSignerOf(config).sign({
@@ -38,5 +40,14 @@ export async function preparePayment(config: Config, request: PrepareRequest): P
       deadline: BigInt(deadline),
     },
   });
-  return { receiveAddress, contractAddress: network.settlementContract, feeRecipient, intentSignature, intentDeadline: new Date(deadline * 1000) };
+  const contractCall = splitPaymentCall({
+    settlementAddress: network.settlementContract as Address,
+    paymentId: request.paymentId,
+    token: request.token.address as Address,
+    amount: request.amount,
+    merchantWallet: request.merchantWallet as Address,
+    feeRecipient,
+    feeBps: request.feeBps,
+  });
+  return { receiveAddress, contractAddress: network.settlementContract, feeRecipient, intentSignature, intentDeadline: new Date(deadline * 1000), contractCall };
 }

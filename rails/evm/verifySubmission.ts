@@ -4,13 +4,15 @@ import type { PaymentRow } from "../../db/schema/index.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { RailContext, SubmittedCredit } from "../types.ts";
 import { evmClient } from "./client.ts";
-import { parsePaymentSettledLogs, settledCredit, settlementTransfers } from "./settlement/index.ts";
+import { isIssuedSplit, parsePaymentSettledLogs, parseSplitPaymentLogs, settledCredit, settlementTransfers } from "./settlement/index.ts";
 
 /**
  * What a submitted transaction pays a payment, from its receipt: a `PaymentSettled` of
  * this payment's intent from its settlement contract (for its token and merchant; what
- * its token Transfers delivered to merchant and fee recipient, at most the intent), or a
- * transfer of its token to its receive address. Anything else pays nothing.
+ * its token Transfers delivered to merchant and fee recipient, at most the intent), a
+ * `SplitPaymentExecuted` with exactly the params the service issued for it (what the
+ * recipients received), or a transfer of its token to its receive address. Anything else
+ * pays nothing.
  */
 export async function verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]> {
   if (!/^0x[0-9a-fA-F]{64}$/.test(transaction)) {
@@ -35,6 +37,11 @@ export async function verifySubmission(ctx: RailContext, payment: PaymentRow, ne
         const moved = settlementTransfers(receipt.logs, { logIndex: e.logIndex, contract: getAddress(payment.contractAddress), token, payer: e.payer });
         paid.push({ logIndex: e.logIndex, amount: settledCredit(e.amount, moved, [payment.merchantWallet, payment.feeRecipient ?? payment.merchantWallet]) });
       }
+    }
+  }
+  if (payment.contractCall) {
+    for (const e of parseSplitPaymentLogs(receipt.logs, getAddress(payment.contractCall.contractAddress))) {
+      if (isIssuedSplit(e.params, payment.contractCall.params) && e.received > 0n) paid.push({ logIndex: e.logIndex, amount: e.received });
     }
   }
   if (payment.receiveAddress) {

@@ -3,7 +3,11 @@ import type { PaymentRow } from "../../db/schema/index.ts";
 import { erc20TransferUri } from "../../domain/paymentUri.ts";
 import { encodePaymentTransactions, paymentIdToBytes32 } from "./settlement/index.ts";
 
-/** What the customer's wallet needs for a contract payment: the signed intent and the two calls (approve, pay). */
+/**
+ * What the customer's wallet needs for a contract payment: the signed intent and the two
+ * calls (approve, pay); and, for the client SDK, the `splitPayment` call the service issued
+ * with the split it reads (the merchant's and the fee wallet's shares in basis points).
+ */
 export function walletInstructions(p: PaymentRow) {
   if (!p.contractAddress || !p.intentSignature || !p.intentDeadline) return null;
   const intent = {
@@ -29,6 +33,12 @@ export function walletInstructions(p: PaymentRow) {
       { description: "approve", to: txs.approve.to, data: txs.approve.data, value: "0" },
       { description: "pay", to: txs.pay.to, data: txs.pay.data, value: "0" },
     ],
+    ...(p.contractCall && {
+      contractCall: p.contractCall,
+      merchantPercentage: p.contractCall.params.recipient1Percentage,
+      coinleyWallet: p.contractCall.params.recipient2,
+      coinleyPercentage: p.contractCall.params.recipient2Percentage,
+    }),
   };
 }
 

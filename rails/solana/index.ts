@@ -55,6 +55,7 @@ export const solanaRail: Rail = {
   // The subscriber NOTIFYs itself when it commits (its tables come with the migrations).
   announceIngest: async () => true,
   verifySubmission: (ctx, payment, network, transaction) => lib().verifySubmission(ctx, payment, network, transaction),
+  transactionSender: (network, transaction, timeoutMs) => lib().transactionSender(network, transaction, timeoutMs),
   chainHead: (network, timeoutMs) => lib().chainHead(network, timeoutMs),
   finalizedHead: (network, timeoutMs) => lib().finalizedHead(network, timeoutMs),
   // A credit is final once the subscriber has seen it at `finalized`, not when the node's

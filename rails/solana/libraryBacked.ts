@@ -15,4 +15,5 @@ export { refundAddressProblem, settlementWalletProblem } from "./refundAddressPr
 export { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 export { executeTransferOut } from "./transfers/executeTransferOut.ts";
 export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";
+export { transactionSender } from "./transactionSender.ts";
 export { depositAccounts, paymentUri, walletInstructions } from "./walletInstructions.ts";

@@ -9,7 +9,7 @@ import { claimDepositAddress } from "./depositPool.ts";
  * `receiveAddress` is the merchant's wallet. No contract, no intent, no key.
  */
 export async function preparePayment(ctx: PrepareContext, request: PrepareRequest): Promise<PreparedPayment> {
-  const none = { contractAddress: null, intentSignature: null, intentDeadline: null, feeRecipient: null };
+  const none = { contractAddress: null, intentSignature: null, intentDeadline: null, feeRecipient: null, contractCall: null };
   if (request.kind !== "deposit") return { ...none, receiveAddress: request.merchantWallet };
   return { ...none, receiveAddress: await claimDepositAddress(ctx, request.paymentId) };
 }

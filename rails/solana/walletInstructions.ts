@@ -30,7 +30,11 @@ export function depositAccounts(p: PaymentRow): string[] {
   return [p.receiveAddress, ...programs.map((program) => associatedTokenAccount(p.receiveAddress!, p.tokenAddress, program).toBase58())];
 }
 
-/** What a wallet needs to build the transfer by hand: recipient, its token account, mint, program, reference. */
+/**
+ * What a wallet needs to build the transfer by hand: recipient, its token account, mint,
+ * program, reference. For the client SDK, the split it reads: no service fee is collected
+ * on Solana, so the merchant's share is all of it and the SDK sends one plain transfer.
+ */
 export function walletInstructions(p: PaymentRow, network: Network) {
   if (!p.receiveAddress) return null;
   const token = network.tokens.find((t) => t.address === p.tokenAddress);
@@ -46,5 +50,6 @@ export function walletInstructions(p: PaymentRow, network: Network) {
       decimals: p.tokenDecimals,
       reference: p.kind === "deposit" ? null : solanaPayReference(p.id).toBase58(),
     },
+    ...(p.kind !== "deposit" && { merchantPercentage: 10_000, coinleyWallet: null, coinleyPercentage: 0 }),
   };
 }

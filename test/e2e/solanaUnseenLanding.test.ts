@@ -6,7 +6,7 @@ import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { claimTransferOutBroadcast, findTransferOut, reserveTransferOut } from "../../db/transfersOut.ts";
 import { solanaRail } from "../../rails/solana/index.ts";
-import { depositKeypair, depositSeed } from "../../rails/solana/depositKeys.ts";
+import { depositKeyOf } from "../../rails/solana/depositKeys.ts";
 import { solanaOperator } from "../../rails/solana/operator.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
 import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
@@ -78,7 +78,7 @@ async function signedRefund() {
     amount: 50_000_000n,
   })))!;
   const payment = (await findPayment(api.db, deposit.id))!;
-  const depositKey = depositKeypair(await depositSeed(api.db, api.config.secrets), payment.id);
+  const depositKey = await depositKeyOf(api, payment);
   const operator = solanaOperator(api.config)!;
   const signed = (await buildTransferOut({ connection: connection(), network: network(), payment, row, operator, depositKey }))!;
   expect(signed.sourceBalance).toBe(150_000_000n);

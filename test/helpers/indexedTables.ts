@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import type { SplitPaymentParams } from "../../domain/splitPayment.ts";
 
 /**
  * The indexer's evidence tables as Ponder 0.16 creates them (`indexer/ponder.schema.ts`:
@@ -18,6 +19,15 @@ export async function createIndexedTables(db: Db, schema: string): Promise<void>
       id text primary key, chain_id integer not null, payment_id text not null, payer text not null, token text not null, merchant text not null,
       amount numeric(78,0) not null, fee numeric(78,0) not null, contract text not null, block_number numeric(78,0) not null, block_hash text not null,
       tx_hash text not null, log_index integer not null, timestamp numeric(78,0) not null, transfers jsonb)`);
+  await db.execute(sql`
+    create table if not exists ${s}.split_payment (
+      id text primary key, chain_id integer not null, key text not null, payment_id text not null, payer text not null, token text not null,
+      amount numeric(78,0) not null, received numeric(78,0) not null, recipient1 text not null, recipient2 text not null, recipient3 text not null,
+      recipient1_percentage integer not null, recipient2_percentage integer not null, recipient3_percentage integer not null,
+      contract text not null, block_number numeric(78,0) not null, block_hash text not null, tx_hash text not null, log_index integer not null,
+      timestamp numeric(78,0) not null)`);
+  await db.execute(sql`create index if not exists split_payment_payment_idx on ${s}.split_payment (payment_id)`);
+  await db.execute(sql`create index if not exists split_payment_block_idx on ${s}.split_payment (chain_id, block_number)`);
   // Without them a benchmark measures sequential scans production never does (the memory run's rounds slowed as the tables grew).
   await db.execute(sql`create index if not exists token_transfer_to_idx on ${s}.token_transfer ("to", chain_id)`);
   await db.execute(sql`create index if not exists token_transfer_block_idx on ${s}.token_transfer (chain_id, block_number)`);
@@ -74,4 +84,30 @@ export async function insertIndexedSettlement(db: Db, schema: string, e: Indexed
       ${e.merchant.toLowerCase()}, ${e.amount.toString()}, ${e.fee.toString()}, ${e.contract.toLowerCase()}, ${e.blockNumber},
       ${`0xb${e.blockNumber}`}, ${e.txHash}, ${logIndex}, ${Math.floor(e.at.getTime() / 1000)},
       ${e.transfers ? JSON.stringify(e.transfers.map((t) => ({ to: t.to.toLowerCase(), amount: t.amount.toString() }))) : null}::text::jsonb)`);
+}
+
+export type IndexedSplit = {
+  chainId: number;
+  paymentId: string;
+  payer: string;
+  params: SplitPaymentParams;
+  /** What the recipients received (default: the params' amount). */
+  received?: bigint;
+  contract: string;
+  blockNumber: number;
+  txHash: string;
+  logIndex?: number;
+  at: Date;
+};
+
+/** One indexed `SplitPaymentExecuted` of the settlement contract (addresses lowercase, as Ponder stores hex). */
+export async function insertIndexedSplit(db: Db, schema: string, x: IndexedSplit): Promise<void> {
+  const logIndex = x.logIndex ?? 0;
+  const p = x.params;
+  await db.execute(sql`
+    insert into ${sql.identifier(schema)}.split_payment values (
+      ${`${x.chainId}:${x.txHash}:${logIndex}`}, ${x.chainId}, ${`0x${"ab".repeat(32)}`}, ${x.paymentId}, ${x.payer.toLowerCase()}, ${p.token.toLowerCase()},
+      ${p.amount}, ${(x.received ?? BigInt(p.amount)).toString()}, ${p.recipient1.toLowerCase()}, ${p.recipient2.toLowerCase()}, ${p.recipient3.toLowerCase()},
+      ${p.recipient1Percentage}, ${p.recipient2Percentage}, ${p.recipient3Percentage}, ${x.contract.toLowerCase()}, ${x.blockNumber},
+      ${`0xb${x.blockNumber}`}, ${x.txHash}, ${logIndex}, ${Math.floor(x.at.getTime() / 1000)})`);
 }

@@ -3,7 +3,7 @@ import { erc20Abi, getAbiItem, type Address, type Hash, type PublicClient } from
 import type { Network } from "../../../config/index.ts";
 import { paymentSettlementAbi } from "../../../contracts/artifacts/index.ts";
 import { queryRows } from "../../../db/client.ts";
-import { insertReplayed, paymentsPaidBy, receiveAddressesOn, type ReplayedSettlement, type ReplayedTransfer } from "../../../db/replayedEvidence.ts";
+import { insertReplayed, paymentsPaidBy, receiveAddressesOn, type ReplayedSettlement, type ReplayedSplit, type ReplayedTransfer } from "../../../db/replayedEvidence.ts";
 import type { RailContext, ReplayOptions, ReplayResult } from "../../types.ts";
 import { finalizedHead } from "../chainHead.ts";
 import { evmClient } from "../client.ts";
@@ -16,13 +16,16 @@ import { indexedTables } from "../readModel/tables.ts";
 const ADDRESSES_PER_REQUEST = 500;
 const transferEvent = getAbiItem({ abi: erc20Abi, name: "Transfer" });
 const settledEvent = getAbiItem({ abi: paymentSettlementAbi, name: "PaymentSettled" });
+const splitEvent = getAbiItem({ abi: paymentSettlementAbi, name: "SplitPaymentExecuted" });
+/** A split payment can pay a payment only when it names its id as the service writes it (the indexer keeps only those too). */
+const ISSUED_PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The EVM replay: blocks `from`..`to` (clamped to the final block) read again with
  * `eth_getLogs` in chunks of `REPLAY_BLOCK_RANGE` blocks — the transfers of the chain's
  * stablecoins into any payment's receive address, and the settlement contract's
  * `PaymentSettled` events with what their token Transfers moved (the transaction's
- * receipt) — and every row the service does not hold yet recorded as
+ * receipt), and `SplitPaymentExecuted` events — and every row the service does not hold yet recorded as
  * replayed evidence. Idempotent: row ids are the indexer's (`chain:tx:log`).
  */
 export async function replayRange(ctx: RailContext, network: Network, range: { from: bigint; to: bigint }, options: ReplayOptions): Promise<ReplayResult> {
@@ -40,6 +43,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
   const total = to - from + 1n;
   const transfers: ReplayedTransfer[] = [];
   const settlements: ReplayedSettlement[] = [];
+  const splits: ReplayedSplit[] = [];
   const times = blockTimes(client);
   const receipts = transactionReceipts(client);
   for (let start = from; start <= to; start += step) {
@@ -85,18 +89,48 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
         });
       }
     }
+    if (network.settlementContract) {
+      const logs = await client.getLogs({ address: network.settlementContract as Address, event: splitEvent, fromBlock: start, toBlock: end, strict: true });
+      for (const log of logs) {
+        const p = log.args.params;
+        if (!ISSUED_PAYMENT_ID.test(p.paymentId)) continue;
+        splits.push({
+          id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
+          chainId,
+          key: log.args.key.toLowerCase(),
+          paymentId: p.paymentId,
+          payer: log.args.payer.toLowerCase(),
+          token: p.token.toLowerCase(),
+          amount: p.amount.toString(),
+          received: log.args.received.toString(),
+          recipient1: p.recipient1.toLowerCase(),
+          recipient2: p.recipient2.toLowerCase(),
+          recipient3: p.recipient3.toLowerCase(),
+          recipient1Percentage: Number(p.recipient1Percentage),
+          recipient2Percentage: Number(p.recipient2Percentage),
+          recipient3Percentage: Number(p.recipient3Percentage),
+          contract: log.address.toLowerCase(),
+          blockNumber: log.blockNumber.toString(),
+          blockHash: log.blockHash.toLowerCase(),
+          txHash: log.transactionHash.toLowerCase(),
+          logIndex: log.logIndex,
+          timestamp: (await times(log.blockHash)).toString(),
+        });
+      }
+    }
     options.onProgress?.(end - from + 1n, total);
   }
 
   const schema = config.indexer.viewsSchema;
   const tables = await indexedTables(db, schema);
-  const found = [...transfers, ...settlements];
+  const found = [...transfers, ...settlements, ...splits];
   const known = await knownEvidenceIds(db, schema, tables, found.map((r) => r.id));
-  const fresh = { transfers: transfers.filter((r) => !known.has(r.id)), settlements: settlements.filter((r) => !known.has(r.id)) };
-  const added = options.dryRun ? fresh.transfers.length + fresh.settlements.length : (await insertReplayed(db, fresh)).size;
+  const fresh = { transfers: transfers.filter((r) => !known.has(r.id)), settlements: settlements.filter((r) => !known.has(r.id)), splits: splits.filter((r) => !known.has(r.id)) };
+  const freshCount = fresh.transfers.length + fresh.settlements.length + fresh.splits.length;
+  const added = options.dryRun ? freshCount : (await insertReplayed(db, fresh)).size;
   // The payments this range holds evidence of (recorded now, or already; on a dry run, what would be).
   const paymentIds = options.dryRun
-    ? await paymentsPaidBy(db, network.chainId, { addresses: transfers.map((t) => t.to), intents: settlements.map((e) => e.paymentId) })
+    ? await paymentsPaidBy(db, network.chainId, { addresses: transfers.map((t) => t.to), intents: settlements.map((e) => e.paymentId), splitPaymentIds: splits.map((x) => x.paymentId) })
     : (
         await queryRows<{ payment_id: string }>(
           db,
@@ -104,7 +138,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
               where e.block_number::numeric <= ${to.toString()}::numeric`,
         )
       ).map((r) => r.payment_id);
-  return { from, to, found: found.length, added, known: found.length - (fresh.transfers.length + fresh.settlements.length), paymentIds };
+  return { from, to, found: found.length, added, known: found.length - freshCount, paymentIds };
 }
 
 /** Block timestamps (seconds), fetched once per block. */

@@ -23,7 +23,11 @@ export type EvidenceRow = {
  *   on the chain, for the token and merchant the intent was signed for, counting what its
  *   token Transfers delivered to the merchant and the fee recipient, at most the intent's
  *   amount (a fee-on-transfer token delivers less: `settledCredit`);
- * - `transfer`: a Transfer of the payment's token to its receive address on its chain.
+ * - `transfer`: a Transfer of the payment's token to its receive address on its chain;
+ * - `settlement` too: a `SplitPaymentExecuted` (the client SDK's `splitPayment`) whose params
+ *   are exactly the call the service issued for the payment (`payments.contract_call`):
+ *   token, amount, payment id, the three recipients and their shares. Its credit is what
+ *   the recipients received. Any other call paid whoever it named and pays no payment.
  * Each join is written both ways round (payment → row and row → payment), so a lookup
  * by payment ids and a scan of new blocks both walk an index: the union below cannot take
  * a join condition inside, so a lookup also names the indexed keys it needs (intent ids,
@@ -33,10 +37,11 @@ export type EvidenceRow = {
  */
 export function evidenceQuery(schema: string, tables: IndexedTables, scope: EvidenceScope): SQL {
   const s = sql.identifier(schema);
-  const where = (alias: "t" | "e") => {
+  const where = (alias: "t" | "e" | "x") => {
     if (!("payments" in scope)) return sql`${sql.raw(alias)}.chain_id = ${Number(scope.chainId)} and ${sql.raw(alias)}.block_number > ${scope.aboveBlock.toString()}::numeric`;
     const ids = sql`p.id = any(${sql.param(scope.payments.map((p) => p.id))}::uuid[])`;
     if (alias === "e") return sql`${ids} and e.payment_id = any(${sql.param(scope.payments.map((p) => paymentIdToBytes32(p.id)))}::text[])`;
+    if (alias === "x") return sql`${ids} and x.payment_id = any(${sql.param(scope.payments.map((p) => p.id.toLowerCase()))}::text[])`;
     const addresses = [...new Set(scope.payments.flatMap((p) => (p.receiveAddress ? [p.receiveAddress.toLowerCase()] : [])))];
     return sql`${ids} and t."to" = any(${sql.param(addresses)}::text[])`;
   };
@@ -61,6 +66,12 @@ export function evidenceQuery(schema: string, tables: IndexedTables, scope: Evid
   const settledAmount = sql`(case when e.transfers is null then e.amount when jsonb_typeof(e.transfers) <> 'array' then 0 else least(e.amount, (
     select coalesce(sum((x->>'amount')::numeric), 0) from jsonb_array_elements(e.transfers) x
     where x->>'to' in (lower(p.merchant_wallet), lower(coalesce(p.fee_recipient, p.merchant_wallet))))) end)`;
+  const splits = withReplayed(
+    INDEXED_TABLES.splits,
+    "replayed_split_payment",
+    "id, chain_id, payment_id, payer, token, amount, received, recipient1, recipient2, recipient3, recipient1_percentage, recipient2_percentage, recipient3_percentage, contract, block_number, tx_hash, log_index, timestamp",
+    tables.splits === true,
+  );
   // An intent's bytes32 id is the payment's uuid left-padded with zeros.
   return sql`
     select p.id as payment_id, 'transfer' as source, t.amount::text as amount, t.block_number::text as block_number, t.log_index, t.timestamp::text as ts, t.tx_hash, t."from" as payer
@@ -75,5 +86,17 @@ export function evidenceQuery(schema: string, tables: IndexedTables, scope: Evid
       and e.payment_id = '0x' || repeat('0', 32) || replace(p.id::text, '-', '')
       and p.chain_id = e.chain_id::text and e.contract = lower(p.contract_address)
       and e.token = lower(p.token_address) and e.merchant = lower(p.merchant_wallet)
-    where ${where("e")}`;
+    where ${where("e")}
+    union all
+    select p.id as payment_id, 'settlement' as source, x.received::text as amount, x.block_number::text as block_number, x.log_index, x.timestamp::text as ts, x.tx_hash, x.payer
+    from ${splits} x
+    join payments p
+      on p.id = (case when x.payment_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then x.payment_id::uuid end)
+      and x.payment_id = p.contract_call->'params'->>'paymentId'
+      and p.chain_id = x.chain_id::text and x.contract = lower(p.contract_call->>'contractAddress')
+      and x.token = lower(p.contract_call->'params'->>'token') and x.amount = (p.contract_call->'params'->>'amount')::numeric
+      and x.recipient1 = lower(p.contract_call->'params'->>'recipient1') and x.recipient1_percentage = (p.contract_call->'params'->>'recipient1Percentage')::int
+      and x.recipient2 = lower(p.contract_call->'params'->>'recipient2') and x.recipient2_percentage = (p.contract_call->'params'->>'recipient2Percentage')::int
+      and x.recipient3 = lower(p.contract_call->'params'->>'recipient3') and x.recipient3_percentage = (p.contract_call->'params'->>'recipient3Percentage')::int
+    where ${where("x")} and x.received > 0`;
 }

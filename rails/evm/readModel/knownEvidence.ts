@@ -10,8 +10,10 @@ export async function knownEvidenceIds(db: Db, schema: string, tables: IndexedTa
   const sources = [
     sql`select id from replayed_token_transfer where ${among}`,
     sql`select id from replayed_settlement_payment where ${among}`,
+    sql`select id from replayed_split_payment where ${among}`,
     ...(tables.transfers ? [sql`select id from ${s}.${sql.identifier(INDEXED_TABLES.transfers)} where ${among}`] : []),
     ...(tables.settlements ? [sql`select id from ${s}.${sql.identifier(INDEXED_TABLES.settlements)} where ${among}`] : []),
+    ...(tables.splits ? [sql`select id from ${s}.${sql.identifier(INDEXED_TABLES.splits)} where ${among}`] : []),
   ];
   return new Set((await queryRows<{ id: string }>(db, sql.join(sources, sql` union `))).map((r) => r.id));
 }

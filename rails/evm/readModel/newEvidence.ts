@@ -54,7 +54,12 @@ export async function newIndexedEvidence(ctx: RailContext, network: Network, cur
  */
 async function windowDigest(db: Db, schema: string, tables: IndexedTables, chainId: string, from: bigint, to: bigint): Promise<string> {
   const parts: string[] = [];
-  for (const [table, present] of [[INDEXED_TABLES.transfers, tables.transfers], [INDEXED_TABLES.settlements, tables.settlements]] as const) {
+  const watched = [
+    [INDEXED_TABLES.transfers, tables.transfers],
+    [INDEXED_TABLES.settlements, tables.settlements],
+    [INDEXED_TABLES.splits, tables.splits === true],
+  ] as const;
+  for (const [table, present] of watched) {
     if (!present) {
       parts.push("-");
       continue;

@@ -19,7 +19,7 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  */
 export async function noteIndexedRemovals(client: pg.Client, baseSchema: string): Promise<void> {
   // Run on every tick of the dispatch's listener: DDL only when a trigger is missing.
-  const tables = [INDEXED_TABLES.transfers, INDEXED_TABLES.settlements].map((name) => `${quote(baseSchema)}.${quote(name)}`);
+  const tables = [INDEXED_TABLES.transfers, INDEXED_TABLES.settlements, INDEXED_TABLES.splits].map((name) => `${quote(baseSchema)}.${quote(name)}`);
   const { rows: missing } = await client.query<{ name: string }>(
     `select t.name from unnest($1::text[]) as t(name)
      where to_regclass(t.name) is not null

@@ -20,3 +20,5 @@ export { type SignPaymentIntentParameters, signPaymentIntent } from "./signPayme
 export type { PaymentIntent } from "./types.ts";
 export { type EncodeDeployAndSweepParameters, SWEEP_GAS, encodeDeployAndSweep, encodeDeployAndSweepNative } from "./encodeDeployAndSweep.ts";
 export { type SettlementTransfer, settledCredit, settlementTransfers } from "./settlementTransfers.ts";
+export { type SplitPaymentCallParameters, splitPaymentCall } from "./splitPaymentCall.ts";
+export { type SplitPaymentExecuted, isIssuedSplit, parseSplitPaymentLogs } from "./parseSplitPaymentLogs.ts";

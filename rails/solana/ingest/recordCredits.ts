@@ -40,11 +40,34 @@ export type ScannedAddress = { address: string; signatures: ReadonlyArray<{ sign
  */
 export async function recordCredits(
   db: Db,
-  input: { chainId: string; channel: string; foundBy: FoundBy; credits: readonly FoundCredit[]; scanned?: ScannedAddress },
+  input: {
+    chainId: string;
+    channel: string;
+    foundBy: FoundBy;
+    credits: readonly FoundCredit[];
+    scanned?: ScannedAddress;
+    /**
+     * The payment these credits' transactions may pay alone (a transfer nothing in it ties
+     * to a payment): when any credit of one of them is already another payment's, none of
+     * that transaction's is stored. Checked under the chain's lock, so two payments racing
+     * for one transaction cannot each take part of it.
+     */
+    exclusiveTo?: string;
+  },
 ): Promise<{ inserted: number; refused: string | null }> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
     await lockChainIngest(tx, input.chainId);
+    if (input.exclusiveTo !== undefined && input.credits.length > 0) {
+      const taken = await queryRows<{ signature: string }>(tx, sql`
+        select distinct signature from solana_credits
+        where chain_id = ${input.chainId} and signature = any(${sql.param([...new Set(input.credits.map((c) => c.signature))])}::text[])
+          and payment_id <> ${input.exclusiveTo}::uuid`);
+      if (taken.length > 0) {
+        const others = new Set(taken.map((r) => r.signature));
+        input = { ...input, credits: input.credits.filter((c) => !others.has(c.signature)) };
+      }
+    }
     const [head] = await queryRows<{ finalized_slot: string }>(tx, sql`select finalized_slot::text from solana_ingest_heads where chain_id = ${input.chainId}`);
     const watermark = head ? BigInt(head.finalized_slot) : -1n;
     const refused = input.credits.find((c) => !c.finalized && c.slot <= watermark) ?? null;
