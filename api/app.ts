@@ -7,6 +7,7 @@ import { requestLimitsPlugin } from "./plugins/requestLimits.ts";
 import { requestContextPlugin } from "./plugins/requestContext.ts";
 import { textGuardPlugin } from "./plugins/textGuard.ts";
 import { agentPolicyRoutes } from "./routes/agentPolicies.ts";
+import { agentSettingRoutes } from "./routes/agentSettings.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
 import { bridgeWebhookRoutes } from "./routes/bridgeWebhooks.ts";
 import { contractRoutes } from "./routes/contracts.ts";
@@ -43,6 +44,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(returnOriginRoutes(deps))
     .use(eventRoutes(deps))
     .use(agentPolicyRoutes(deps))
+    .use(agentSettingRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(currencyRoutes(deps))
     .use(bridgeWebhookRoutes(deps));
