@@ -3,6 +3,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { ApiDeps } from "./deps.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
+import { rateLimitsPlugin } from "./plugins/rateLimits.ts";
 import { requestLimitsPlugin } from "./plugins/requestLimits.ts";
 import { requestContextPlugin } from "./plugins/requestContext.ts";
 import { textGuardPlugin } from "./plugins/textGuard.ts";
@@ -68,6 +69,7 @@ export function createApp(deps: ApiDeps) {
     )
     .use(errorsPlugin(deps.logger))
     .use(requestLimitsPlugin())
+    .use(rateLimitsPlugin(deps))
     .use(textGuardPlugin())
     .use(
       openapi({

@@ -9,6 +9,7 @@ import { buildRoles } from "../../scripts/build.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { GENEROUS_LIMITS } from "./generousLimits.ts";
 import { freePort } from "../../devchain/freePort.ts";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
@@ -45,6 +46,8 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
     NETWORKS_FILE: networksFile,
     OPERATOR_PRIVATE_KEY: `0x${"11".repeat(32)}`,
     LOG_LEVEL: "info",
+    // Benchmarks and fault scenarios send many requests from one key and address.
+    ...GENEROUS_LIMITS,
     ...options.env,
   };
   const config: Config = buildConfig(env);

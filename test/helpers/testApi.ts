@@ -8,6 +8,7 @@ import { createDb, type DbOptions } from "../../db/client.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { GENEROUS_LIMITS } from "./generousLimits.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openAllQueues } from "../../jobs/queues.ts";
@@ -31,12 +32,21 @@ export type TestMerchant = {
  * `app.handle` with no server; `close` drops everything the test made.
  */
 export async function createTestApi(
-  options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger; database?: TestDatabase; databaseProbe?: DbOptions["probe"] } = {},
+  options: {
+    env?: Record<string, string>;
+    networks?: FileNetworkInput[];
+    logger?: Logger;
+    database?: TestDatabase;
+    databaseProbe?: DbOptions["probe"];
+    /** `generous` (default): `GENEROUS_LIMITS`; `defaults`: the service's own rate limits and caps. */
+    limits?: "generous" | "defaults";
+  } = {},
 ) {
   const database = options.database ?? (await createTestDatabase());
   const redis = createTestRedis(options.env?.REDIS_URL);
+  const limits = options.limits === "defaults" ? {} : GENEROUS_LIMITS;
   const config = buildConfig(
-    { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, LOG_LEVEL: "silent", ...options.env },
+    { APP_ENV: "test", DATABASE_URL: database.url, REDIS_URL: redis.url, QUEUE_PREFIX: redis.prefix, LOG_LEVEL: "silent", ...limits, ...options.env },
     { extraNetworks: options.networks },
   );
   const handle = createDb(database.url, { max: 5, probe: options.databaseProbe });
