@@ -18,6 +18,7 @@ import type { PaymentCreations } from "./batchedCreations.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
+import { assertRoomForPayment } from "./openPaymentCap.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 
@@ -60,6 +61,19 @@ export type CreatePaymentContext = CreationContext & {
 };
 
 /**
+ * `expiresIn` in whole seconds, from 60 to the most this caller may ask: a public-key create
+ * gets a shorter maximum (PUBLIC_KEY_MAX_EXPIRES_IN) than a key + secret one
+ * (PAYMENT_MAX_EXPIRES_IN): each open payment is an address watched until it expires.
+ */
+export function assertExpiresIn(config: Config, auth: Pick<AuthContext, "scheme">, expiresIn: number) {
+  const { maxExpiresIn, publicKeyMaxExpiresIn } = config.payments;
+  const max = auth.scheme === "public_key" ? publicKeyMaxExpiresIn : maxExpiresIn;
+  if (Number.isInteger(expiresIn) && expiresIn >= 60 && expiresIn <= max) return;
+  const more = auth.scheme === "public_key" && maxExpiresIn > max ? ` with a public key (up to ${maxExpiresIn} with the API key and secret)` : "";
+  throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${max}${more}`);
+}
+
+/**
  * Creates a payment once per idempotency key: validates the target, lets the network's
  * rail prepare it (receive address, signed intent), stores it with the stored
  * response, then schedules expiry after commit.
@@ -82,11 +96,10 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   // Public addresses only (SSRF: live mode, and test mode on production), checked again at each delivery.
   if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
   const expiresIn = ctx.fixedExpiresIn ?? body.expiresIn ?? config.payments.defaultExpiresIn;
-  if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
-    throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
-  }
+  assertExpiresIn(config, auth, expiresIn);
   const unavailable = rail.unavailable(config, network, ctx.kind);
   if (unavailable) throw new ServiceUnavailableError(unavailable);
+  await assertRoomForPayment(ctx);
 
   const merchant = await settings;
   assertReturnUrls(auth, merchant, body);
@@ -164,6 +177,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     : await ctx.creations.write(creation);
 
   if (!result.replayed) {
+    ctx.creations.created(auth.merchantId, auth.mode);
     const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
     // After commit; if Redis is down the periodic recheck still expires it.
     await ctx.creations.expireAt(payment.id, new Date(payment.expiresAt)).catch((error: unknown) =>
