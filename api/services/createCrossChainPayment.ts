@@ -5,7 +5,7 @@ import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { insertPayment } from "../../db/payments.ts";
 import { formatAmount, parseAmount } from "../../domain/amounts.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import { idempotencyKeyOf } from "../../domain/idempotency.ts";
+import { idempotencyKeyOf, replayWindowOf } from "../../domain/idempotency.ts";
 import { bridgeAdapterFor } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { quoteCrossChain, type CrossChainQuote } from "../../rails/bridge/index.ts";
@@ -55,7 +55,14 @@ export type CrossChainContext = CreationContext;
 export async function createCrossChainPayment(ctx: CrossChainContext, body: CrossChainBody) {
   const { config, db, auth } = ctx;
   const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
-  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: "payments.cross-chain.create", key, requestHash };
+  const idempotency = {
+    merchantId: auth.merchantId,
+    mode: auth.mode,
+    scope: "payments.cross-chain.create",
+    key,
+    requestHash,
+    replayWithinSeconds: replayWindowOf(key, config.payments.bodyWindowSeconds),
+  };
   const replay = await ctx.creations.storedResponse(idempotency);
   if (replay) return replay;
 

@@ -7,7 +7,7 @@ import type { NewPayment, PaymentRow } from "../../db/payments.ts";
 import { parseAmount } from "../../domain/amounts.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
-import { idempotencyKeyOf } from "../../domain/idempotency.ts";
+import { idempotencyKeyOf, replayWindowOf } from "../../domain/idempotency.ts";
 import { presentPayment } from "../presenters/payment.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
@@ -81,7 +81,7 @@ export function assertExpiresIn(config: Config, auth: Pick<AuthContext, "scheme"
 export async function createPayment(ctx: CreatePaymentContext, body: CreatePaymentBody) {
   const { config, db, auth } = ctx;
   const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
-  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: ctx.scope, key, requestHash };
+  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: ctx.scope, key, requestHash, replayWithinSeconds: replayWindowOf(key, config.payments.bodyWindowSeconds) };
   // The merchant's settings are read meanwhile (a read only: harmless if the request stops early).
   const settings = ctx.creations.settings(auth.merchantId);
   settings.catch(() => {});

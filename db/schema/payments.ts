@@ -170,6 +170,12 @@ export const idempotencyKeys = pgTable(
     requestHash: text("request_hash").notNull(),
     responseStatus: integer("response_status"),
     responseBody: jsonb("response_body"),
+    /**
+     * Set for a body fingerprint (no Idempotency-Key, no orderId): only this many seconds after
+     * `createdAt` is an identical body a retry; later it is a new payment and claims the key anew.
+     * Null: a retry for as long as the key is kept.
+     */
+    replayWithinSeconds: integer("replay_within_seconds"),
     createdAt: createdAt(),
   },
   // The hourly cleanup finds expired keys by age.
