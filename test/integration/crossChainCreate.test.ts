@@ -100,6 +100,21 @@ describe("POST /payments/cross-chain/create", () => {
     }
   });
 
+  // Issue 41: each open payment is an address watched until it expires; a public key sits in browsers.
+  test("expiresIn with a public key: up to 24 h, honoured to the second; beyond it 400 naming expiresIn; key + secret goes further", async () => {
+    const day = 24 * 3600;
+    const atMost = await create(body({ expiresIn: day }));
+    expect(atMost.status).toBe(201);
+    const expiresAt = Date.parse(atMost.body.payment.expiresAt);
+    expect(expiresAt % 1000).toBe(0);
+    expect(Math.abs(expiresAt - Date.now() - day * 1000)).toBeLessThanOrEqual(1_000);
+    const over = await create(body({ expiresIn: day + 1 }));
+    expect([over.status, over.body.error]).toEqual([400, "invalid_request"]);
+    expect(over.body.message).toBe(`Invalid field 'expiresIn': seconds between 60 and ${day} with a public key (up to ${7 * day} with the API key and secret)`);
+    const secret = { "x-api-key": x.merchant.testApiKey, "x-api-secret": x.merchant.testApiSecret };
+    expect((await create(body({ expiresIn: day + 1 }), { headers: secret })).status).toBe(201);
+  });
+
   test("the destination can be named; its token defaults to the origin's", async () => {
     const response = await create(body({ originChainId: 31338, network: "anvil", currency: "USDC", amount: "1" }));
     expect(response.status).toBe(201);

@@ -144,8 +144,9 @@ describe("agent policies: the public key reads, never frees", () => {
   test("unknownAgents: deny — an agent without a policy is refused, and no DELETE frees one", async () => {
     const m = await api.seedMerchant("Strict shop");
     await setSettlementWallet(api.db, m.id, api.config.networks.find((n) => n.shortName === "anvil")!.id, merchantWallet);
-    // Only key + secret changes the setting.
+    // Only key + secret reads or changes the setting.
     expect((await setUnknownAgents("deny", pk(m))).status).toBe(401);
+    expect((await setUnknownAgents("deny", {})).status).toBe(401);
     expect((await api.request("/api/v1/merchants/agent-settings", { headers: pk(m) })).status).toBe(401);
     const bad = await setUnknownAgents("maybe", sk(m));
     expect([bad.status, bad.body.error]).toEqual([400, "invalid_request"]);
