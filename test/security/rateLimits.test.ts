@@ -114,6 +114,58 @@ describe("a flood of creates from one public key, over HTTP, on the default limi
   });
 });
 
+describe("reads: let through at once far from the limit, never past it", () => {
+  let api: TestApi;
+  let merchant: TestMerchant;
+  beforeAll(async () => {
+    api = await apiWith({ RATE_LIMIT_PUBLIC_KEY_READS: "30" });
+    merchant = await merchantOf(api, "Polling shop");
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  test("30 reads a window answer, the 31st and later 429 (however their points reached Redis); key + secret reads go on", async () => {
+    const created = await api.request("/api/v1/payments/create", { headers: sk(merchant), body: createBody("polled") });
+    const path = `/api/v1/payments/${created.body.payment.id}/status`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 45; i++) {
+      statuses.push((await api.request(path, { headers: pk(merchant) })).status);
+      // Some of them after a flush of the reads let through (every 100 ms).
+      if (i === 15) await Bun.sleep(150);
+    }
+    expect(statuses).toEqual([...Array(30).fill(200), ...Array(15).fill(429)]);
+    const refused = await api.request(path, { headers: pk(merchant) });
+    expect(refused.headers.get("ratelimit-policy")).toBe('"public-key-reads";q=30;w=60');
+    expect((await api.request(path, { headers: sk(merchant) })).status).toBe(200);
+  });
+
+  test("two API processes share the budget through Redis: their reads add up to it, not to twice it", async () => {
+    const shop = await merchantOf(api, "Two processes");
+    // A second app on the same database and Redis prefix: another API process.
+    const second = await createTestApi({
+      limits: "defaults",
+      networks: [network],
+      database: { url: api.databaseUrl, name: "", drop: async () => {} },
+      env: { OPERATOR_PRIVATE_KEY, RATE_LIMIT_PUBLIC_KEY_READS: "30", QUEUE_PREFIX: api.config.redis.prefix },
+    });
+    try {
+      const created = await api.request("/api/v1/payments/create", { headers: sk(shop), body: createBody("two-processes") });
+      const path = `/api/v1/payments/${created.body.payment.id}/status`;
+      const read = async (app: TestApi) => (await app.request(path, { headers: pk(shop) })).status;
+      const first: number[] = [];
+      for (let i = 0; i < 18; i++) first.push(await read(api));
+      await Bun.sleep(150); // the first process's reads reach Redis
+      const second_: number[] = [];
+      for (let i = 0; i < 18; i++) second_.push(await read(second));
+      expect(first).toEqual(Array(18).fill(200));
+      expect(second_).toEqual([...Array(12).fill(200), ...Array(6).fill(429)]);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe("client IP behind a proxy the operator runs (RATE_LIMIT_CLIENT_IP_HEADER)", () => {
   let api: TestApi;
   let merchants: TestMerchant[];
