@@ -3,10 +3,12 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { ApiDeps } from "./deps.ts";
 import { errorsPlugin } from "./plugins/errors.ts";
+import { rateLimitsPlugin } from "./plugins/rateLimits.ts";
 import { requestLimitsPlugin } from "./plugins/requestLimits.ts";
 import { requestContextPlugin } from "./plugins/requestContext.ts";
 import { textGuardPlugin } from "./plugins/textGuard.ts";
 import { agentPolicyRoutes } from "./routes/agentPolicies.ts";
+import { agentSettingRoutes } from "./routes/agentSettings.ts";
 import { checkoutRoutes } from "./routes/checkout.ts";
 import { bridgeWebhookRoutes } from "./routes/bridgeWebhooks.ts";
 import { contractRoutes } from "./routes/contracts.ts";
@@ -45,6 +47,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(returnOriginRoutes(deps))
     .use(eventRoutes(deps))
     .use(agentPolicyRoutes(deps))
+    .use(agentSettingRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(currencyRoutes(deps))
     .use(bridgeWebhookRoutes(deps));
@@ -68,6 +71,7 @@ export function createApp(deps: ApiDeps) {
     )
     .use(errorsPlugin(deps.logger))
     .use(requestLimitsPlugin())
+    .use(rateLimitsPlugin(deps))
     .use(textGuardPlugin())
     .use(
       openapi({

@@ -4,7 +4,9 @@
  * (`dist/role.js api`, its own process), against the peer baseline (`bench/statusBaseline.ts`:
  * plain Hono + pg doing the same key lookup and payment read) on the same database, with the
  * same load generator (autocannon, or wrk with `BENCH_GENERATOR=wrk`), in alternating halves (API, baseline, baseline, API).
- * Prints both and the ratio.
+ * Prints both and the ratio. The API runs twice: with its rate limits on (every request counted
+ * in Redis, budgets too large to refuse any) and off (RATE_LIMITS=off), measured in halves
+ * the same way (on, off, off, on), so the limits' cost per status read is printed beside.
  */
 import { spawn } from "bun";
 import { resolve } from "node:path";
@@ -29,7 +31,9 @@ try {
   // Every connection walks the ids: the generator cycles through the request list.
   const requests = () => ids.slice(0, 200).map((id) => ({ method: "GET" as const, path: `/api/v1/payments/${id}/status`, headers }));
 
+  // The stack's budgets are too large for any request to be refused: what is measured is the counting.
   const api = await stack.startRole("api");
+  const unlimited = await stack.startRole("api", { RATE_LIMITS: "off" });
   const basePort = await freePort();
   const baseline = spawn(["bun", resolve(import.meta.dir, "statusBaseline.ts"), String(basePort)], { env: { ...process.env, DATABASE_URL: stack.databaseUrl }, stdout: "inherit", stderr: "inherit" });
   const baseUrl = `http://127.0.0.1:${basePort}`;
@@ -42,8 +46,9 @@ try {
   const theirs = (await (await fetch(`${baseUrl}/api/v1/payments/${ids[0]}/status`, { headers })).json()) as { payment: unknown };
   if (JSON.stringify(ours.payment) !== JSON.stringify(theirs.payment)) throw new Error(`answers differ:\n${JSON.stringify(ours.payment)}\n${JSON.stringify(theirs.payment)}`);
 
-  // Warm both (JIT, prepared statements, pools), then measure each alone on the machine.
+  // Warm all three (JIT, prepared statements, pools), then measure each alone on the machine.
   await load({ url: api.url, connections: CONNECTIONS, duration: 2, requests: requests() });
+  await load({ url: unlimited.url, connections: CONNECTIONS, duration: 2, requests: requests() });
   await load({ url: baseUrl, connections: CONNECTIONS, duration: 2, requests: requests() });
   // The machine's speed drifts (a shared VM: every party's CPU per request moves together by
   // up to ±40% within minutes), so the two are measured in halves, in the order API, baseline,
@@ -73,8 +78,10 @@ try {
     });
   };
   await measure(api.url, api.pid);
+  await measure(unlimited.url, unlimited.pid);
   await measure(baseUrl, baseline.pid!);
   await measure(baseUrl, baseline.pid!);
+  await measure(unlimited.url, unlimited.pid);
   await measure(api.url, api.pid);
   const summary = (pid: number) => {
     const t = totals.get(pid)!;
@@ -87,16 +94,19 @@ try {
       cpu: `CPU per request: server ${perRequest(t.server)}, Postgres ${perRequest(t.postgres)}, load generator ${perRequest(t.generator)}; ${(t.transactions / t.requests).toFixed(2)} Postgres transactions per request`,
     };
   };
-  const [apiRun, baseRun] = [summary(api.pid), summary(baseline.pid!)];
+  const [apiRun, offRun, baseRun] = [summary(api.pid), summary(unlimited.pid), summary(baseline.pid!)];
   baseline.kill();
   console.log(
     [
       `GET /payments/{id}/status, public key, ${CONNECTIONS} connections, ${SECONDS} s each in two halves (${generator}):`,
       `  API (dist/role.js api):     ${apiRun.line}`,
       `                              ${apiRun.cpu}`,
+      `  API, RATE_LIMITS=off:       ${offRun.line}`,
+      `                              ${offRun.cpu}`,
       `  baseline (Hono + pg):       ${baseRun.line}`,
       `                              ${baseRun.cpu}`,
-      `  ratio: ${(apiRun.rps / baseRun.rps).toFixed(2)}× the baseline's throughput`,
+      `  ratio: ${(apiRun.rps / baseRun.rps).toFixed(2)}× the baseline's throughput (limits off: ${(offRun.rps / baseRun.rps).toFixed(2)}×)`,
+      `  rate limits: ${(100 * (apiRun.rps / offRun.rps - 1)).toFixed(1)}% throughput with them on against off`,
     ].join("\n"),
   );
 } finally {

@@ -179,6 +179,32 @@ export const envSchema = z.object({
   /** Default lifetime of a payment, seconds. */
   PAYMENT_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(1800),
   PAYMENT_MAX_EXPIRES_IN: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(7 * 24 * 3600),
+  /** The longest `expiresIn` a payment created with a public key alone may ask (key + secret: PAYMENT_MAX_EXPIRES_IN). */
+  PUBLIC_KEY_MAX_EXPIRES_IN: z.coerce.number().int().min(1800).max(30 * 24 * 3600).default(24 * 3600),
+  /** Open (pending) payments one merchant may have per mode; past it creates answer 409. */
+  MAX_OPEN_PAYMENTS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /** Public-key creates stop at this many open payments of the merchant and mode; the rest is left to key + secret creates. */
+  MAX_OPEN_PAYMENTS_PUBLIC_KEY: z.coerce.number().int().min(1).max(10_000_000).default(2_000),
+  /** A create with neither Idempotency-Key nor orderId is a retry of an identical body only this long after it (spec rule 3). */
+  IDEMPOTENCY_BODY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(24 * 3600).default(60),
+  /** The deprecated public-key reads of /payments/merchant/list and /stats (spec rule 4): `off` answers them 401. */
+  PUBLIC_KEY_ACCOUNT_READS: z.enum(["on", "off"]).default("on"),
+  /** Rate limits per public key, API key and client IP (Redis, per process while Redis is down): `off` for none. */
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Requests per window: creates (payments, deposits, cross-chain, sandbox) and everything else ("reads"), per credential. */
+  RATE_LIMIT_PUBLIC_KEY_CREATES: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_PUBLIC_KEY_READS: z.coerce.number().int().min(1).default(3_000),
+  RATE_LIMIT_API_KEY_CREATES: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_API_KEY_READS: z.coerce.number().int().min(1).default(12_000),
+  /** Per client IP, for calls with a public key or no credentials (key + secret calls: the API key figures, per IP). */
+  RATE_LIMIT_IP_CREATES: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_IP_READS: z.coerce.number().int().min(1).default(1_200),
+  /**
+   * Where the client's IP comes from behind a proxy you run (e.g. `x-forwarded-for`: its last
+   * entry, the one your proxy added; `x-real-ip`, `cf-connecting-ip`). Unset: the connection's address.
+   */
+  RATE_LIMIT_CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, "must be a header name, e.g. x-forwarded-for").transform((v) => v.toLowerCase()).optional(),
   /** Threads that sign payment intents beside the API's request handling (0: on the request's thread). */
   SIGNING_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -59,7 +59,23 @@ export type Config = {
   transfers: { replaceAfterMs: number };
   /** `minimum`: the least a refund sends, a decimal in token units (REFUND_MIN_AMOUNT, normalized). */
   refunds: { minimum: string };
-  payments: { defaultExpiresIn: number; maxExpiresIn: number; signingThreads: number };
+  /**
+   * `publicKeyMaxExpiresIn`: the most a public-key create may ask (≤ maxExpiresIn). `maxOpen`: open
+   * payments per merchant and mode; `maxOpenPublicKey`: where public-key creates stop.
+   * `bodyWindowSeconds`: how long an identical body (no Idempotency-Key, no orderId) is a retry.
+   */
+  payments: {
+    defaultExpiresIn: number;
+    maxExpiresIn: number;
+    signingThreads: number;
+    publicKeyMaxExpiresIn: number;
+    maxOpen: number;
+    maxOpenPublicKey: number;
+    bodyWindowSeconds: number;
+  };
+  /** `publicKeyAccountReads`: the deprecated public-key reads of the payment list and stats (spec rule 4). */
+  auth: { publicKeyAccountReads: boolean };
+  rateLimits: RateLimitsConfig;
   webhooks: WebhooksConfig;
   /** The hosted checkout page: live streams one API process holds at most. */
   checkout: { maxStreams: number };
@@ -70,6 +86,23 @@ export type Config = {
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
   operator: OperatorConfig;
+};
+
+/** Requests per window of one bucket: creates, and every other request ("reads"). */
+export type RateBudget = { creates: number; reads: number };
+
+/**
+ * Rate limits (`api/plugins/rateLimits.ts`): per public key, per API key, and per client IP
+ * (public-key and credential-free calls: `ip`; key + secret calls: `apiKey`'s figures).
+ * `clientIpHeader`: read the client's IP from this header (a proxy you run sets it); null: the connection's.
+ */
+export type RateLimitsConfig = {
+  enabled: boolean;
+  windowSeconds: number;
+  publicKey: RateBudget;
+  apiKey: RateBudget;
+  ip: RateBudget;
+  clientIpHeader: string | null;
 };
 
 /**
@@ -171,6 +204,9 @@ export function buildConfig(
   if (!secretsKey) throw new ConfigError("SECRETS_KEY: must be 32 bytes as base64 or 64 hex digits (`openssl rand -base64 32`)");
   if (e.FEE_BPS > 0 && !e.FEE_RECIPIENT) throw new ConfigError("FEE_RECIPIENT: required when FEE_BPS is above 0");
   if (e.PAYMENT_EXPIRES_IN > e.PAYMENT_MAX_EXPIRES_IN) throw new ConfigError("PAYMENT_EXPIRES_IN: must not exceed PAYMENT_MAX_EXPIRES_IN");
+  // A public-key create without expiresIn gets the default: it must be one the public key may ask.
+  if (e.PAYMENT_EXPIRES_IN > e.PUBLIC_KEY_MAX_EXPIRES_IN) throw new ConfigError("PAYMENT_EXPIRES_IN: must not exceed PUBLIC_KEY_MAX_EXPIRES_IN");
+  if (e.MAX_OPEN_PAYMENTS_PUBLIC_KEY > e.MAX_OPEN_PAYMENTS) throw new ConfigError("MAX_OPEN_PAYMENTS_PUBLIC_KEY: must not exceed MAX_OPEN_PAYMENTS");
   const solanaOperator = e.SOLANA_OPERATOR_SECRET_KEY ? parseSolanaSecretKey(e.SOLANA_OPERATOR_SECRET_KEY) : null;
   if (e.SOLANA_OPERATOR_SECRET_KEY && !solanaOperator) {
     throw new ConfigError("SOLANA_OPERATOR_SECRET_KEY: must be a Solana keypair's 64-byte secret key, base58 or a JSON array of bytes");
@@ -236,7 +272,24 @@ export function buildConfig(
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
     transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
     refunds: { minimum: normalizeDecimal(e.REFUND_MIN_AMOUNT)! },
-    payments: { defaultExpiresIn: e.PAYMENT_EXPIRES_IN, maxExpiresIn: e.PAYMENT_MAX_EXPIRES_IN, signingThreads: e.SIGNING_THREADS },
+    payments: {
+      defaultExpiresIn: e.PAYMENT_EXPIRES_IN,
+      maxExpiresIn: e.PAYMENT_MAX_EXPIRES_IN,
+      signingThreads: e.SIGNING_THREADS,
+      publicKeyMaxExpiresIn: Math.min(e.PUBLIC_KEY_MAX_EXPIRES_IN, e.PAYMENT_MAX_EXPIRES_IN),
+      maxOpen: e.MAX_OPEN_PAYMENTS,
+      maxOpenPublicKey: e.MAX_OPEN_PAYMENTS_PUBLIC_KEY,
+      bodyWindowSeconds: e.IDEMPOTENCY_BODY_WINDOW_SECONDS,
+    },
+    auth: { publicKeyAccountReads: e.PUBLIC_KEY_ACCOUNT_READS === "on" },
+    rateLimits: {
+      enabled: e.RATE_LIMITS === "on",
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      publicKey: { creates: e.RATE_LIMIT_PUBLIC_KEY_CREATES, reads: e.RATE_LIMIT_PUBLIC_KEY_READS },
+      apiKey: { creates: e.RATE_LIMIT_API_KEY_CREATES, reads: e.RATE_LIMIT_API_KEY_READS },
+      ip: { creates: e.RATE_LIMIT_IP_CREATES, reads: e.RATE_LIMIT_IP_READS },
+      clientIpHeader: e.RATE_LIMIT_CLIENT_IP_HEADER ?? null,
+    },
     webhooks: {
       retryDelaysMs: e.WEBHOOK_RETRY_SCHEDULE.split(",").map((v) => Math.round(Number(v.trim()) * 1000)),
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

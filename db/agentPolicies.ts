@@ -38,6 +38,12 @@ export async function putAgentPolicy(db: Db, merchantId: string, mode: Mode, age
   return { policy: policy as AgentPolicyRow, created: Boolean(created) };
 }
 
+/** Sets the policy inactive (the agent's payments are refused); undefined when the agent has none. */
+export async function deactivateAgentPolicy(db: Db, merchantId: string, mode: Mode, agentId: string): Promise<AgentPolicyRow | undefined> {
+  const [row] = await db.update(agentPolicies).set({ active: false, updatedAt: sql`now()` }).where(ofAgent(merchantId, mode, agentId)).returning();
+  return row;
+}
+
 export async function deleteAgentPolicy(db: Db, merchantId: string, mode: Mode, agentId: string): Promise<boolean> {
   const rows = await db.delete(agentPolicies).where(ofAgent(merchantId, mode, agentId)).returning({ id: agentPolicies.id });
   return rows.length > 0;

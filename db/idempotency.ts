@@ -4,7 +4,17 @@ import { preparedPer, type Db } from "./client.ts";
 import { idempotencyKeys } from "./schema/index.ts";
 import type { Mode } from "../domain/mode.ts";
 
-export type IdempotencyScope = { merchantId: string; mode: Mode; scope: string; key: string; requestHash: string };
+/**
+ * One creation's key. `replayWithinSeconds`: the key marks a retry only this long after it was
+ * first used (a body fingerprint, `replayWindowOf`); past it, the next request claims it anew.
+ * Absent or null: for as long as the key is kept.
+ */
+export type IdempotencyScope = { merchantId: string; mode: Mode; scope: string; key: string; requestHash: string; replayWithinSeconds?: number | null };
+
+/** A stored key that still marks a retry (its window, if it has one, not yet over). */
+export const stillReplays = sql`(${idempotencyKeys.replayWithinSeconds} is null or ${idempotencyKeys.createdAt} > now() - make_interval(secs => ${idempotencyKeys.replayWithinSeconds}))`;
+/** For `on conflict do update … where`: a stored key whose window is over, claimed by the new request. */
+const windowOver = sql`${idempotencyKeys.replayWithinSeconds} is not null and ${idempotencyKeys.createdAt} <= now() - make_interval(secs => ${idempotencyKeys.replayWithinSeconds})`;
 
 const rowOf = (scope: IdempotencyScope) =>
   and(
@@ -25,6 +35,7 @@ const storedRow = preparedPer((db) =>
         eq(idempotencyKeys.mode, sql.placeholder("mode")),
         eq(idempotencyKeys.scope, sql.placeholder("scope")),
         eq(idempotencyKeys.key, sql.placeholder("key")),
+        stillReplays,
       ),
     )
     .prepare("idempotency_stored_response"),
@@ -43,11 +54,17 @@ export async function withIdempotency(
 ): Promise<StoredResponse & { replayed: boolean }> {
   return db.transaction(async (txRaw) => {
     const tx = txRaw as unknown as Db;
-    const claimed = await tx
-      .insert(idempotencyKeys)
-      .values({ merchantId: scope.merchantId, mode: scope.mode, scope: scope.scope, key: scope.key, requestHash: scope.requestHash })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key });
+    const row = { merchantId: scope.merchantId, mode: scope.mode, scope: scope.scope, key: scope.key, requestHash: scope.requestHash, replayWithinSeconds: scope.replayWithinSeconds ?? null };
+    const insert = tx.insert(idempotencyKeys).values(row);
+    // A key whose window is over is claimed anew (its old answer is no retry's any more).
+    const claimed = await (scope.replayWithinSeconds
+      ? insert.onConflictDoUpdate({
+          target: [idempotencyKeys.merchantId, idempotencyKeys.mode, idempotencyKeys.scope, idempotencyKeys.key],
+          set: { requestHash: row.requestHash, replayWithinSeconds: row.replayWithinSeconds, responseStatus: null, responseBody: null, createdAt: sql`now()` },
+          setWhere: windowOver,
+        })
+      : insert.onConflictDoNothing()
+    ).returning({ key: idempotencyKeys.key });
 
     if (claimed.length === 0) {
       const [existing] = await tx.select().from(idempotencyKeys).where(rowOf(scope));

@@ -54,20 +54,25 @@ export async function writePaymentCreations(db: Db, creations: readonly PaymentC
     const responses = candidates.map((c, i) => c.respond(rows[i]!));
     const keys = recordSet(
       idempotencyKeys,
-      candidates.map(({ idempotency: { merchantId, mode, scope, key, requestHash } }, i) => ({
+      candidates.map(({ idempotency: { merchantId, mode, scope, key, requestHash, replayWithinSeconds } }, i) => ({
         merchantId,
         mode,
         scope,
         key,
         requestHash,
+        replayWithinSeconds: replayWithinSeconds ?? null,
         responseStatus: responses[i]!.status,
         responseBody: responses[i]!.body,
       })),
     );
+    // A key whose window is over (a body fingerprint's) is claimed anew, as `withIdempotency` does.
     const claimedRows = await queryRows<{ merchant_id: string; mode: "live" | "test"; scope: string; key: string }>(
       tx,
-      sql`insert into idempotency_keys (${keys.columns}) select ${keys.columns} from ${keys.records} order by merchant_id, mode, scope, key
-        on conflict do nothing returning merchant_id, mode, scope, key`,
+      sql`insert into idempotency_keys as k (${keys.columns}) select ${keys.columns} from ${keys.records} order by merchant_id, mode, scope, key
+        on conflict (merchant_id, mode, scope, key) do update set request_hash = excluded.request_hash, replay_within_seconds = excluded.replay_within_seconds,
+          response_status = excluded.response_status, response_body = excluded.response_body, created_at = now()
+        where k.replay_within_seconds is not null and k.created_at <= now() - make_interval(secs => k.replay_within_seconds)
+        returning merchant_id, mode, scope, key`,
     );
     const claimedKeys = new Set(claimedRows.map((r) => keyOf({ merchantId: r.merchant_id, mode: r.mode, scope: r.scope, key: r.key, requestHash: "" })));
     const claimed = candidates.flatMap((c, i) => (claimedKeys.has(keyOf(c.idempotency)) ? [{ c, row: rows[i]!, response: responses[i]! }] : []));

@@ -104,6 +104,37 @@ export class IdempotencyKeyReusedError extends ConflictError {
   }
 }
 
+/**
+ * 429: a rate limit's budget is spent for this window. `headers`: `Retry-After` (whole
+ * seconds) and the IETF draft's `RateLimit-Policy` / `RateLimit` for the bucket that refused.
+ */
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  readonly error = "rate_limited";
+  override readonly headers: Record<string, string>;
+  constructor(
+    readonly bucket: string,
+    readonly limit: number,
+    readonly windowSeconds: number,
+    readonly retryAfterSeconds: number,
+    what: string,
+  ) {
+    super(`Too many ${what}: at most ${limit} every ${windowSeconds} s. Retry after ${retryAfterSeconds} s.`);
+    this.headers = {
+      "Retry-After": String(retryAfterSeconds),
+      "RateLimit-Policy": `"${bucket}";q=${limit};w=${windowSeconds}`,
+      RateLimit: `"${bucket}";r=0;t=${retryAfterSeconds}`,
+    };
+  }
+}
+
+/** 409: the merchant has as many open (pending) payments in this mode as it may; one must end first. */
+export class OpenPaymentsLimitError extends ConflictError {
+  constructor(message: string) {
+    super(message, "open_payments_limit");
+  }
+}
+
 /** 413: the request body is over the API's limit (`REQUEST_LIMITS.maxBodyBytes`). */
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;

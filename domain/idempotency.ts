@@ -26,3 +26,10 @@ export function idempotencyKeyOf(header: string | undefined | null, body: unknow
   if (typeof orderId === "number") return { key: `order:${orderId}`, requestHash };
   return { key: `body:${requestHash}`, requestHash };
 }
+
+/**
+ * How long a key marks a retry, in seconds: a body fingerprint only within `bodyWindowSeconds`
+ * (two customers with identical carts are two payments, not one); the header and `orderId`
+ * for as long as keys are kept (null).
+ */
+export const replayWindowOf = (key: string, bodyWindowSeconds: number): number | null => (key.startsWith("body:") ? bodyWindowSeconds : null);

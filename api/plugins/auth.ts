@@ -24,12 +24,27 @@ export type AuthRequirement = "public" | "account" | "secret";
 
 type Headers = Record<string, string | undefined>;
 
-async function authenticate(credentials: CredentialLookup, headers: Headers, requirement: AuthRequirement, set: { headers: Record<string, string | number> }): Promise<AuthContext> {
+export type AuthOptions = {
+  /**
+   * Whether `account` routes still take a public key alone (spec rule 4, deprecated; on by
+   * default). Off: they read only key + secret, and a public key sent beside them is ignored.
+   */
+  publicKeyAccountReads?: boolean;
+};
+
+async function authenticate(
+  credentials: CredentialLookup,
+  headers: Headers,
+  requirement: AuthRequirement,
+  set: { headers: Record<string, string | number> },
+  options: AuthOptions,
+): Promise<AuthContext> {
   const fail = () => new UnauthorizedError(requirement === "public" ? "any" : "account");
   const publicKey = headers["x-public-key"]?.trim();
+  const publicKeyAccepted = requirement === "public" || (requirement === "account" && options.publicKeyAccountReads !== false);
 
   // Rule 2: a public key present wins over an API key + secret.
-  if (publicKey && requirement !== "secret") {
+  if (publicKey && publicKeyAccepted) {
     const parsed = parseKeyPrefix(publicKey);
     if (!parsed || parsed.kind !== "public") throw fail();
     const credential = await credentials.find(publicKey);
@@ -54,12 +69,18 @@ async function authenticate(credentials: CredentialLookup, headers: Headers, req
   };
 }
 
+// Who each request is, once established: shared by every instance of the plugin, so that
+// the rate limits (`api/plugins/rateLimits.ts`) count the credential the request proved.
+const established = new WeakMap<Request, AuthContext>();
+
+/** The credential this request proved, once the auth plugin has checked it (undefined: none, or not yet). */
+export const authOf = (request: Request): AuthContext | undefined => established.get(request);
+
 /**
  * Routes opt in with `{ auth: "public" }` or `{ auth: "account" }` and receive `auth`.
  * Routes without the option need no credentials (spec rule 6).
  */
-export const authPlugin = (credentials: CredentialLookup) => {
-  const established = new WeakMap<Request, AuthContext>();
+export const authPlugin = (credentials: CredentialLookup, options: AuthOptions = {}) => {
   const refused = new WeakMap<Request, unknown>();
   return new Elysia().macro({
     auth: (requirement: AuthRequirement) => ({
@@ -70,7 +91,7 @@ export const authPlugin = (credentials: CredentialLookup) => {
       // the body it will never use is not read.)
       async parse({ request, headers, set }) {
         try {
-          established.set(request, await authenticate(credentials, headers, requirement, set));
+          established.set(request, await authenticate(credentials, headers, requirement, set, options));
         } catch (error) {
           refused.set(request, error);
           return {};
@@ -79,7 +100,7 @@ export const authPlugin = (credentials: CredentialLookup) => {
       },
       async transform({ request, headers, set }) {
         if (refused.has(request)) throw refused.get(request);
-        if (!established.has(request)) established.set(request, await authenticate(credentials, headers, requirement, set));
+        if (!established.has(request)) established.set(request, await authenticate(credentials, headers, requirement, set, options));
       },
       resolve({ request }) {
         return { auth: established.get(request)! };

@@ -102,4 +102,14 @@ function sdkFields(p: PaymentRow) {
   return { totalAmount: formatAmount(p.amount, p.tokenDecimals), merchantWallet: p.merchantWallet, recipientWallet: p.merchantWallet };
 }
 
+/**
+ * A payment as a public-key caller may read it: without the customer's e-mail, the merchant's
+ * metadata and its callback URL. The public key ships in browser bundles, so anyone holding
+ * it and a payment id would read them; key + secret reads show them.
+ */
+export function withoutPrivateFields<T extends { customerEmail: unknown; callbackUrl: unknown; metadata: unknown }>(view: T): Omit<T, "customerEmail" | "callbackUrl" | "metadata"> {
+  const { customerEmail: _email, callbackUrl: _callback, metadata: _metadata, ...rest } = view;
+  return rest;
+}
+
 export { paymentUriOf };

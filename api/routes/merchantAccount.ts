@@ -10,11 +10,12 @@ const text = (description: string) => t.Optional(t.Unknown({ description }));
 
 /**
  * Account-wide reads: API key + secret (always live data, spec rule 3); a public key
- * alone still works on its own mode and the answer carries `Deprecation: true` (rule 4).
+ * alone still works on its own mode and the answer carries `Deprecation: true` (rule 4),
+ * unless the operator turned that off (PUBLIC_KEY_ACCOUNT_READS=off: 401, as rule 5 says).
  */
 export const merchantAccountRoutes = (deps: ApiDeps) =>
   new Elysia({ prefix: "/payments/merchant", tags: ["Merchant account"] })
-    .use(authPlugin(deps.credentials))
+    .use(authPlugin(deps.credentials, { publicKeyAccountReads: deps.config.auth.publicKeyAccountReads }))
     .get("/list", ({ auth, request }) => listMerchantPayments(deps, auth, queryOf(request)), {
       auth: "account",
       query: t.Object(

@@ -3,7 +3,7 @@ import { findPaymentStatuses } from "../../db/paymentStatuses.ts";
 import { PaymentLookupError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
-import { presentPayment, presentSettlement, presentStatus } from "../presenters/payment.ts";
+import { presentPayment, presentSettlement, presentStatus, withoutPrivateFields } from "../presenters/payment.ts";
 import { answerCreation } from "../services/answerCreation.ts";
 import { serviceHealth } from "../services/serviceHealth.ts";
 import { createBatchedReads } from "../services/batchedReads.ts";
@@ -66,8 +66,13 @@ export const paymentRoutes = (deps: ApiDeps) => {
       "/:paymentId",
       async ({ auth, params }) => {
         const payment = await requirePayment(db, auth, params.paymentId);
-        return { success: true, payment: presentPayment(payment, networkOf(payment.chainId), config.http.publicBaseUrl) };
+        const view = presentPayment(payment, networkOf(payment.chainId), config.http.publicBaseUrl);
+        return { success: true, payment: auth.scheme === "public_key" ? withoutPrivateFields(view) : view };
       },
-      { auth: "public", params: paymentIdParams, detail: { summary: "The full payment record, with settlement progress" } },
+      {
+        auth: "public",
+        params: paymentIdParams,
+        detail: { summary: "The full payment record, with settlement progress (customerEmail, callbackUrl and metadata: key + secret only)" },
+      },
     );
 };

@@ -4,6 +4,8 @@ import { storedResponse, type IdempotencyScope, type StoredResponse } from "../.
 import type { Prompts } from "../../domain/prompts.ts";
 import { writePaymentCreation, writePaymentCreations, type PaymentCreation } from "../../db/paymentCreations.ts";
 import { findMerchantSettings, type MerchantSettings } from "../../db/merchantSettings.ts";
+import { countOpenPayments } from "../../db/openPayments.ts";
+import type { Mode } from "../../domain/mode.ts";
 import { createBatchedReads } from "./batchedReads.ts";
 import { createBatcher } from "./batcher.ts";
 
@@ -16,7 +18,17 @@ export type PaymentCreations = {
   write(creation: PaymentCreation): Promise<StoredResponse & { replayed: boolean }>;
   /** Prompts the payment's recompute at its expiry; concurrent ones go to Redis together, one job per second of expiry. */
   expireAt(paymentId: string, at: Date): Promise<void>;
+  /**
+   * The merchant's open (pending) payments in this mode, counted up to `atMost`: read at most
+   * once a second per merchant and mode, plus those this process created since (`created`).
+   */
+  openPayments(merchantId: string, mode: Mode, atMost: number): Promise<number>;
+  /** Counts a payment this process just created in `openPayments`' figure. */
+  created(merchantId: string, mode: Mode): void;
 };
+
+/** How old a count of open payments may be (the cap is approximate by this much of a merchant's creates). */
+const OPEN_COUNT_MAX_AGE_MS = 1_000;
 
 /**
  * Payment creations written in batches, with the merchant settings they read: concurrent creates share one transaction
@@ -60,7 +72,26 @@ export function createBatchedCreations(db: Db, logger: Logger, prompts: Prompts,
     );
     return due.map(({ at }) => outcomes.get(Math.ceil(at.getTime() / 1000)));
   });
+  const openCounts = new Map<string, { at: number; count: Promise<number>; added: number }>();
   return {
+    async openPayments(merchantId, mode, atMost) {
+      const key = `${merchantId}:${mode}`;
+      let entry = openCounts.get(key);
+      if (!entry || performance.now() - entry.at > OPEN_COUNT_MAX_AGE_MS) {
+        if (openCounts.size >= 10_000) openCounts.clear();
+        const fresh = { at: performance.now(), count: countOpenPayments(db, merchantId, mode, atMost), added: 0 };
+        openCounts.set(key, fresh);
+        // A failed count is not kept: the next create asks again.
+        fresh.count.catch(() => openCounts.get(key) === fresh && openCounts.delete(key));
+        entry = fresh;
+      }
+      const counted = entry;
+      return (await counted.count) + counted.added;
+    },
+    created(merchantId, mode) {
+      const entry = openCounts.get(`${merchantId}:${mode}`);
+      if (entry) entry.added++;
+    },
     settings: (merchantId) => settings.load(merchantId),
     // One prepared primary-key read per request: read in batches (`key = any(…)`) it measured slower.
     storedResponse: (idempotency) => storedResponse(db, idempotency),

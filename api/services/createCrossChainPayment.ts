@@ -5,14 +5,15 @@ import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { insertPayment } from "../../db/payments.ts";
 import { formatAmount, parseAmount } from "../../domain/amounts.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import { idempotencyKeyOf } from "../../domain/idempotency.ts";
+import { idempotencyKeyOf, replayWindowOf } from "../../domain/idempotency.ts";
 import { bridgeAdapterFor } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { quoteCrossChain, type CrossChainQuote } from "../../rails/bridge/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
-import type { CreationContext } from "./createPayment.ts";
+import { assertExpiresIn, type CreationContext } from "./createPayment.ts";
+import { assertRoomForPayment } from "./openPaymentCap.ts";
 import { assertWebhookUrl } from "./assertWebhookUrl.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
@@ -54,23 +55,31 @@ export type CrossChainContext = CreationContext;
 export async function createCrossChainPayment(ctx: CrossChainContext, body: CrossChainBody) {
   const { config, db, auth } = ctx;
   const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
-  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: "payments.cross-chain.create", key, requestHash };
+  const idempotency = {
+    merchantId: auth.merchantId,
+    mode: auth.mode,
+    scope: "payments.cross-chain.create",
+    key,
+    requestHash,
+    replayWithinSeconds: replayWindowOf(key, config.payments.bodyWindowSeconds),
+  };
   const replay = await ctx.creations.storedResponse(idempotency);
   if (replay) return replay;
 
   const agentId = resolveAgentId(ctx.agentId, body.agentId);
   const metadata = parseMetadata(body.metadata);
   if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
+  // Honoured to the second, up to the most this caller may ask (shorter with a public key).
   const expiresIn = body.expiresIn ?? CROSS_CHAIN_EXPIRES_IN;
-  if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
-    throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
-  }
+  assertExpiresIn(config, auth, expiresIn);
   const merchant = await ctx.creations.settings(auth.merchantId);
   assertReturnUrls(auth, merchant, body);
   const wallets = merchant?.wallets ?? new Map<string, string>();
   const route = resolveCrossChainRoute(config, auth.mode, wallets, body);
   const amount = parseAmount("amount", body.amount, route.destinationToken.decimals);
   if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
+  // Before the bridge is asked for a quote.
+  await assertRoomForPayment(ctx);
   const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", null);
 
   // Relay answers over HTTP (up to RELAY_TIMEOUT_MS): its quote is taken before the transaction,
@@ -174,6 +183,7 @@ async function insertCrossChainPayment(
   });
 
   if (!result.replayed) {
+    ctx.creations.created(auth.merchantId, auth.mode);
     const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
     // After commit; if Redis is down the periodic recheck expires the payment and reads the bridge.
     await Promise.all([ctx.prompts.expire([payment.id], new Date(payment.expiresAt)), ctx.prompts.bridge([payment.id], { delayMs: config.bridge.pollIntervalMs })]).catch(

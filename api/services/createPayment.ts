@@ -7,7 +7,7 @@ import type { NewPayment, PaymentRow } from "../../db/payments.ts";
 import { parseAmount } from "../../domain/amounts.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
-import { idempotencyKeyOf } from "../../domain/idempotency.ts";
+import { idempotencyKeyOf, replayWindowOf } from "../../domain/idempotency.ts";
 import { presentPayment } from "../presenters/payment.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
@@ -18,6 +18,7 @@ import type { PaymentCreations } from "./batchedCreations.ts";
 import { parseAgentOwner, parseHttpUrl, parseJsonMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
+import { assertRoomForPayment } from "./openPaymentCap.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
 
@@ -62,6 +63,19 @@ export type CreatePaymentContext = CreationContext & {
 };
 
 /**
+ * `expiresIn` in whole seconds, from 60 to the most this caller may ask: a public-key create
+ * gets a shorter maximum (PUBLIC_KEY_MAX_EXPIRES_IN) than a key + secret one
+ * (PAYMENT_MAX_EXPIRES_IN): each open payment is an address watched until it expires.
+ */
+export function assertExpiresIn(config: Config, auth: Pick<AuthContext, "scheme">, expiresIn: number) {
+  const { maxExpiresIn, publicKeyMaxExpiresIn } = config.payments;
+  const max = auth.scheme === "public_key" ? publicKeyMaxExpiresIn : maxExpiresIn;
+  if (Number.isInteger(expiresIn) && expiresIn >= 60 && expiresIn <= max) return;
+  const more = auth.scheme === "public_key" && maxExpiresIn > max ? ` with a public key (up to ${maxExpiresIn} with the API key and secret)` : "";
+  throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${max}${more}`);
+}
+
+/**
  * Creates a payment once per idempotency key: validates the target, lets the network's
  * rail prepare it (receive address, signed intent), stores it with the stored
  * response, then schedules expiry after commit.
@@ -69,7 +83,7 @@ export type CreatePaymentContext = CreationContext & {
 export async function createPayment(ctx: CreatePaymentContext, body: CreatePaymentBody) {
   const { config, db, auth } = ctx;
   const { key, requestHash } = idempotencyKeyOf(ctx.idempotencyKey, body);
-  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: ctx.scope, key, requestHash };
+  const idempotency = { merchantId: auth.merchantId, mode: auth.mode, scope: ctx.scope, key, requestHash, replayWithinSeconds: replayWindowOf(key, config.payments.bodyWindowSeconds) };
   // The merchant's settings are read meanwhile (a read only: harmless if the request stops early).
   const settings = ctx.creations.settings(auth.merchantId);
   settings.catch(() => {});
@@ -85,11 +99,10 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   // Public addresses only (SSRF: live mode, and test mode on production), checked again at each delivery.
   if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
   const expiresIn = ctx.fixedExpiresIn ?? body.expiresIn ?? config.payments.defaultExpiresIn;
-  if (!Number.isInteger(expiresIn) || expiresIn < 60 || expiresIn > config.payments.maxExpiresIn) {
-    throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${config.payments.maxExpiresIn}`);
-  }
+  assertExpiresIn(config, auth, expiresIn);
   const unavailable = rail.unavailable(config, network, ctx.kind);
   if (unavailable) throw new ServiceUnavailableError(unavailable);
+  await assertRoomForPayment(ctx);
 
   const merchant = await settings;
   assertReturnUrls(auth, merchant, body);
@@ -171,6 +184,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     : await ctx.creations.write(creation);
 
   if (!result.replayed) {
+    ctx.creations.created(auth.merchantId, auth.mode);
     const payment = (result.body as { payment: { id: string; expiresAt: string } }).payment;
     // After commit; if Redis is down the periodic recheck still expires it.
     await ctx.creations.expireAt(payment.id, new Date(payment.expiresAt)).catch((error: unknown) =>

@@ -1,6 +1,7 @@
 import type { Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { agentSpentSince, lockAgentPolicy } from "../../db/agentPolicies.ts";
+import { findUnknownAgents } from "../../db/agentSettings.ts";
 import { checkAgentPolicy, tokenUnitsToUsd, USD_SCALE } from "../../domain/agentPolicy.ts";
 import { parseDecimal, toScale } from "../../domain/decimal.ts";
 import { startOfUtcDay } from "../../domain/dateRange.ts";
@@ -16,14 +17,21 @@ function usd(text: string | null): bigint | null {
 /**
  * Checks a payment an agent is creating against the agent's policy, inside the creating
  * transaction (the policy row stays locked until it commits, so concurrent payments of one
- * agent are counted one after another). No policy: the agent is not limited.
+ * agent are counted one after another). No policy: the agent is not limited, unless the
+ * merchant refuses unknown agents in this mode (`unknownAgents: deny`).
  */
 export async function enforceAgentPolicy(
   tx: Db,
   payment: { merchantId: string; mode: Mode; agentId: string; amount: bigint; decimals: number; network: string; token: string; now: Date },
 ): Promise<void> {
   const policy = await lockAgentPolicy(tx, payment.merchantId, payment.mode, payment.agentId);
-  if (!policy) return;
+  if (!policy) {
+    if ((await findUnknownAgents(tx, payment.merchantId, payment.mode)) === "allow") return;
+    throw new AgentPolicyError(
+      "no_policy",
+      `Agent policy rule no_policy: agent "${payment.agentId}" has no policy, and this account refuses agents without one (unknownAgents: deny).`,
+    );
+  }
   const spentToday = policy.dailyLimit === null ? 0n : await agentSpentSince(tx, payment.merchantId, payment.mode, payment.agentId, startOfUtcDay(payment.now));
   const violation = checkAgentPolicy(
     payment.agentId,

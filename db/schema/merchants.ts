@@ -72,6 +72,21 @@ export const agentPolicies = pgTable(
 );
 
 /**
+ * How a merchant treats agents, per mode. `unknownAgents`: `allow` (default) lets an agent
+ * with no policy create payments unlimited; `deny` refuses it until a policy is PUT.
+ */
+export const agentSettings = pgTable(
+  "agent_settings",
+  {
+    merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
+    mode: text("mode", { enum: modes }).notNull(),
+    unknownAgents: text("unknown_agents", { enum: ["allow", "deny"] }).notNull().default("allow"),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.mode] })],
+);
+
+/**
  * Where a payment created with a public key alone may send the customer back to
  * (`successUrl`, `cancelUrl`), per merchant and mode: a public key sits in browsers, so
  * without this list anyone could put the merchant's name on a checkout page that ends on

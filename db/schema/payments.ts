@@ -112,6 +112,8 @@ export const payments = pgTable(
     // The EVM indexer's watched set: receive addresses of a chain by expiry (rails/evm/ingest/).
     index("payments_watched_idx").on(t.chainId, t.expiresAt).where(sql`receive_address is not null`),
     index("payments_expiry_idx").on(t.expiresAt).where(sql`status = 'pending'`),
+    // The open-payment cap counts a merchant's pending payments per mode (api/services/openPaymentCap.ts).
+    index("payments_merchant_pending_idx").on(t.merchantId, t.mode).where(sql`status = 'pending'`),
     // Dispatch looks up the payments completed by recent blocks on every block.
     index("payments_completing_block_idx").on(t.chainId, t.completingBlock).where(sql`status in ('confirming', 'completed')`),
     index("payments_evidence_block_idx").on(t.chainId, t.evidenceBlock).where(sql`evidence_block is not null`),
@@ -178,6 +180,12 @@ export const idempotencyKeys = pgTable(
     requestHash: text("request_hash").notNull(),
     responseStatus: integer("response_status"),
     responseBody: jsonb("response_body"),
+    /**
+     * Set for a body fingerprint (no Idempotency-Key, no orderId): only this many seconds after
+     * `createdAt` is an identical body a retry; later it is a new payment and claims the key anew.
+     * Null: a retry for as long as the key is kept.
+     */
+    replayWithinSeconds: integer("replay_within_seconds"),
     createdAt: createdAt(),
   },
   // The hourly cleanup finds expired keys by age.

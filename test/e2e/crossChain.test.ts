@@ -222,7 +222,9 @@ describe("the merchant cancels", () => {
     const customerBefore = await chains.balanceOf(chains.origin, "USDC", customer.address);
     await chains.pay("USDC", payment.relayDepositAddress, BigInt(payment.amountToSend));
     await follow(payment.id, (v) => v.bridgeStatus === "deposit_detected");
-    const cancelled = await api.request("/api/v1/payments/fail", { headers: headers(), body: { paymentId: payment.id, status: "cancelled", reason: "out of stock" } });
+    // A payment holding money (a deposit detected) is closed with key + secret (issue 41: a public key closes only an empty one).
+    const secret = { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret };
+    const cancelled = await api.request("/api/v1/payments/fail", { headers: secret, body: { paymentId: payment.id, status: "cancelled", reason: "out of stock" } });
     expect(cancelled.status).toBe(200);
     const refunding = await follow(payment.id, (v) => v.bridgeStatus === "refunding");
     expect(refunding.bridge.refund.requestedAt).not.toBeNull();

@@ -13,6 +13,7 @@ import { allRails } from "../../rails/index.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { GENEROUS_LIMITS } from "./generousLimits.ts";
 import { freePort } from "../../devchain/freePort.ts";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
@@ -51,6 +52,8 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
     INTENT_SIGNER_PRIVATE_KEY: `0x${"22".repeat(32)}`,
     SOLANA_DEPOSIT_SEED: randomBytes(32).toString("hex"),
     LOG_LEVEL: "info",
+    // Benchmarks and fault scenarios send many requests from one key and address.
+    ...GENEROUS_LIMITS,
     ...options.env,
   };
   const config: Config = buildConfig(env);

@@ -11,6 +11,7 @@ import { createDb, type DbOptions } from "../../db/client.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { GENEROUS_LIMITS } from "./generousLimits.ts";
 import { createTestRedis } from "./redis.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openAllQueues } from "../../jobs/queues.ts";
@@ -34,10 +35,19 @@ export type TestMerchant = {
  * `app.handle` with no server; `close` drops everything the test made.
  */
 export async function createTestApi(
-  options: { env?: Record<string, string>; networks?: FileNetworkInput[]; logger?: Logger; database?: TestDatabase; databaseProbe?: DbOptions["probe"] } = {},
+  options: {
+    env?: Record<string, string>;
+    networks?: FileNetworkInput[];
+    logger?: Logger;
+    database?: TestDatabase;
+    databaseProbe?: DbOptions["probe"];
+    /** `generous` (default): `GENEROUS_LIMITS`; `defaults`: the service's own rate limits and caps. */
+    limits?: "generous" | "defaults";
+  } = {},
 ) {
   const database = options.database ?? (await createTestDatabase());
   const redis = createTestRedis(options.env?.REDIS_URL);
+  const limits = options.limits === "defaults" ? {} : GENEROUS_LIMITS;
   const config = buildConfig(
     {
       APP_ENV: "test",
@@ -49,6 +59,7 @@ export async function createTestApi(
       INTENT_SIGNER_PRIVATE_KEY: anvilAccounts[6],
       // A seed of each test API's own, as an operator's is: no two tests share deposit keys.
       SOLANA_DEPOSIT_SEED: randomBytes(32).toString("hex"),
+      ...limits,
       ...options.env,
     },
     { extraNetworks: options.networks },

@@ -74,7 +74,8 @@ describe("POST /payments/cross-chain/create", () => {
 
     const status = await x.api.request(`/api/v1/payments/${payment.id}/status`, { headers: headers() });
     expect(status.body.payment).toMatchObject({ status: "pending", amount: "25.5", amountReceived: "0", bridgeStatus: "awaiting_deposit", currency: "USDC" });
-    const full = await x.api.request(`/api/v1/payments/${payment.id}`, { headers: headers() });
+    // The customer's e-mail is read with key + secret (a public-key read omits it: issue 41).
+    const full = await x.api.request(`/api/v1/payments/${payment.id}`, { headers: { "x-api-key": x.merchant.testApiKey, "x-api-secret": x.merchant.testApiSecret } });
     expect(full.body.payment).toMatchObject({ bridgeStatus: "awaiting_deposit", network: "anvil", receiveAddress: null, paymentUri: null, customerEmail: "buyer@example.com" });
     // JSON columns are stored as objects SQL can read (not a JSON string of them).
     const [stored] = await queryRows<{ fees: string; total: string; metadata: string; cart: string }>(
@@ -97,6 +98,21 @@ describe("POST /payments/cross-chain/create", () => {
       expect([expiresIn, bad.status, bad.body.error]).toEqual([expiresIn, 400, "invalid_request"]);
       expect(bad.body.message).toContain("expiresIn");
     }
+  });
+
+  // Issue 41: each open payment is an address watched until it expires; a public key sits in browsers.
+  test("expiresIn with a public key: up to 24 h, honoured to the second; beyond it 400 naming expiresIn; key + secret goes further", async () => {
+    const day = 24 * 3600;
+    const atMost = await create(body({ expiresIn: day }));
+    expect(atMost.status).toBe(201);
+    const expiresAt = Date.parse(atMost.body.payment.expiresAt);
+    expect(expiresAt % 1000).toBe(0);
+    expect(Math.abs(expiresAt - Date.now() - day * 1000)).toBeLessThanOrEqual(1_000);
+    const over = await create(body({ expiresIn: day + 1 }));
+    expect([over.status, over.body.error]).toEqual([400, "invalid_request"]);
+    expect(over.body.message).toBe(`Invalid field 'expiresIn': seconds between 60 and ${day} with a public key (up to ${7 * day} with the API key and secret)`);
+    const secret = { "x-api-key": x.merchant.testApiKey, "x-api-secret": x.merchant.testApiSecret };
+    expect((await create(body({ expiresIn: day + 1 }), { headers: secret })).status).toBe(201);
   });
 
   test("the destination can be named; its token defaults to the origin's", async () => {
@@ -199,7 +215,9 @@ describe("POST /payments/cross-chain/create", () => {
 
 describe("agents", () => {
   test("an agent's policy applies to what the merchant receives", async () => {
-    const policy = await x.api.request("/api/v1/merchants/agent-policies/shop-bot", { method: "PUT", headers: headers(), body: { maxPerPayment: "10" } });
+    // Changing a policy takes key + secret (issue 41).
+    const secret = { "x-api-key": x.merchant.testApiKey, "x-api-secret": x.merchant.testApiSecret };
+    const policy = await x.api.request("/api/v1/merchants/agent-policies/shop-bot", { method: "PUT", headers: secret, body: { maxPerPayment: "10" } });
     expect(policy.status).toBe(201);
     const over = await create(body({ amount: "25.5" }), { headers: headers(x.merchant, { "X-Agent-Id": "shop-bot" }) });
     expect([over.status, over.body.code]).toEqual([403, "AGENT_MAX_PER_PAYMENT"]);

@@ -569,9 +569,10 @@ describe("agent policies", () => {
   });
 
   const path = (agentId: string) => `/api/v1/merchants/agent-policies/${encodeURIComponent(agentId)}`;
-  const put = (agentId: string, body: unknown, headers: Record<string, string> = pk(m)) => api.request(path(agentId), { method: "PUT", headers, body });
+  // Changing a policy takes key + secret (issue 41); a public-key DELETE only deactivates (test/security/publicKey.test.ts).
+  const put = (agentId: string, body: unknown, headers: Record<string, string> = sk(m, "test")) => api.request(path(agentId), { method: "PUT", headers, body });
   const read = (agentId: string, headers: Record<string, string> = pk(m)) => api.request(path(agentId), { headers });
-  const remove = (agentId: string, headers: Record<string, string> = pk(m)) => api.request(path(agentId), { method: "DELETE", headers });
+  const remove = (agentId: string, headers: Record<string, string> = sk(m, "test")) => api.request(path(agentId), { method: "DELETE", headers });
 
   const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     api.request("/api/v1/payments/create", {

@@ -320,7 +320,8 @@ describe("Relay's progress, verified on both chains", () => {
     const deposit = await chains.pay("USDC", p.relayDepositAddress, BigInt(p.amountToSend));
     relayState.set(p.requestId, { status: "depositing", inTxHashes: [deposit] });
     await job(p.id);
-    const cancelled = await api.request("/api/v1/payments/fail", { headers: { "x-public-key": merchant.publicKey }, body: { paymentId: p.id, status: "cancelled" } });
+    // A deposit is under way: closed with key + secret (issue 41: a public key closes only an empty payment).
+    const cancelled = await api.request("/api/v1/payments/fail", { headers: { "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret }, body: { paymentId: p.id, status: "cancelled" } });
     expect(cancelled.status).toBe(200);
     await job(p.id);
     expect(await view(p.id)).toMatchObject({ status: "cancelled", bridgeStatus: "deposit_detected", bridge: { refund: { requestedAt: null } } });

@@ -11,6 +11,7 @@ import { setSettlementWallet } from "../../../db/settlementWallets.ts";
 import { freePort } from "../../../devchain/freePort.ts";
 import { privateKeyToAccount } from "viem/accounts";
 import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../helpers/paymentChain.ts";
+import { GENEROUS_LIMITS } from "../../helpers/generousLimits.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "../../helpers/privatePostgres.ts";
 import { startPrivateRedis, type PrivateRedis } from "../../helpers/privateRedis.ts";
 import { faultBundle, roleProcess, type RoleProcess } from "./roleProcess.ts";
@@ -56,6 +57,8 @@ export async function startFaultStack(
     SOLANA_METRICS_PORT: "0",
     // Info: readiness is read from the roles' logs ("API listening", "workers started").
     LOG_LEVEL: "info",
+    // Benchmarks and fault scenarios send many requests from one key and address.
+    ...GENEROUS_LIMITS,
     ...options.env,
   };
   const config: Config = buildConfig(env);

@@ -1,0 +1,1 @@
+CREATE INDEX "payments_merchant_pending_idx" ON "payments" USING btree ("merchant_id","mode") WHERE status = 'pending';
