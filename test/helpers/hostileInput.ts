@@ -36,10 +36,16 @@ export const isCreateRoute = (method: string, routePath: string) => method === "
  * are checked first (401); a live key on the sandbox may be refused (403) before the body's
  * fault is found; otherwise a 400 naming the field.
  */
-export function malformedCreateAnswer(routePath: string, credentials: { valid: boolean; live: boolean }, why: string): ExpectedAnswer {
+export function malformedCreateAnswer(
+  routePath: string,
+  credentials: { valid: boolean; live: boolean },
+  why: string,
+  /** An `Idempotency-Key` sent: one already used with another body is a 409 `idempotency_key_reused`, whatever this body holds. */
+  idempotencyKey = false,
+): ExpectedAnswer {
   if (!credentials.valid) return { statuses: [401], why: `${why}, without valid credentials` };
   const sandboxLive = credentials.live && routePath.endsWith("/sandbox/payments");
-  return { statuses: sandboxLive ? [400, 403] : [400], why };
+  return { statuses: [...(sandboxLive ? [400, 403] : [400]), ...(idempotencyKey ? [409] : [])], why };
 }
 
 /** The product API's routes (versioned and unversioned), without CORS preflights and wildcards. */

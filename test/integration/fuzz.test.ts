@@ -177,7 +177,7 @@ function generate(random: ReturnType<typeof prng>, routes: Array<{ method: strin
       if (wrapped) malformed = "an array for a body";
     }
   }
-  const expected = oversized ?? (create && malformed ? malformedCreateAnswer(route.path, credentials, malformed) : null);
+  const expected = oversized ?? (create && malformed ? malformedCreateAnswer(route.path, credentials, malformed, "Idempotency-Key" in headers) : null);
   return { method: route.method, path: path + query, routePath: route.path, headers, body, note: note.join(", "), expected };
 }
 
