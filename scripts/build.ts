@@ -2,7 +2,7 @@
  * `npm run build`: bundles the roles (`scripts/role.ts`) into `dist/role.js` and its chunks,
  * run as `bun dist/role.js <role>`. A bundled role keeps only the code it uses, already
  * parsed from one file per chunk, instead of every module of every library as written:
- * ~20 MB less memory per process (docs/decisions.md). It still reads its run-time files
+ * ~20 MB less memory per process (docs/decisions/performance.md). It still reads its run-time files
  * (migrations, checkout assets, Ponder) from the project's directory,
  * which is why the output must sit one level below it (`config/projectRoot.ts`).
  */

@@ -67,7 +67,7 @@ export const depositRoutes = (deps: ApiDeps) => {
     .post(
       "/create",
       async (request) => {
-        // `expiresIn` is ignored: the window is fixed (documented in docs/decisions.md).
+        // `expiresIn` is ignored: the window is fixed (documented in docs/decisions/evm-payments.md).
         await assertReplaceable(deps, request.auth, request.body.existingPaymentId);
         const created = await answerCreation(deps, request, { scope: "deposits.create", kind: "deposit", fixedExpiresIn: DEPOSIT_EXPIRES_IN });
         const payment = (created as { payment: Record<string, unknown> }).payment;

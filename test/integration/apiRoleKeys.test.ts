@@ -28,7 +28,7 @@ import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaCha
 
 /**
  * The acceptance test of "no key that moves money in the API": the API role, started as a
- * real process (`bun scripts/role.ts api`) with only the variables the README documents for
+ * real process (`bun scripts/role.ts api`) with only the variables docs/operations.md documents for
  * it — none of OPERATOR_PRIVATE_KEY, SOLANA_OPERATOR_SECRET_KEY, SOLANA_DEPOSIT_SEED or the
  * local relayer's key — creates every kind of payment: an EVM contract payment (its intent,
  * signed by the API's intent signer, settles on chain), an EVM deposit address, a Solana
@@ -49,7 +49,7 @@ const merchant = { publicKey: "", apiKey: "", apiSecret: "" };
 const operatorAddress = privateKeyToAccount(operatorKey).address;
 const solanaOperatorAddress = () => solana.operator.publicKey.toBase58();
 
-/** Exactly what the README's "Keys and where they live" lists for the API role, and nothing else. */
+/** Exactly what docs/operations.md's "Keys and where they live" lists for the API role, and nothing else. */
 const apiEnv = (port: number): Record<string, string> => ({
   APP_ENV: "test",
   HOST: "127.0.0.1",

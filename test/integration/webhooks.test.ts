@@ -173,7 +173,7 @@ describe("webhook endpoints (API key + secret)", () => {
     expect((await api.request(`/api/v1/webhook-endpoints/${removed}`, { method: "DELETE", headers: secretAuth(many) })).status).toBe(200);
     expect((await register()).status).toBe(201);
     expect((await register()).status).toBe(409);
-    // BUG: one that answered 410 (disabled: it takes nothing more) kept its place, so re-adding its URL, as the README says to, was a 409.
+    // BUG: one that answered 410 (disabled: it takes nothing more) kept its place, so re-adding its URL, as docs/webhooks.md says to, was a 409.
     const gone = answers.filter((r) => r.status === 201)[1]!.body.endpoint.id;
     await disableWebhookEndpoint(api.db, gone, "the endpoint answered 410 Gone");
     expect((await register()).status).toBe(201);
