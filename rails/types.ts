@@ -255,6 +255,13 @@ export type ReplayResult = {
   paymentIds: string[];
   /** Transactions in the range the node listed but did not serve, or served without a block time it could tell (Solana: a node without that history); the range is not fully read. */
   unread?: string[];
+  /** The chain's final block (slot) when the replay read it: `to` is clamped to it. */
+  finalHead: bigint;
+  /**
+   * When part of the range is not final yet: the chain's recent mean seconds per block (slot),
+   * so the caller can tell how long until it is; null when the chain cannot tell it yet.
+   */
+  secondsPerBlock?: number | null;
 };
 
 /** What a prune removed (or, dry, would remove) and what stays. */
