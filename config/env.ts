@@ -172,6 +172,8 @@ export const envSchema = z.object({
    * APP_ENV=production, `any` otherwise.
    */
   WEBHOOK_TEST_TARGETS: z.enum(["any", "public"]).optional(),
+  /** How many times a merchant may redeliver one event (`POST /events/{id}/redeliver`) in an hour; past it, 429 with Retry-After. */
+  WEBHOOK_REDELIVERIES_PER_HOUR: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Live checkout streams (Server-Sent Events) one API process holds at most; past it, pages poll. */
   CHECKOUT_MAX_STREAMS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Where fiat exchange rates come from: a configured table, or an HTTP source. */

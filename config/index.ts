@@ -111,6 +111,8 @@ export type WebhooksConfig = {
   maxInFlightPerUrl: number;
   maxInFlightPerMerchant: number;
   testTargets: "any" | "public";
+  /** Redeliveries of one event a merchant may ask for in an hour. */
+  redeliveriesPerHour: number;
 };
 
 export class ConfigError extends Error {
@@ -219,6 +221,7 @@ export function buildConfig(
       maxInFlightPerUrl: e.WEBHOOK_MAX_IN_FLIGHT_PER_URL,
       maxInFlightPerMerchant: e.WEBHOOK_MAX_IN_FLIGHT_PER_MERCHANT,
       testTargets: e.WEBHOOK_TEST_TARGETS ?? (production ? "public" : "any"),
+      redeliveriesPerHour: e.WEBHOOK_REDELIVERIES_PER_HOUR,
     },
     checkout: { maxStreams: e.CHECKOUT_MAX_STREAMS },
     rates: {

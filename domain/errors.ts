@@ -90,6 +90,23 @@ export class IdempotencyKeyReusedError extends ConflictError {
   }
 }
 
+/**
+ * 429: the caller asked for something more often than its limit allows; `Retry-After` says
+ * in how many seconds it may ask again.
+ */
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  readonly error = "rate_limited";
+  override readonly headers: Record<string, string>;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+    this.headers = { "Retry-After": String(retryAfterSeconds) };
+  }
+}
+
 /** 413: the request body is over the API's limit (`REQUEST_LIMITS.maxBodyBytes`). */
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;

@@ -105,6 +105,11 @@ export const webhookDeliveries = pgTable(
     merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
     mode: text("mode", { enum: modes }).notNull(),
     url: text("url").notNull(),
+    /**
+     * The merchant's redelivery request that made this delivery (one id per `POST /events/{id}/redeliver`,
+     * shared by its deliveries); null for the event's own. Counted to bound redeliveries per hour.
+     */
+    redeliveryId: uuid("redelivery_id"),
     /** pending → delivered (a 2xx), failed (attempts exhausted, or refused as unsafe), disabled (410, endpoint removed). */
     status: text("status", { enum: ["pending", "delivered", "failed", "disabled"] }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
