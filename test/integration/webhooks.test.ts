@@ -698,6 +698,39 @@ describe("events", () => {
     }
   });
 
+  // BUG: positions were one sequence for every account: from the gaps between its own events a
+  // merchant read how many events all the others had (their volume).
+  test("feed positions count one merchant's events of a mode alone: another merchant's events move neither its positions nor its cursor", async () => {
+    const feed = async (m: TestMerchant, after?: string) => {
+      const all: Array<{ id: string; position: number }> = [];
+      let cursor = after;
+      for (;;) {
+        const page = await api.request(`/api/v1/events?limit=100${cursor ? `&startingAfter=${cursor}` : ""}`, { headers: secretAuth(m) });
+        expect(page.status).toBe(200);
+        all.push(...page.body.events);
+        if (!page.body.hasMore) return all;
+        cursor = page.body.nextCursor;
+      }
+    };
+    await createPayment();
+    const before = await feed(merchant);
+    // Dense: 1, 2, 3… whatever the other accounts did in this file so far.
+    expect(before.map((e) => e.position)).toEqual(before.map((_, i) => i + 1));
+    const last = before.at(-1)!;
+
+    // Another merchant writes events (test and live mode), and so does this merchant in live mode.
+    for (let i = 0; i < 3; i++) await createPayment({}, other.publicKey);
+    await createPayment({ network: "anvil-live" }, merchant.livePublicKey);
+    expect(await feed(merchant)).toEqual(before);
+    expect(await feed(merchant, last.id)).toEqual([]);
+
+    // This merchant's next test-mode event takes the next position of its own feed, right after its last.
+    const next = await createPayment();
+    const after = await feed(merchant, last.id);
+    expect(after.map((e) => [e.position, (e as unknown as { data: { payment: { id: string } } }).data.payment.id])).toEqual([[last.position + 1, next.id]]);
+    expect((await feed(other)).map((e) => e.position)).toEqual((await feed(other)).map((_, i) => i + 1));
+  });
+
   test("a cursor never skips an event whose transaction took an earlier sequence but committed later", async () => {
     const [x, y] = [await createPayment(), await createPayment()];
     const [rowX, rowY] = [(await findPayment(api.db, x.id))!, (await findPayment(api.db, y.id))!];
