@@ -210,6 +210,17 @@ export const envSchema = z.object({
   BRIDGE_LOCAL_RELAYER_KEY: evmPrivateKey.optional(),
   /** The local relayer's fee, in basis points of what it delivers, added to what the customer sends. */
   BRIDGE_LOCAL_FEE_BPS: z.coerce.number().int().min(0).max(1_000).default(10),
+  /**
+   * USD per whole native coin of the local bridge's chains (their gas money), for its minimum:
+   * the relayer's fee must cover the fill's gas at the chain's gas price. The sandbox's coin is
+   * a test coin: 2 puts anvil's ~1 gwei token transfer at about $0.0001, a minimum of ~$0.10.
+   */
+  BRIDGE_LOCAL_NATIVE_USD: z
+    .string()
+    .trim()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, "a decimal amount of US dollars, e.g. 2 or 2500.50 (at most 6 decimals)")
+    .refine((v) => /[1-9]/.test(v), "must be greater than 0")
+    .default("2"),
   /** Origin-chain confirmations a deposit needs before the local relayer acts on it. */
   BRIDGE_LOCAL_CONFIRMATIONS: z.coerce.number().int().min(1).max(1_000).default(1),
   /** How often the local relayer looks at its chains. */
