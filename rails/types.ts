@@ -93,6 +93,13 @@ export interface Rail {
    */
   pruneIngested?(ctx: RailContext, options: { dryRun: boolean }): Promise<PruneResult>;
   /**
+   * Forgets how far ingest got on these chains (heads, cursors): the sandbox's local chains
+   * start over at block (slot) 0 under the same ids on every start, and a head noted on the
+   * previous chain would stand ahead of the new one until it caught up. Rails whose notes go
+   * with their indexer's schema (dropped at the sandbox's start) leave this out.
+   */
+  forgetChains?(db: Db, chainIds: readonly string[]): Promise<void>;
+  /**
    * True when ingest can add evidence while the indexed head stands still (Solana: credits
    * land at `confirmed`, the head moves with `finalized`): dispatch then looks on every wake-up.
    */

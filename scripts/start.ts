@@ -20,7 +20,7 @@ import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
 import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
-import { networksFollowedBy } from "../rails/index.ts";
+import { allRails, networksFollowedBy } from "../rails/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { sandboxEnv } from "./lib/sandboxEnv.ts";
@@ -147,6 +147,8 @@ if (prod) {
   for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors"]) {
     await handle.db.execute(sql`delete from ${sql.identifier(table)} where chain_id in (${sql.join(localChainIds.map((id) => sql`${id}`), sql`, `)})`);
   }
+  // And each rail's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).
+  for (const rail of allRails()) await rail.forgetChains?.(handle.db, localChainIds);
   let previous: Partial<SandboxMerchant> | undefined;
   try {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));
