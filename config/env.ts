@@ -235,6 +235,12 @@ export const envSchema = z.object({
   WORKER_METRICS_PORT: port.default(9464),
   INDEXER_METRICS_PORT: port.default(9465),
   SOLANA_METRICS_PORT: port.default(9466),
+  /**
+   * How long the worker exporting the shared-state gauges (queue depths, transfers out) holds
+   * its lease; it renews it every third of that. When it dies another worker takes over once
+   * the lease has run out.
+   */
+  METRICS_LEASE_SECONDS: z.coerce.number().int().min(2).max(3_600).default(30),
   /** The queue dashboard at /admin/queues: `read-only` (default), `read-write` (retry, remove, pause jobs) or `off`. */
   QUEUE_DASHBOARD: z.enum(["read-only", "read-write", "off"]).default("read-only"),
 });

@@ -59,6 +59,8 @@ export type Config = {
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
   operator: OperatorConfig;
+  /** `sharedLeaseMs`: the lease of the one worker that exports the gauges of shared state (METRICS_LEASE_SECONDS). */
+  metrics: { sharedLeaseMs: number };
 };
 
 /**
@@ -251,6 +253,7 @@ export function buildConfig(
       metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT, solana: e.SOLANA_METRICS_PORT },
       queueDashboard: e.QUEUE_DASHBOARD,
     },
+    metrics: { sharedLeaseMs: e.METRICS_LEASE_SECONDS * 1000 },
   };
 }
 

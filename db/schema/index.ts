@@ -8,3 +8,4 @@ export * from "./transfers.ts";
 export * from "./solana.ts";
 export * from "./replayed.ts";
 export * from "./ingestWatch.ts";
+export * from "./leases.ts";
