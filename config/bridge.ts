@@ -1,3 +1,4 @@
+import { normalizeDecimal } from "../domain/decimal.ts";
 import { normalizeAddress } from "../rails/addressFormats.ts";
 import type { Env } from "./env.ts";
 import type { Network } from "./types.ts";
@@ -25,6 +26,8 @@ export type BridgeConfig = {
    * address from its books).
    */
   local: { relayerPrivateKey: `0x${string}` | null; feeBps: number; confirmations: number; pollMs: number } | null;
+  /** BRIDGE_LOCAL_NATIVE_USD: USD per whole native coin of the local bridge's chains (a decimal string), for its minimum. */
+  localNativeUsd: string;
 };
 
 const envKey = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "_");
@@ -88,6 +91,7 @@ export function buildBridgeConfig(e: Env, env: Record<string, string | undefined
           pollMs: e.BRIDGE_LOCAL_POLL_MS,
         }
       : null,
+    localNativeUsd: normalizeDecimal(e.BRIDGE_LOCAL_NATIVE_USD)!,
   };
 }
 

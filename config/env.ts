@@ -232,6 +232,8 @@ export const envSchema = z.object({
    * APP_ENV=production, `any` otherwise.
    */
   WEBHOOK_TEST_TARGETS: z.enum(["any", "public"]).optional(),
+  /** How many times a merchant may redeliver one event (`POST /events/{id}/redeliver`) in an hour; past it, 429 with Retry-After. */
+  WEBHOOK_REDELIVERIES_PER_HOUR: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Live checkout streams (Server-Sent Events) one API process holds at most; past it, pages poll. */
   CHECKOUT_MAX_STREAMS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Where fiat exchange rates come from: a configured table, or an HTTP source. */
@@ -268,6 +270,17 @@ export const envSchema = z.object({
   BRIDGE_LOCAL_RELAYER_KEY: evmPrivateKey.optional(),
   /** The local relayer's fee, in basis points of what it delivers, added to what the customer sends. */
   BRIDGE_LOCAL_FEE_BPS: z.coerce.number().int().min(0).max(1_000).default(10),
+  /**
+   * USD per whole native coin of the local bridge's chains (their gas money), for its minimum:
+   * the relayer's fee must cover the fill's gas at the chain's gas price. The sandbox's coin is
+   * a test coin: 2 puts anvil's ~1 gwei token transfer at about $0.0001, a minimum of ~$0.10.
+   */
+  BRIDGE_LOCAL_NATIVE_USD: z
+    .string()
+    .trim()
+    .regex(/^\d{1,12}(\.\d{1,6})?$/, "a decimal amount of US dollars, e.g. 2 or 2500.50 (at most 6 decimals)")
+    .refine((v) => /[1-9]/.test(v), "must be greater than 0")
+    .default("2"),
   /** Origin-chain confirmations a deposit needs before the local relayer acts on it. */
   BRIDGE_LOCAL_CONFIRMATIONS: z.coerce.number().int().min(1).max(1_000).default(1),
   /** How often the local relayer looks at its chains. */
@@ -282,6 +295,12 @@ export const envSchema = z.object({
   WORKER_METRICS_PORT: port.default(9464),
   INDEXER_METRICS_PORT: port.default(9465),
   SOLANA_METRICS_PORT: port.default(9466),
+  /**
+   * How long the worker exporting the shared-state gauges (queue depths, transfers out) holds
+   * its lease; it renews it every third of that. When it dies another worker takes over once
+   * the lease has run out.
+   */
+  METRICS_LEASE_SECONDS: z.coerce.number().int().min(2).max(3_600).default(30),
   /** The queue dashboard at /admin/queues: `read-only` (default), `read-write` (retry, remove, pause jobs) or `off`. */
   QUEUE_DASHBOARD: z.enum(["read-only", "read-write", "off"]).default("read-only"),
 });

@@ -86,6 +86,8 @@ export type Config = {
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
   operator: OperatorConfig;
+  /** `sharedLeaseMs`: the lease of the one worker that exports the gauges of shared state (METRICS_LEASE_SECONDS). */
+  metrics: { sharedLeaseMs: number };
 };
 
 /** Requests per window of one bucket: creates, and every other request ("reads"). */
@@ -162,6 +164,8 @@ export type WebhooksConfig = {
   maxInFlightPerUrl: number;
   maxInFlightPerMerchant: number;
   testTargets: "any" | "public";
+  /** Redeliveries of one event a merchant may ask for in an hour. */
+  redeliveriesPerHour: number;
 };
 
 export class ConfigError extends Error {
@@ -299,6 +303,7 @@ export function buildConfig(
       maxInFlightPerUrl: e.WEBHOOK_MAX_IN_FLIGHT_PER_URL,
       maxInFlightPerMerchant: e.WEBHOOK_MAX_IN_FLIGHT_PER_MERCHANT,
       testTargets: e.WEBHOOK_TEST_TARGETS ?? (production ? "public" : "any"),
+      redeliveriesPerHour: e.WEBHOOK_REDELIVERIES_PER_HOUR,
     },
     checkout: { maxStreams: e.CHECKOUT_MAX_STREAMS },
     rates: {
@@ -331,6 +336,7 @@ export function buildConfig(
       metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT, solana: e.SOLANA_METRICS_PORT },
       queueDashboard: e.QUEUE_DASHBOARD,
     },
+    metrics: { sharedLeaseMs: e.METRICS_LEASE_SECONDS * 1000 },
   };
 }
 

@@ -10,10 +10,12 @@ const FEED_LOCK = 726_006;
 
 /**
  * Gives committed events their feed position, in commit order: under one lock, every
- * committed event without a position gets the next ones (by insert order within the
- * batch). An event that commits later can only get a later position, so a reader who
- * has seen position n has seen every event that will ever sit below n — a cursor on
- * a plain insert sequence would skip an event whose transaction committed late.
+ * committed event without a position gets the next ones of its merchant and mode (by
+ * insert order within the batch). An event that commits later can only get a later
+ * position, so a reader who has seen position n has seen every event that will ever sit
+ * below n — a cursor on a plain insert sequence would skip an event whose transaction
+ * committed late. Positions count each merchant's events of a mode alone (1, 2, 3…): one
+ * account's positions never move with another's volume.
  */
 export async function assignFeedPositions(db: Db, batch = 5_000): Promise<number> {
   let total = 0;
@@ -34,10 +36,16 @@ async function positionBatch(db: Db, batch: number): Promise<number> {
     const [lock] = await queryRows<{ taken: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${FEED_LOCK}) as taken`);
     if (!lock?.taken) return 0;
     const rows = (await tx.execute(sql`
-      update payment_events e set feed_position = m.base + s.rn
-      from (select id, row_number() over (order by sequence) as rn
-              from payment_events where feed_position is null order by sequence limit ${batch}) s,
-           (select coalesce(max(feed_position), 0) as base from payment_events) m
+      with waiting as (
+             select id, merchant_id, mode, row_number() over (partition by merchant_id, mode order by sequence) as rn
+             from (select id, merchant_id, mode, sequence from payment_events where feed_position is null order by sequence limit ${batch}) w),
+           bases as (
+             select k.merchant_id, k.mode,
+                    (select coalesce(max(p.feed_position), 0) from payment_events p
+                      where p.merchant_id = k.merchant_id and p.mode = k.mode and p.feed_position is not null) as base
+             from (select distinct merchant_id, mode from waiting) k)
+      update payment_events e set feed_position = b.base + s.rn
+      from waiting s join bases b on b.merchant_id = s.merchant_id and b.mode = s.mode
       where e.id = s.id
       returning e.id`)) as unknown as unknown[];
     return rows.length;

@@ -198,19 +198,17 @@ function deliveriesFor(event: Pick<PaymentEventRow, "id" | "merchantId" | "mode"
 }
 
 /**
- * Re-sends an event: new deliveries to its payment's `callbackUrl` and to every enabled
- * endpoint whose filter takes it now. Earlier deliveries and their attempts stay.
+ * Re-sends an event, in the caller's transaction: new deliveries, all marked with
+ * `redeliveryId`, to its payment's `callbackUrl` and to every enabled endpoint whose filter
+ * takes it now. Earlier deliveries and their attempts stay. Returns how many were made.
  */
-export async function redeliverEvent(db: Db, event: PaymentEventRow, callbackUrl: string | null): Promise<number> {
-  return db.transaction(async (raw) => {
-    const tx = raw as unknown as Db;
-    const endpoints = await enabledEndpointsOf(tx, [event.merchantId]);
-    const deliveries = deliveriesFor(event, callbackUrl, endpoints);
-    if (deliveries.length === 0) return 0;
-    await tx.insert(webhookDeliveries).values(deliveries);
-    await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
-    return deliveries.length;
-  });
+export async function redeliverEvent(tx: Db, event: PaymentEventRow, callbackUrl: string | null, redeliveryId: string): Promise<number> {
+  const endpoints = await enabledEndpointsOf(tx, [event.merchantId]);
+  const deliveries = deliveriesFor(event, callbackUrl, endpoints).map((d) => ({ ...d, redeliveryId }));
+  if (deliveries.length === 0) return 0;
+  await tx.insert(webhookDeliveries).values(deliveries);
+  await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`);
+  return deliveries.length;
 }
 
 /** Per chain: payments a reorg reverted after they had completed, within the last `withinHours` (count and the latest). */

@@ -184,3 +184,23 @@ export async function deliveriesOfEvents(db: Db, eventIds: readonly string[]) {
           .orderBy(asc(webhookAttempts.attempt));
   return deliveries.map((d) => ({ ...d, attemptLog: attempts.filter((a) => a.deliveryId === d.id) }));
 }
+
+/** Makes redelivery requests of one event take turns (in the caller's transaction), across every API replica. */
+export async function lockRedeliveriesOf(tx: Db, eventId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`redeliveries of ${eventId}`}, 0))`);
+}
+
+/**
+ * The redelivery requests of an event made in the last `windowSeconds` (each one counts once,
+ * however many deliveries it made), when the oldest of them was made, and the database's now.
+ */
+export async function recentRedeliveries(db: Db, eventId: string, windowSeconds: number): Promise<{ count: number; oldestAt: Date | null; now: Date }> {
+  const [row] = await queryRows<{ count: number; oldest_ms: number | null; now_ms: number }>(
+    db,
+    sql`select count(distinct redelivery_id)::int as count, (extract(epoch from min(created_at)) * 1000)::float8 as oldest_ms,
+               (extract(epoch from now()) * 1000)::float8 as now_ms
+        from webhook_deliveries
+        where event_id = ${eventId} and redelivery_id is not null and created_at > now() - make_interval(secs => ${windowSeconds})`,
+  );
+  return { count: row!.count, oldestAt: row!.oldest_ms === null ? null : new Date(row!.oldest_ms), now: new Date(row!.now_ms) };
+}

@@ -105,26 +105,31 @@ export class IdempotencyKeyReusedError extends ConflictError {
 }
 
 /**
- * 429: a rate limit's budget is spent for this window. `headers`: `Retry-After` (whole
- * seconds) and the IETF draft's `RateLimit-Policy` / `RateLimit` for the bucket that refused.
+ * 429: the caller asked for something more often than its limit allows. `headers`: `Retry-After`
+ * (whole seconds until it may ask again) and, for a rate limit's bucket, the IETF draft's
+ * `RateLimit-Policy` / `RateLimit`.
  */
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly error = "rate_limited";
   override readonly headers: Record<string, string>;
   constructor(
-    readonly bucket: string,
-    readonly limit: number,
-    readonly windowSeconds: number,
+    message: string,
     readonly retryAfterSeconds: number,
-    what: string,
+    /** The bucket that refused, when a windowed rate limit did (its policy goes in the headers). */
+    policy?: { bucket: string; limit: number; windowSeconds: number },
   ) {
-    super(`Too many ${what}: at most ${limit} every ${windowSeconds} s. Retry after ${retryAfterSeconds} s.`);
-    this.headers = {
-      "Retry-After": String(retryAfterSeconds),
-      "RateLimit-Policy": `"${bucket}";q=${limit};w=${windowSeconds}`,
-      RateLimit: `"${bucket}";r=0;t=${retryAfterSeconds}`,
-    };
+    super(message);
+    this.headers = { "Retry-After": String(retryAfterSeconds) };
+    if (policy) {
+      this.headers["RateLimit-Policy"] = `"${policy.bucket}";q=${policy.limit};w=${policy.windowSeconds}`;
+      this.headers.RateLimit = `"${policy.bucket}";r=0;t=${retryAfterSeconds}`;
+    }
+  }
+
+  /** A windowed rate limit's refusal: its message names what, the limit and the window. */
+  static ofBucket(bucket: string, limit: number, windowSeconds: number, retryAfterSeconds: number, what: string): RateLimitedError {
+    return new RateLimitedError(`Too many ${what}: at most ${limit} every ${windowSeconds} s. Retry after ${retryAfterSeconds} s.`, retryAfterSeconds, { bucket, limit, windowSeconds });
   }
 }
 

@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import { Gauge } from "prom-client";
 import { withTimeout } from "../rails/withTimeout.ts";
 import { registry } from "./registry.ts";
+import { exportsSharedGauges } from "./sharedGaugeLease.ts";
 
 /** Job states reported per queue: the depth (`waiting`, `prioritized`, `delayed`), the work in hand, the failures. */
 const STATES = ["waiting", "prioritized", "delayed", "active", "failed", "waiting-children"] as const;
@@ -10,7 +11,7 @@ const watched = new Set<Queue>();
 /** How long a scrape waits for a queue's counts. */
 const COUNT_TIMEOUT_MS = 1_000;
 
-/** BullMQ's own counts (`getJobCounts`), read from Redis at each scrape. */
+/** BullMQ's own counts (`getJobCounts`), read from Redis at each scrape by the worker holding the shared-gauges lease. */
 new Gauge({
   name: "stablepay_queue_jobs",
   help: "Jobs in each BullMQ queue by state (waiting, prioritized, delayed, active, failed, waiting-children), read at scrape time.",
@@ -18,6 +19,8 @@ new Gauge({
   registers: [registry],
   async collect() {
     this.reset();
+    // Redis is every worker's: one of them reports it (sharedGaugeLease.ts).
+    if (!(await exportsSharedGauges())) return;
     await Promise.all(
       [...watched].map(async (queue) => {
         // Redis down (BullMQ waits for its connection however the client is set up): this queue's

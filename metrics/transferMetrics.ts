@@ -3,6 +3,7 @@ import type { Config } from "../config/index.ts";
 import type { Db } from "../db/client.ts";
 import { transfersOutByState } from "../db/transfersOutByState.ts";
 import { registry } from "./registry.ts";
+import { exportsSharedGauges } from "./sharedGaugeLease.ts";
 
 type Source = { config: Config; db: Db };
 let source: Source | null = null;
@@ -28,7 +29,8 @@ function gauge(name: string, help: string, value: (row: Awaited<ReturnType<typeo
     registers: [registry],
     async collect() {
       // Postgres unreachable: the series are absent from this scrape, the rest of the page still answers.
-      const rows = await readOnce().catch(() => []);
+      // The rows are every worker's: one of them reports them (sharedGaugeLease.ts).
+      const rows = (await exportsSharedGauges()) ? await readOnce().catch(() => []) : [];
       this.reset();
       const networkOf = (chainId: string) => source?.config.networks.find((n) => n.chainId === chainId)?.shortName ?? chainId;
       for (const row of rows) this.set({ network: networkOf(row.chainId), kind: row.kind }, value(row));

@@ -119,6 +119,13 @@ export interface Rail {
    */
   pruneIngested?(ctx: RailContext, options: { dryRun: boolean }): Promise<PruneResult>;
   /**
+   * Forgets how far ingest got on these chains (heads, cursors): the sandbox's local chains
+   * start over at block (slot) 0 under the same ids on every start, and a head noted on the
+   * previous chain would stand ahead of the new one until it caught up. Rails whose notes go
+   * with their indexer's schema (dropped at the sandbox's start) leave this out.
+   */
+  forgetChains?(db: Db, chainIds: readonly string[]): Promise<void>;
+  /**
    * True when ingest can add evidence while the indexed head stands still (Solana: credits
    * land at `confirmed`, the head moves with `finalized`): dispatch then looks on every wake-up.
    */
@@ -339,6 +346,13 @@ export type ReplayResult = {
   paymentIds: string[];
   /** Transactions in the range the node listed but did not serve, or served without a block time it could tell (Solana: a node without that history); the range is not fully read. */
   unread?: string[];
+  /** The chain's final block (slot) when the replay read it: `to` is clamped to it. */
+  finalHead: bigint;
+  /**
+   * When part of the range is not final yet: the chain's recent mean seconds per block (slot),
+   * so the caller can tell how long until it is; null when the chain cannot tell it yet.
+   */
+  secondsPerBlock?: number | null;
 };
 
 /** What a prune removed (or, dry, would remove) and what stays. */

@@ -151,6 +151,8 @@ if (prod) {
   for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors"]) {
     await handle.db.execute(sql`delete from ${sql.identifier(table)} where chain_id in (${sql.join(localChainIds.map((id) => sql`${id}`), sql`, `)})`);
   }
+  // And each rail's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).
+  for (const rail of allRails()) await rail.forgetChains?.(handle.db, localChainIds);
   let previous: Partial<SandboxMerchant> | undefined;
   try {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));

@@ -5,13 +5,18 @@ import type { PaymentRow } from "../../db/payments.ts";
 import { presentNetwork } from "./network.ts";
 import { presentStatus } from "./payment.ts";
 
-/** A chain a customer can pay from, with its tokens and where a bridge takes payments from it. */
-export const presentCrossChainSource = (n: Network, destinations: Network[]) => ({
+/**
+ * A chain a customer can pay from, with its tokens and where a bridge takes payments from it;
+ * `minimums[i]` is the least a payment to `destinations[i]` can be (null: not stated before a quote).
+ */
+export const presentCrossChainSource = (n: Network, destinations: Network[], minimums: Array<string | null>) => ({
   ...presentNetwork(n),
   /** The value to send as `originChainId`. */
   originChainId: Number(n.chainId),
   tokens: n.tokens.map((t) => ({ symbol: t.symbol, name: t.name, contractAddress: t.address, decimals: t.decimals })),
   destinations: destinations.map((d) => d.shortName),
+  /** Per destination, the least `amount` (what the merchant receives) the bridge takes; below it creation answers NO_ROUTE. */
+  routes: destinations.map((d, i) => ({ destination: d.shortName, minimumAmount: minimums[i] ?? null })),
 });
 
 /**

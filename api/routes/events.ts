@@ -1,6 +1,5 @@
 import { Elysia, t } from "elysia";
 import { assignFeedPositions, findMerchantEvent, listFeed } from "../../db/eventFeed.ts";
-import { redeliverEvent } from "../../db/paymentEvents.ts";
 import { findPayment } from "../../db/payments.ts";
 import { deliveriesOfEvents } from "../../db/webhookDeliveries.ts";
 import { NotFoundError, ValidationError } from "../../domain/errors.ts";
@@ -9,6 +8,7 @@ import type { ApiDeps } from "../deps.ts";
 import { authPlugin, type AuthContext } from "../plugins/auth.ts";
 import { presentDelivery, presentEvent } from "../presenters/webhook.ts";
 import { uuidPattern } from "../schemas.ts";
+import { redeliverOwnEvent } from "../services/redeliverEvent.ts";
 
 const eventParams = t.Object({ id: t.String({ maxLength: 100, description: "Event id (uuid; the webhook-id header)" }) });
 
@@ -17,7 +17,7 @@ const eventParams = t.Object({ id: t.String({ maxLength: 100, description: "Even
  * paging from its last seen event, in the order events committed (a payment's own
  * events in the order they happened); and redelivery of one event.
  */
-export const eventRoutes = ({ db, credentials }: ApiDeps) => {
+export const eventRoutes = ({ db, config, credentials }: ApiDeps) => {
   async function ownEvent(auth: AuthContext, id: string) {
     if (!uuidPattern.test(id)) throw new ValidationError("id", "Invalid path parameter 'id': expected a uuid");
     const event = await findMerchantEvent(db, auth.merchantId, auth.mode, id);
@@ -86,10 +86,10 @@ export const eventRoutes = ({ db, credentials }: ApiDeps) => {
       async ({ auth, params, set }) => {
         const event = await ownEvent(auth, params.id);
         const payment = await findPayment(db, event.paymentId);
-        const deliveries = await redeliverEvent(db, event, payment?.callbackUrl ?? null);
+        const deliveries = await redeliverOwnEvent({ db, config }, event, payment?.callbackUrl ?? null);
         set.status = 202;
         return { success: true, eventId: event.id, deliveries };
       },
-      { auth: "secret", params: eventParams, detail: { summary: "Send the event again to the payment's callbackUrl and every endpoint that takes it" } },
+      { auth: "secret", params: eventParams, detail: { summary: "Send the event again to the payment's callbackUrl and every endpoint that takes it (at most WEBHOOK_REDELIVERIES_PER_HOUR times an hour: then 429 with Retry-After)" } },
     );
 };

@@ -85,7 +85,7 @@ export function createRateBudgets(deps: { config: { rateLimits: RateLimitsConfig
     return remaining;
   }
   const refusal = (b: Bucket, answer: RateLimiterRes) =>
-    new RateLimitedError(b.name, b.limit, limits.windowSeconds, Math.max(1, Math.ceil(answer.msBeforeNext / 1000)), b.what);
+    RateLimitedError.ofBucket(b.name, b.limit, limits.windowSeconds, Math.max(1, Math.ceil(answer.msBeforeNext / 1000)), b.what);
 
   function flush(b: Bucket) {
     b.flushing = null;

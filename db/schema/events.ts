@@ -19,8 +19,9 @@ export const paymentEvents = pgTable(
     /** Insert order. A payment's writers hold its row lock, so for one payment this is the order of its changes. */
     sequence: bigserial("sequence", { mode: "number" }).notNull(),
     /**
-     * Position in the feed (`GET /events`), given after commit in commit order by
-     * `assignFeedPositions`: a reader's cursor can never pass an event that commits later.
+     * Position in the merchant's feed of this mode (`GET /events`): 1, 2, 3… per merchant and
+     * mode, so it tells nothing of other accounts' events. Given after commit, in commit
+     * order, by `assignFeedPositions`: a reader's cursor can never pass an event that commits later.
      */
     feedPosition: bigint("feed_position", { mode: "number" }),
     merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
@@ -34,9 +35,8 @@ export const paymentEvents = pgTable(
   (t) => [
     uniqueIndex("payment_events_sequence_idx").on(t.sequence),
     // Only positioned events: an event is inserted without a position (reads of the feed and of the
-    // last position all ask for positioned ones), so inserts skip these two indexes.
-    uniqueIndex("payment_events_feed_position_idx").on(t.feedPosition).where(sql`feed_position is not null`),
-    index("payment_events_merchant_feed_idx").on(t.merchantId, t.mode, t.feedPosition).where(sql`feed_position is not null`),
+    // last position all ask for positioned ones), so inserts skip this index.
+    uniqueIndex("payment_events_merchant_feed_idx").on(t.merchantId, t.mode, t.feedPosition).where(sql`feed_position is not null`),
     index("payment_events_payment_idx").on(t.paymentId, t.sequence),
     index("payment_events_unpositioned_idx").on(t.sequence).where(sql`feed_position is null`),
     // Health reads recent reverts (a reorg deeper than the required confirmations) without scanning the feed.
@@ -105,6 +105,11 @@ export const webhookDeliveries = pgTable(
     merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
     mode: text("mode", { enum: modes }).notNull(),
     url: text("url").notNull(),
+    /**
+     * The merchant's redelivery request that made this delivery (one id per `POST /events/{id}/redeliver`,
+     * shared by its deliveries); null for the event's own. Counted to bound redeliveries per hour.
+     */
+    redeliveryId: uuid("redelivery_id"),
     /** pending → delivered (a 2xx), failed (attempts exhausted, or refused as unsafe), disabled (410, endpoint removed). */
     status: text("status", { enum: ["pending", "delivered", "failed", "disabled"] }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),

@@ -9,3 +9,4 @@ export * from "./solana.ts";
 export * from "./replayed.ts";
 export * from "./ingestWatch.ts";
 export * from "./refunds.ts";
+export * from "./leases.ts";

@@ -9,6 +9,7 @@ export { bridgeAdapter } from "./adapters.ts";
 export { crossChainSources, destinationsFrom, originNetwork } from "./crossChainRoutes.ts";
 export { observeBridge, type BridgeObservation, type ObservedFill } from "./observeBridge.ts";
 export { quoteCrossChain, relayRefundAddress, type CrossChainQuote, type CrossChainQuoteRequest } from "./quoteCrossChain.ts";
+export { routeMinimum } from "./routeMinimum.ts";
 
 const noMoneyOut = () =>
   new ConflictError("A cross-chain payment moves no money out of the service: the bridge fills the merchant's wallet and refunds the customer itself.", "not_supported");

@@ -1,6 +1,7 @@
 import { findTransferOut } from "../../db/transfersOut.ts";
 import type { Rail } from "../types.ts";
 import { normalizeSolanaAddress } from "./normalizeAddress.ts";
+import { forgetSolanaChains } from "./readModel/forgetChains.ts";
 import { ingestHeadOf, solanaEvidenceHorizons, solanaIndexedHeads } from "./readModel/ingestHeads.ts";
 import { loadSolanaCredits } from "./readModel/loadCredits.ts";
 import { newSolanaEvidence } from "./readModel/newEvidence.ts";
@@ -50,6 +51,7 @@ export const solanaRail: Rail = {
   evidenceAheadOfHead: true,
   ingestTerms: { unit: "slots", follower: "the subscriber" },
   ingestRole: "solana",
+  forgetChains: forgetSolanaChains,
   replay: (ctx, network, range, options) => lib().replaySlots(ctx, network, range, options),
   refreshEvidence: (ctx, payment, network) => lib().refreshEvidence(ctx, payment, network),
   // The subscriber NOTIFYs itself when it commits (its tables come with the migrations).

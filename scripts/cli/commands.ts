@@ -18,7 +18,7 @@ import { listReturnOrigins, replaceReturnOrigins } from "../../db/returnOrigins.
 import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
 import { uuidPattern } from "../../domain/uuid.ts";
-import type { Logger } from "../../config/logger.ts";
+import type { CliContext } from "./context.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { replay } from "./replay.ts";
 import { recover } from "./recover.ts";
@@ -30,6 +30,7 @@ import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 import { ratesFor } from "../../rates/index.ts";
 
 export { CommandFailedError, UsageError, type Flags } from "./flags.ts";
+export type { CliContext } from "./context.ts";
 
 const oneOf = <T extends string>(flags: Flags, name: string, values: readonly T[]): T => {
   const value = required(flags, name);
@@ -62,7 +63,6 @@ async function endpointOf({ db, config }: { db: Db; config: Config }, flags: Fla
   return endpoint;
 }
 
-export type CliContext = { db: Db; config: Config; databaseUrl: string; logger: Logger };
 
 const age = (since: Date) => {
   const seconds = Math.max(0, Math.floor((Date.now() - since.getTime()) / 1000));

@@ -1,7 +1,7 @@
 import { findPayment } from "../../db/payments.ts";
 import { railFor } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
-import type { CliContext } from "./commands.ts";
+import type { CliContext } from "./context.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { progressBar } from "./progressBar.ts";
 
@@ -17,11 +17,29 @@ const blockFlag = (flags: Flags, names: string[]): bigint => {
   return BigInt(text);
 };
 
+/** When the range up to `to` will be final, from how far the final head is below it and the chain's recent pace. */
+function finalIn(result: { finalHead: bigint; secondsPerBlock?: number | null }, to: bigint, unit: string): string {
+  const behind = to - result.finalHead;
+  const pace = result.secondsPerBlock;
+  if (pace === undefined || pace === null) return `all final once ${behind} ${unit} more are (the chain's block time is not known yet)`;
+  return `all final in about ${duration(Number(behind) * pace)}: ${behind} ${unit} more at ~${pace.toFixed(pace < 10 ? 2 : 0)} s each`;
+}
+
+/** Seconds, roughly, in the largest unit that fits. */
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 5_400) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3_600)} h`;
+  return `${Math.round(seconds / 86_400)} days`;
+}
+
 /**
  * `replay --network N --from A --to B [--dry-run]` (Solana: `--from-slot/--to-slot` too):
  * reads that range of the chain again through its rail, records the evidence ingest had
  * missed, and reconciles every payment the range touches. Safe while the service runs
- * and to interrupt and run again: recording is idempotent and reconciling is too.
+ * and to interrupt and run again: recording is idempotent and reconciling is too. Only
+ * final blocks are read: the output names the range read and when the rest will be final;
+ * a range none of which is final fails (exit 1).
  */
 export async function replay({ db, config, logger }: CliContext, flags: Flags): Promise<string> {
   const name = required(flags, "network");
@@ -38,10 +56,16 @@ export async function replay({ db, config, logger }: CliContext, flags: Flags): 
   const bar = progressBar(unit);
   const result = await rail.replay({ db, config, logger }, network, { from, to }, { dryRun, onProgress: bar.update });
   const read = result.to >= result.from ? result.to - result.from + 1n : 0n;
-  if (read > 0n) bar.done(read, read);
+  // Nothing of the range is final: nothing was read, which a script must notice (exit 1).
+  if (read === 0n) {
+    throw new CommandFailedError(
+      `Nothing replayed: none of ${network.name} ${unit} ${from}–${to} is final yet (the final head is ${result.finalHead}); ${follower} follows them; ${finalIn(result, to, unit)}.`,
+    );
+  }
+  bar.done(read, read);
 
   const lines = [
-    `${dryRun ? "Dry run: " : ""}replayed ${network.name} ${unit} ${from}–${result.to}${result.to < to ? ` (${unit} after ${result.to} are not final yet: ${follower} follows them)` : ""}`,
+    `${dryRun ? "Dry run: " : ""}replayed ${network.name} ${unit} ${from}–${result.to}${result.to < to ? ` (${unit} after ${result.to} are not final yet: ${follower} follows them; ${finalIn(result, to, unit)})` : ""}`,
     `evidence found: ${result.found}, new: ${result.added}, already known: ${result.known}`,
   ];
   // What was read is recorded; a range the node could not serve whole is a failure to retry elsewhere.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { parseUnits, type Address } from "viem";
+import { encodeFunctionData, erc20Abi, parseUnits, type Address } from "viem";
 import { createLogger } from "../../config/logger.ts";
 import { findBridgeRequest } from "../../db/bridgeRequests.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
@@ -264,6 +264,46 @@ describe("NO_ROUTE", () => {
     expect(response.status).toBe(422);
     expect(response.body).toMatchObject({ success: false, code: "NO_ROUTE" });
     expect(response.body.error).toStartWith("Insufficient liquidity: the local relayer holds");
+  });
+
+  // BUG: the local bridge took a payment of 0.000001 USDC (201, a deposit address) where a real
+  // bridge answers NO_ROUTE: the relayer's fee on it could never pay for the fill's gas.
+  test("below the local bridge's minimum: 422 NO_ROUTE stating it; sources lists it per route; the minimum itself is taken", async () => {
+    const sources = await api.request("/api/v1/payments/cross-chain/sources");
+    expect(sources.status).toBe(200);
+    const routes = sources.body.sources.find((s: { shortName: string }) => s.shortName === "anvil-2").routes;
+    expect(routes).toEqual([{ destination: "anvil", minimumAmount: expect.stringMatching(/^0\.\d+$/) }]);
+
+    const response = await api.request("/api/v1/payments/cross-chain/create", {
+      headers: headers(),
+      body: { amount: "0.000001", originChainId: 31338, originCurrency: "USDC", orderId: `xc-tiny-${++orders}` },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ success: false, code: "NO_ROUTE" });
+    const stated = /delivers at least (\d+\.\d+) USDC/.exec(response.body.error)?.[1];
+    expect(response.body.error).toBe(
+      `Amount too low for the local bridge: from Anvil 2 to Anvil it delivers at least ${stated} USDC, so that the relayer's 10 bps fee covers the gas of its fill on Anvil at the current gas price.`,
+    );
+    // What sources said a moment ago (the chain's gas price is read at most every 15 s).
+    expect(stated).toBe(routes[0].minimumAmount);
+    // Derived as the relayer's costs are: a transfer's gas at the chain's gas price, the coin at $2 (BRIDGE_LOCAL_NATIVE_USD), over its 0.1%.
+    const usdc = chains.destination.tokens.find((t) => t.symbol === "USDC")!.address;
+    const gas = await chains.destination.publicClient.estimateGas({
+      account: relayerAddress,
+      to: usdc,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: ["0x000000000000000000000000000000000000bEEF", 1n] }),
+    });
+    const expected = Number((gas * (await chains.destination.publicClient.getGasPrice()) * 2n) / 10n ** 12n) * 1_000;
+    expect(Number(parseUnits(stated!, 6))).toBeGreaterThan(expected * 0.5);
+    expect(Number(parseUnits(stated!, 6))).toBeLessThan(expected * 2.5);
+
+    // At the minimum: a deposit address, as for any amount above it.
+    const at = await api.request("/api/v1/payments/cross-chain/create", {
+      headers: headers(),
+      body: { amount: stated, originChainId: 31338, originCurrency: "USDC", orderId: `xc-minimum-${++orders}` },
+    });
+    expect(at.status).toBe(201);
+    expect(at.body.payment.destination).toEqual({ network: "anvil", currency: "USDC", amount: stated });
   });
 });
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { erc20Abi, type Address } from "viem";
 import { createLogger } from "../../config/logger.ts";
@@ -75,10 +77,32 @@ test("a transfer the indexer missed is found by replay; the payment completes on
 
 test("blocks that are not final are left to the indexer; bad flags are usage errors", async () => {
   const head = await chain.publicClient.getBlockNumber();
-  const out = await run({ network: "anvil", from: String(head - 1n), to: String(head + 100n) });
+  // Part of the range is final (finality 3: the final head is head − 2): that part is read, the rest named.
+  const out = await run({ network: "anvil", from: String(head - 5n), to: String(head + 100n) });
   expect(out).toMatch(/blocks after \d+ are not final yet/);
+  expect(out).toStartWith(`replayed Anvil blocks ${head - 5n}–${head - 2n} (blocks after ${head - 2n} are not final yet: the indexer follows them; all final in about `);
   await expect(run({ network: "nowhere", from: "0", to: "1" })).rejects.toThrow(/--network: unknown network "nowhere"/);
   await expect(run({ network: "anvil", from: "5", to: "1" })).rejects.toThrow("--to must not be below --from");
   await expect(run({ network: "anvil", from: "x", to: "1" })).rejects.toThrow("--from must be a block (or slot) number");
   await expect(run({ network: "anvil", to: "1" })).rejects.toThrow("--from is required");
+});
+
+// BUG: a range beyond the final head printed "replayed … blocks 189–175", a range backwards, and
+// "evidence found: 0", and exited 0: a script could not tell that nothing had been read.
+test("`npm run cli -- replay` on a range none of which is final: says so, with the final head and when it will be, and exits 1", async () => {
+  const head = await chain.publicClient.getBlockNumber();
+  const from = head + 1n;
+  const to = head + 50n;
+  const cli = spawnSync(process.execPath, [resolve(import.meta.dir, "../../scripts/cli.ts"), "replay", "--network", "anvil", "--from", String(from), "--to", String(to)], {
+    encoding: "utf8",
+    env: { ...process.env, APP_ENV: "test", DATABASE_URL: api.databaseUrl, NETWORKS_FILE: chain.networksFile, LOG_LEVEL: "silent" },
+  });
+  const final = head - 2n;
+  expect(cli.status).toBe(1);
+  expect(cli.stdout).toBe("");
+  expect(cli.stderr.trim()).toMatch(
+    new RegExp(
+      `^Nothing replayed: none of Anvil blocks ${from}–${to} is final yet \\(the final head is ${final}\\); the indexer follows them; all final in about \\d+ (s|min|h|days): ${to - final} blocks more at ~\\d+(\\.\\d+)? s each\\.$`,
+    ),
+  );
 });

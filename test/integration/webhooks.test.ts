@@ -698,6 +698,39 @@ describe("events", () => {
     }
   });
 
+  // BUG: positions were one sequence for every account: from the gaps between its own events a
+  // merchant read how many events all the others had (their volume).
+  test("feed positions count one merchant's events of a mode alone: another merchant's events move neither its positions nor its cursor", async () => {
+    const feed = async (m: TestMerchant, after?: string) => {
+      const all: Array<{ id: string; position: number }> = [];
+      let cursor = after;
+      for (;;) {
+        const page = await api.request(`/api/v1/events?limit=100${cursor ? `&startingAfter=${cursor}` : ""}`, { headers: secretAuth(m) });
+        expect(page.status).toBe(200);
+        all.push(...page.body.events);
+        if (!page.body.hasMore) return all;
+        cursor = page.body.nextCursor;
+      }
+    };
+    await createPayment();
+    const before = await feed(merchant);
+    // Dense: 1, 2, 3… whatever the other accounts did in this file so far.
+    expect(before.map((e) => e.position)).toEqual(before.map((_, i) => i + 1));
+    const last = before.at(-1)!;
+
+    // Another merchant writes events (test and live mode), and so does this merchant in live mode.
+    for (let i = 0; i < 3; i++) await createPayment({}, other.publicKey);
+    await createPayment({ network: "anvil-live" }, merchant.livePublicKey);
+    expect(await feed(merchant)).toEqual(before);
+    expect(await feed(merchant, last.id)).toEqual([]);
+
+    // This merchant's next test-mode event takes the next position of its own feed, right after its last.
+    const next = await createPayment();
+    const after = await feed(merchant, last.id);
+    expect(after.map((e) => [e.position, (e as unknown as { data: { payment: { id: string } } }).data.payment.id])).toEqual([[last.position + 1, next.id]]);
+    expect((await feed(other)).map((e) => e.position)).toEqual((await feed(other)).map((_, i) => i + 1));
+  });
+
   test("a cursor never skips an event whose transaction took an earlier sequence but committed later", async () => {
     const [x, y] = [await createPayment(), await createPayment()];
     const [rowX, rowY] = [(await findPayment(api.db, x.id))!, (await findPayment(api.db, y.id))!];
@@ -776,5 +809,51 @@ describe("events", () => {
     expect((await api.request(`/api/v1/events/${event!.id}/redeliver`, { method: "POST", headers: secretAuth(other) })).status).toBe(404);
     expect((await api.request("/api/v1/events/nope/redeliver", { method: "POST", headers: secretAuth() })).status).toBe(400);
     await api.request(`/api/v1/webhook-endpoints/${endpoint.id}`, { method: "DELETE", headers: secretAuth() });
+  });
+
+  // BUG: redelivery had no bound: a script could have one event sent to the merchant's URLs without end.
+  test("redelivery is bounded per event: 10 an hour (WEBHOOK_REDELIVERIES_PER_HOUR), then 429 with Retry-After until the oldest leaves the hour", async () => {
+    const event = (await eventsOf((await createPayment({ callbackUrl: receiver.url("/bounded") })).id))[0]!;
+    const second = (await eventsOf((await createPayment({ callbackUrl: receiver.url("/bounded") })).id))[0]!;
+    const redeliver = (id = event.id, m: TestMerchant = merchant) => api.request(`/api/v1/events/${id}/redeliver`, { method: "POST", headers: secretAuth(m) });
+    const redeliveries = async () =>
+      (await queryRows<{ n: number }>(api.db, sql`select count(*)::int as n from webhook_deliveries where event_id = ${event.id} and redelivery_id is not null`))[0]!.n;
+
+    // At once, as from several API replicas: counted one at a time, exactly 10 go through.
+    const answers = await Promise.all(Array.from({ length: 14 }, () => redeliver()));
+    expect(answers.map((a) => a.status).sort((a, b) => a - b)).toEqual([...Array(10).fill(202), ...Array(4).fill(429)]);
+    expect(await redeliveries()).toBe(10);
+    const refused = answers.find((a) => a.status === 429)!;
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(3_500);
+    expect(retryAfter).toBeLessThanOrEqual(3_600);
+    expect(refused.body).toEqual({
+      success: false,
+      error: "rate_limited",
+      message: `Event ${event.id} was redelivered 10 times in the last hour, the most allowed (10); try again in ${retryAfter} s.`,
+    });
+
+    // Another event of the same merchant is not held back by this one's count; a stranger's key finds nothing.
+    expect((await redeliver(second.id)).status).toBe(202);
+    expect((await redeliver(event.id, other)).status).toBe(404);
+
+    // 50 minutes on: still ten within the hour; Retry-After counts down to when the oldest leaves it.
+    const age = (minutes: number, which: "all" | "oldest") =>
+      api.db.execute(sql`update webhook_deliveries set created_at = created_at - make_interval(mins => ${minutes})
+                         where ${
+                           which === "oldest"
+                             ? sql`id = (select id from webhook_deliveries where event_id = ${event.id} and redelivery_id is not null order by created_at limit 1)`
+                             : sql`event_id = ${event.id} and redelivery_id is not null`
+                         }`);
+    await age(50, "all");
+    const later = await redeliver();
+    expect(later.status).toBe(429);
+    expect(Number(later.headers.get("retry-after"))).toBeGreaterThan(500);
+    expect(Number(later.headers.get("retry-after"))).toBeLessThanOrEqual(600);
+    // The oldest leaves the hour: one more redelivery, then the limit again.
+    await age(11, "oldest");
+    expect((await redeliver()).status).toBe(202);
+    expect((await redeliver()).status).toBe(429);
+    expect(await redeliveries()).toBe(11);
   });
 });

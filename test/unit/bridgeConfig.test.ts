@@ -70,8 +70,18 @@ describe("bridge configuration", () => {
     [{ BRIDGE_REFUND_ADDRESS_8453: "0x70997970c51812dc3A010C7d01b50e0d17dc79C8" }, "BRIDGE_REFUND_ADDRESS_8453:"],
     [{ RELAY_API_URL: "ftp://relay" }, "RELAY_API_URL:"],
     [{ BRIDGE_LOCAL_FEE_BPS: "5000" }, "BRIDGE_LOCAL_FEE_BPS:"],
+    [{ BRIDGE_LOCAL_NATIVE_USD: "0" }, "BRIDGE_LOCAL_NATIVE_USD:"],
+    [{ BRIDGE_LOCAL_NATIVE_USD: "-2" }, "BRIDGE_LOCAL_NATIVE_USD:"],
+    [{ BRIDGE_LOCAL_NATIVE_USD: "2.1234567" }, "BRIDGE_LOCAL_NATIVE_USD:"],
+    [{ BRIDGE_LOCAL_NATIVE_USD: "two" }, "BRIDGE_LOCAL_NATIVE_USD:"],
   ])("%o is refused naming the variable", (env, variable) => {
     expect(rejects(env as Record<string, string>)).toStartWith(variable);
+  });
+
+  test("the local chains' native coin is priced at BRIDGE_LOCAL_NATIVE_USD (default 2 US dollars), a normalised decimal", () => {
+    expect(build({}).bridge.localNativeUsd).toBe("2");
+    expect(build({ BRIDGE_LOCAL_NATIVE_USD: " 2500.50 " }).bridge.localNativeUsd).toBe("2500.5");
+    expect(build({ BRIDGE_LOCAL_NATIVE_USD: "0.000001" }).bridge.localNativeUsd).toBe("0.000001");
   });
 
   test("secrets are redacted from the loggable config", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { localAmounts } from "../../rails/bridge/local/localAmounts.ts";
+import { localMinimum } from "../../rails/bridge/local/localMinimum.ts";
 import { judgeDeposit } from "../../rails/bridge/local/relayer/judgeDeposit.ts";
 import { judgedState } from "../../rails/bridge/local/relayer/relayerTick.ts";
 
@@ -17,6 +18,37 @@ describe("localAmounts: what the customer sends for the merchant to receive `amo
 
   test("a zero amount is refused", () => {
     expect(() => localAmounts({ amount: 0n, destinationDecimals: 6, originDecimals: 6, feeBps: 10 })).toThrow(RangeError);
+  });
+});
+
+describe("localMinimum: the least the local bridge delivers, its fee covering the fill's gas", () => {
+  const usd = (units: bigint, scale: number) => ({ units, scale });
+  test.each([
+    // fill gas, gas price (wei), native USD, token decimals, fee bps → minimum (smallest units)
+    // 51,000 gas at 2 gwei is 0.000102 ETH, $0.000204 at $2: 204 units of USDC; 0.1% of 0.204 USDC covers it.
+    ["a USDC fill at 2 gwei, the coin at $2, 10 bps", 51_000n, 2_000_000_000n, usd(2n, 0), 6, 10, 204_000n],
+    ["the same in an 18-decimal token", 51_000n, 2_000_000_000n, usd(2n, 0), 18, 10, 204n * 10n ** 15n],
+    ["a 1% fee needs a tenth of that", 51_000n, 2_000_000_000n, usd(2n, 0), 6, 100, 20_400n],
+    ["the coin at $2,500.5 (a fraction)", 51_000n, 2_000_000_000n, usd(25_005n, 1), 6, 10, 255_051_000n],
+    ["a cost below one unit costs a whole unit: 1 unit of fee, 1,000 units at 10 bps", 1n, 1n, usd(1n, 0), 6, 10, 1_000n],
+    ["a fee that does not divide the cost rounds the amount up: 2,040,000 / 7", 51_000n, 2_000_000_000n, usd(2n, 0), 6, 7, 291_429n],
+    ["a free chain (gas price 0) still has the smallest amount as its minimum", 51_000n, 0n, usd(2n, 0), 6, 10, 1n],
+  ])("%s", (_what, fillGas, gasPrice, nativeUsd, tokenDecimals, feeBps, minimum) => {
+    expect(localMinimum({ fillGas, gasPrice, nativeUsd, tokenDecimals, feeBps })).toBe(minimum);
+  });
+
+  test("no fee, no minimum: the relayer fills at a loss whatever the amount", () => {
+    expect(localMinimum({ fillGas: 51_000n, gasPrice: 2_000_000_000n, nativeUsd: usd(2n, 0), tokenDecimals: 6, feeBps: 0 })).toBeNull();
+  });
+
+  test("the fee the customer pays on the minimum covers the fill's cost; the exact fee on one unit less falls short of it", () => {
+    for (const [gas, price, bps] of [[51_000n, 1_000_000_007n, 10], [34_567n, 123_456_789n, 7], [65_000n, 30_000_000_000n, 25]] as const) {
+      const minimum = localMinimum({ fillGas: gas, gasPrice: price, nativeUsd: usd(2n, 0), tokenDecimals: 6, feeBps: bps })!;
+      // The cost in USDC units: gas × price wei at $2 per 10^18 wei, rounded up to a unit.
+      const cost = (gas * price * 2n + 10n ** 12n - 1n) / 10n ** 12n;
+      expect(localAmounts({ amount: minimum, destinationDecimals: 6, originDecimals: 6, feeBps: bps }).fee).toBeGreaterThanOrEqual(cost);
+      expect((minimum - 1n) * BigInt(bps)).toBeLessThan(cost * 10_000n);
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { computeDepositAddress } from "../../evm/settlement/index.ts";
 import type { RailContext } from "../../types.ts";
 import type { BridgeQuote, BridgeQuoteRequest } from "../adapter.ts";
 import { findFactory, insertRequest } from "./books.ts";
+import { localFillMinimum } from "./fillMinimum.ts";
 import { localAmounts } from "./localAmounts.ts";
 import { localChains } from "./localChains.ts";
 import { relayerAccount } from "./relayerAccount.ts";
@@ -16,7 +17,8 @@ import { relayerAccount } from "./relayerAccount.ts";
  * A local bridge quote: a deposit address (a CREATE2 forwarder of the relayer's factory on
  * the origin chain, salted with the new request id) and what to send there, written to the
  * relayer's books before it is handed out. The relayer must be running on the origin chain
- * (its factory exists) and hold enough of the destination token to fill.
+ * (its factory exists) and hold enough of the destination token to fill, and the amount
+ * must be at least its minimum (`localFillMinimum`), as a real bridge's: NO_ROUTE otherwise.
  */
 export async function quoteLocal(ctx: RailContext, request: BridgeQuoteRequest): Promise<BridgeQuote> {
   const local = ctx.config.bridge.local;
@@ -32,6 +34,17 @@ export async function quoteLocal(ctx: RailContext, request: BridgeQuoteRequest):
   const originToken = token(origin, request.originToken);
   const destinationToken = token(destination, request.destinationToken);
   if (!originToken || !destinationToken) throw new BridgeRouteError("The local bridge does not carry this token pair.", "UNSUPPORTED_CURRENCY");
+
+  // Below the relayer's minimum its fee would not pay for the fill: no route, as a real bridge answers.
+  const minimum = await localFillMinimum(ctx, destination, destinationToken).catch((error: Error) => {
+    throw new BridgeUnavailableError("local", `could not read ${destination.name}'s gas price: ${error.message.split("\n")[0]}`, { cause: error });
+  });
+  if (minimum !== null && request.amount < minimum) {
+    throw new BridgeRouteError(
+      `Amount too low for the local bridge: from ${origin.name} to ${destination.name} it delivers at least ${formatAmount(minimum, destinationToken.decimals)} ${destinationToken.symbol}, so that the relayer's ${local.feeBps} bps fee covers the gas of its fill on ${destination.name} at the current gas price.`,
+      "AMOUNT_TOO_LOW",
+    );
+  }
 
   const factory = await findFactory(ctx.db, origin.chainId);
   // The API holds no relayer key: the relayer named in its books is the one that deployed the

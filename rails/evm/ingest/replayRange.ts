@@ -6,6 +6,7 @@ import { queryRows } from "../../../db/client.ts";
 import { insertReplayed, paymentsPaidBy, receiveAddressesOn, type ReplayedSettlement, type ReplayedSplit, type ReplayedTransfer } from "../../../db/replayedEvidence.ts";
 import type { RailContext, ReplayOptions, ReplayResult } from "../../types.ts";
 import { finalizedHead } from "../chainHead.ts";
+import { secondsPerBlock } from "../secondsPerBlock.ts";
 import { evmClient } from "../client.ts";
 import { evidenceQuery } from "../readModel/evidence.ts";
 import { settlementTransfers } from "../settlement/settlementTransfers.ts";
@@ -34,7 +35,9 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
   const final = await finalizedHead(network, config.rpcTimeoutMs * 5);
   const from = range.from;
   const to = range.to < final ? range.to : final;
-  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [] };
+  // Part of the range is not final: how fast the chain makes blocks tells the caller when it will be.
+  const pace = to < range.to ? { secondsPerBlock: await secondsPerBlock(network, final, config.rpcTimeoutMs * 5).catch(() => null) } : {};
+  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [], finalHead: final, ...pace };
 
   const chainId = Number(network.chainId);
   const tokens = network.tokens.map((t) => t.address as Address);
@@ -138,7 +141,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
               where e.block_number::numeric <= ${to.toString()}::numeric`,
         )
       ).map((r) => r.payment_id);
-  return { from, to, found: found.length, added, known: found.length - freshCount, paymentIds };
+  return { from, to, found: found.length, added, known: found.length - freshCount, paymentIds, finalHead: final, ...pace };
 }
 
 /** Block timestamps (seconds), fetched once per block. */

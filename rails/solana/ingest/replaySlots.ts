@@ -5,6 +5,7 @@ import { queryRows } from "../../../db/client.ts";
 import type { RailContext, ReplayOptions, ReplayResult } from "../../types.ts";
 import { INDEXED_CHANNEL } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
+import { secondsPerSlot } from "../secondsPerSlot.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf } from "../watchedAccount.ts";
 import { creditOf, isStamped, markFinalized, servedBySignature, signaturePages, stampBlockTimes, type UnstampedCredit } from "./scanAddress.ts";
@@ -36,7 +37,9 @@ export async function replaySlots(
   const final = BigInt(await connection.getSlot("finalized"));
   const from = range.from;
   const to = range.to < final ? range.to : final;
-  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [], unread: [] };
+  // Part of the range is not final: how fast the chain makes slots tells the caller when it will be.
+  const pace = to < range.to ? { secondsPerBlock: await secondsPerSlot(connection, final) } : {};
+  if (to < from) return { from, to, found: 0, added: 0, known: 0, paymentIds: [], unread: [], finalHead: final, ...pace };
 
   const watches = (await paymentsToWatch(ctx.db, network.chainId, { afterCloseMs: FOREVER_MS, everyPollAfterCloseMs: FOREVER_MS })).map((p) => watchOf(network, p));
   const read: UnstampedCredit[] = [];
@@ -74,7 +77,7 @@ export async function replaySlots(
   const known = await knownCredits(ctx, network.chainId, found);
   const fresh = found.filter((c) => !known.has(`${c.signature}:${c.account}`));
   const added = options.dryRun || fresh.length === 0 ? fresh.length : (await recordCredits(ctx.db, { chainId: network.chainId, channel: INDEXED_CHANNEL, foundBy: "replay", credits: fresh })).inserted;
-  return { from, to, found: found.length, added, known: found.length - fresh.length, paymentIds: [...new Set(found.map((c) => c.paymentId))], unread };
+  return { from, to, found: found.length, added, known: found.length - fresh.length, paymentIds: [...new Set(found.map((c) => c.paymentId))], unread, finalHead: final, ...pace };
 }
 
 async function knownCredits(ctx: RailContext, chainId: string, credits: FoundCredit[]): Promise<Set<string>> {
