@@ -119,7 +119,14 @@ describe("paying on anvil produces signed webhooks and a feed", () => {
 
     // The attempt log shows one 200 per delivery.
     const completedId = feed.at(-1)!.id;
-    const detail = await api.request(`/api/v1/events/${completedId}`, { headers: serverAuth() });
+    // A receiver has the request before the worker records its answer: read once both are recorded.
+    const delivered = (d: { status: string }) => d.status === "delivered";
+    let detail = await api.request(`/api/v1/events/${completedId}`, { headers: serverAuth() });
+    await waitUntil(
+      "both deliveries recorded",
+      async () => (detail = await api.request(`/api/v1/events/${completedId}`, { headers: serverAuth() })).body.deliveries.filter(delivered).length === 2,
+      10_000,
+    );
     expect(detail.body.deliveries.map((d: { target: string; status: string; attempts: number }) => [d.target, d.status, d.attempts]).sort()).toEqual([
       ["callback_url", "delivered", 1],
       ["endpoint", "delivered", 1],

@@ -31,8 +31,10 @@ beforeAll(async () => {
   // A long history of completed, swept, final payments, each with its confirmed sweep.
   await handle.db.execute(sql`
     insert into payments
-    select (jsonb_populate_record(null::payments, to_jsonb(t) || jsonb_build_object('id', gen_random_uuid()))).*
-    from payments t, generate_series(1, ${HISTORY}) where t.id = ${template!.id!}`);
+    select (r).* from (
+      -- offset 0 keeps the subquery whole: flattened, \`(…).*\` would run the record function once per column.
+      select jsonb_populate_record(null::payments, to_jsonb(t) || jsonb_build_object('id', gen_random_uuid())) as r
+      from payments t, generate_series(1, ${HISTORY}) where t.id = ${template!.id!} offset 0) copies`);
   await handle.db.execute(sql`
     insert into transfers_out (payment_id, kind, status, chain_id, token_address, to_address, amount, block_number)
     select id, 'sweep', 'confirmed', chain_id, token_address, merchant_wallet, amount, 100 from payments`);
