@@ -266,7 +266,12 @@ export type IndexedHeads = Map<string, bigint> & { rereading?: ReadonlySet<strin
  * a time through which evidence the rail reads from outside the payment's chain is complete
  * (a bridge: deposits it has reported); expiry waits for it as for the chain's horizon.
  */
-export type LoadedCredits = Map<string, SourcedCredit[]> & { unreadable?: ReadonlySet<string>; evidenceThrough?: ReadonlyMap<string, Date> };
+export type LoadedCredits = Map<string, SourcedCredit[]> & {
+  unreadable?: ReadonlySet<string>;
+  evidenceThrough?: ReadonlyMap<string, Date>;
+  /** Payments whose money on its way to their chain was given back or lost (a bridge refunded or failed), with why: `settle`'s `transitFailed`. */
+  gaveUp?: ReadonlyMap<string, string>;
+};
 
 export type PaymentKind = PaymentRow["kind"];
 
