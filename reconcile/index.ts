@@ -8,6 +8,7 @@ export { recordBridgeProgress, type RecordedBridgeProgress } from "./bridgeProgr
 export { closePayment } from "./closePayment.ts";
 export { INDEXED_CHANNEL, startDispatcher } from "./dispatch.ts";
 export { evidenceHorizons } from "./evidenceHorizons.ts";
+export { recordCreated, writePaymentCreation, writePaymentCreations } from "./paymentCreations.ts";
 export { paymentPayers, type Payers } from "./paymentPayers.ts";
 export { reconcilePayments, type Reconciled } from "./reconcilePayments.ts";
 export { refreshEvidence, verifySubmission } from "./verifySubmission.ts";
