@@ -6,7 +6,7 @@ import { announcePaymentChanges } from "../db/paymentChanges.ts";
 import { recordPaymentEvent } from "../db/paymentEvents.ts";
 import { lockPayment, setBridgeStatus } from "../db/payments.ts";
 import { bridgeReadChanged, bridgeReadFields, bridgeWatch, type BridgeProgressUpdate } from "../domain/bridgeRead.ts";
-import { reconcileWithin } from "./reconcilePayments.ts";
+import { observeCommitted, reconcileWithin, type Reconciled } from "./reconcilePayments.ts";
 
 export type RecordedBridgeProgress = {
   /** Something a merchant sees changed (and a `bridge.updated` event was written). */
@@ -33,7 +33,8 @@ export type RecordedBridgeProgress = {
  * events, as every other transition does. Reading the same thing twice writes nothing new.
  */
 export async function recordBridgeProgress(deps: { db: Db; config: Config }, paymentId: string, seen: BridgeProgressUpdate, now: Date): Promise<RecordedBridgeProgress> {
-  return deps.db.transaction(async (raw) => {
+  let reconciled: Map<string, Reconciled> | undefined;
+  const recorded = await deps.db.transaction(async (raw): Promise<RecordedBridgeProgress> => {
     const tx = raw as unknown as Db;
     const payment = await lockPayment(tx, paymentId);
     const request = await lockBridgeRequest(tx, paymentId);
@@ -62,13 +63,16 @@ export async function recordBridgeProgress(deps: { db: Db; config: Config }, pay
       const fills = await bridgeFillsOf(tx, [paymentId]);
       const current = { ...request, ...next, bridgeUpdatedAt: seen.bridgeUpdatedAt ?? request.bridgeUpdatedAt };
       await recordPaymentEvent(tx, after, "bridge.updated", { bridge: bridgeSnapshot(current, fills, { decimals: payment.tokenDecimals, currency: payment.tokenSymbol }) });
-      const settled = (await reconcileWithin(tx, deps.config, [paymentId])).get(paymentId);
+      reconciled = await reconcileWithin(tx, deps.config, [paymentId]);
+      const settled = reconciled.get(paymentId);
       closed = settled !== undefined && settled.before.status !== "failed" && settled.after.status === "failed";
       // The checkout page shows the bridge's progress: wake its stream.
       await announcePaymentChanges(tx, [paymentId]);
     }
     return { changed, finished: watch.finished, settled: watch.settled, closed, stale: false, stuck: watch.stuck };
   });
+  if (reconciled) observeCommitted(deps.config, reconciled);
+  return recorded;
 }
 
 /**

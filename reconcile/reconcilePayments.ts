@@ -47,14 +47,20 @@ const NO_LOCK_WAIT_LIMIT = sql.raw("set local lock_timeout = default");
 export async function reconcilePayments(db: Db, config: Config, ids: readonly string[], at?: Date): Promise<Map<string, Reconciled>> {
   if (ids.length === 0) return new Map();
   const result = await db.transaction((tx) => reconcileWithin(tx as unknown as Db, config, ids, at));
+  observeCommitted(config, result);
+  return result;
+}
+
+/** Once a reconcile has committed: how long each change took from its receipt (metrics). */
+export function observeCommitted(config: Config, result: ReadonlyMap<string, Reconciled>): void {
   const networks = new Map(config.networks.map((n) => [n.chainId, n]));
   observeReceiptToStatus(result.values(), (chainId) => networks.get(chainId)?.shortName ?? chainId);
-  return result;
 }
 
 /**
  * `reconcilePayments` inside the caller's transaction `t` (one that has just recorded new
- * evidence, e.g. a bridge's progress, so the payment's state commits with it).
+ * evidence, e.g. a bridge's progress, so the payment's state commits with it); the caller
+ * passes the result to `observeCommitted` once it has committed.
  */
 export async function reconcileWithin(t: Db, config: Config, ids: readonly string[], at?: Date): Promise<Map<string, Reconciled>> {
   const result = new Map<string, Reconciled>();
