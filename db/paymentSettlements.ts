@@ -33,3 +33,17 @@ export async function writeSettlements(db: Db, updates: SettlementUpdate[], now:
       completing_tx_hash, completing_block, evidence_block, detected_at, confirmed_at)
     where p.id = v.id`);
 }
+
+/** A payment `settle` ended by evidence (its carrier gave the money back or lost it), closed for good with why. */
+export type ClosedPayment = { id: string; status: "failed"; reason: string; at: Date };
+
+/** Records why and when payments ended (beside `writeSettlements`, which writes their new state). */
+export async function writeClosings(db: Db, closings: ClosedPayment[]) {
+  if (closings.length === 0) return;
+  const column = <T>(f: (c: ClosedPayment) => T) => sql.param(closings.map(f));
+  await db.execute(sql`
+    update payments p set closed_status = v.status, closed_reason = v.reason, closed_at = v.at
+    from unnest(${column((c) => c.id)}::uuid[], ${column((c) => c.status)}::text[], ${column((c) => c.reason)}::text[], ${column((c) => c.at.toISOString())}::timestamptz[])
+      as v(id, status, reason, at)
+    where p.id = v.id`);
+}

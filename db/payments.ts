@@ -1,11 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { eventsForTransition } from "../domain/paymentEvents.ts";
-import { closedAmounts } from "../domain/settle.ts";
 import { preparedPer, queryRows, type Db } from "./client.ts";
 import { allColumns, insertRecords, rowFromDriver } from "./jsonRecords.ts";
-import { announcePaymentChanges } from "./paymentChanges.ts";
-import { recordPaymentEvents } from "./paymentEvents.ts";
 import { payments, type NewPayment, type PaymentRow } from "./schema/index.ts";
 import type { Mode } from "../domain/mode.ts";
 
@@ -55,33 +51,26 @@ export async function insertPayment(db: Db, values: NewPayment): Promise<Payment
   return row!;
 }
 
-/**
- * Closes a payment the merchant gave up on, only while nothing has completed it: the
- * row is locked, checked still pending and written in one transaction. Its event
- * (`payment.failed`/`cancelled`/`expired`, and `underpaid` if funds had arrived) is
- * written in the same transaction. `onlyIfNothingReceived`: and only while nothing has arrived.
- */
-export async function closePayment(
+/** Records a cross-chain payment's public `bridgeStatus` (`updatedAt`: when it changed; null: it did not); the row as it now is. */
+export async function setBridgeStatus(db: Db, id: string, bridgeStatus: PaymentRow["bridgeStatus"], updatedAt: Date | null): Promise<PaymentRow> {
+  const [row] = await db
+    .update(payments)
+    .set({ bridgeStatus, ...(updatedAt ? { updatedAt } : {}) })
+    .where(eq(payments.id, id))
+    .returning();
+  return row!;
+}
+
+/** Writes a payment closed (by its merchant) with these amounts (`settle`'s for a closed one); the row as it now is. */
+export async function writeClosedPayment(
   db: Db,
   id: string,
-  merchantId: string,
-  closed: { status: "failed" | "cancelled" | "expired"; reason: string | null },
-  options: { onlyIfNothingReceived?: boolean } = {},
-): Promise<PaymentRow | undefined> {
-  return db.transaction(async (raw) => {
-    const tx = raw as unknown as Db;
-    const open = await lockPayment(tx, id);
-    if (!open || open.merchantId !== merchantId || open.status !== "pending") return undefined;
-    if (options.onlyIfNothingReceived && open.amountReceived > 0n) return undefined;
-    // The amounts are the closed payment's from the start (as `settle` gives them), so its
-    // event tells the merchant what is owed back even if the reconcile after it fails.
-    const [row] = await tx
-      .update(payments)
-      .set({ closedStatus: closed.status, closedReason: closed.reason, closedAt: sql`now()`, status: closed.status, ...closedAmounts(open.amountReceived), updatedAt: sql`now()` })
-      .where(eq(payments.id, id))
-      .returning();
-    const types = eventsForTransition(open, row!);
-    await Promise.all([recordPaymentEvents(tx, types.map((type) => ({ payment: row!, type }))), announcePaymentChanges(tx, [id])]);
-    return row;
-  });
+  closed: { status: "failed" | "cancelled" | "expired"; reason: string | null; amounts: { amountRemaining: bigint; excessOwed: bigint } },
+): Promise<PaymentRow> {
+  const [row] = await db
+    .update(payments)
+    .set({ closedStatus: closed.status, closedReason: closed.reason, closedAt: sql`now()`, status: closed.status, ...closed.amounts, updatedAt: sql`now()` })
+    .where(eq(payments.id, id))
+    .returning();
+  return row!;
 }

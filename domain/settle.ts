@@ -38,6 +38,12 @@ export type SettleInput = {
    */
   inTransitSince?: Date | null;
   /**
+   * The money paid toward the payment on its way to its chain was given back or lost (the
+   * bridge carrying it refunded or failed). With none of it arrived, and the merchant not
+   * having closed the payment first, the payment ends `failed`.
+   */
+  transitFailed?: boolean;
+  /**
    * Every credit stamped at or before this time has been ingested (the indexer's block
    * time; held back while ingest is stalled). The payment expires only once it has
    * passed the deadline: money paid in time in a block not read yet must not meet a
@@ -88,7 +94,8 @@ export const closedAmounts = (amountReceived: bigint) => ({ amountRemaining: 0n,
  * pending → confirming (full amount seen, not yet deep enough) → completed; expired
  * when time runs out first and ingest has read the chain past the deadline (unless
  * money paid in time is still in transit); failed/
- * cancelled when the merchant closed it. A credit
+ * cancelled when the merchant closed it; failed when the money on its way (a bridge)
+ * was given back or lost with none of it arrived. A credit
  * counts toward completion only if its block was produced before the deadline
  * (expiry or closing); anything else is late and owed back, never dropped.
  */
@@ -134,6 +141,10 @@ export function settle(input: SettleInput): Settlement {
   const base = { amountReceived, confirmations: 0, detectedAt, confirmedAt: null, completingCredit: null };
   if (input.closed) {
     return { ...base, status: input.closed.status, ...closedAmounts(amountReceived), lateAmount };
+  }
+  // Its carrier gave the money back or lost it, none of it here: nothing can complete it now (also past its expiry).
+  if (input.transitFailed && amountReceived === 0n) {
+    return { ...base, status: "failed", ...closedAmounts(amountReceived), lateAmount };
   }
   // Paid in time and on its way (bridged): the payment waits for it instead of expiring.
   if (input.inTransitSince && input.inTransitSince <= deadline) {

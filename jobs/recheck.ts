@@ -3,7 +3,8 @@ import { unfinishedBridgeRequests } from "../db/bridgeRequests.ts";
 import { dispatchCursorBlocks } from "../db/dispatchCursors.ts";
 import { paymentsToRecheck } from "../db/paymentsToRevisit.ts";
 import { confirmedTransfersAbove, paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
-import { railFor, railOfPayment, type RailContext } from "../rails/index.ts";
+import { recheckTransfer } from "../payouts/index.ts";
+import { railFor, type RailContext } from "../rails/index.ts";
 import { watchIngest } from "../reconcile/index.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { JobPayloads } from "./queues.ts";
@@ -40,9 +41,7 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   const known = finality.filter((f): f is typeof f & { finalized: bigint } => f.finalized !== null);
   for (const row of await confirmedTransfersAbove(db, known)) {
     // One row's chain unreadable must not stop the safety net for everything after it.
-    await railOfPayment(config, { chainId: row.chainId })
-      .rail.recheckTransferOut(ctx, row.id)
-      .catch((error: Error) => ctx.logger.error({ err: error, transfer: row.id }, "re-checking a confirmed sweep/refund failed; the next recheck tries again"));
+    await recheckTransfer(ctx, row).catch((error: Error) => ctx.logger.error({ err: error, transfer: row.id }, "re-checking a confirmed sweep/refund failed; the next recheck tries again"));
   }
   // Sweeps owed but not done, and sweeps/refunds a crash left half way: drive them on.
   const unfinished = await unfinishedTransfersOut(db);

@@ -1,9 +1,12 @@
 import { findPayment } from "../db/payments.ts";
-import { movedOut, recentlyReverted, reserveTransferOut, REVERT_LIMIT } from "../db/transfersOut.ts";
+import { movedOut } from "../db/transfersOut.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { isFinal } from "../domain/paymentStatus.ts";
 import { sweepOwed } from "../domain/refundable.ts";
 import { railOfPayment, type RailContext } from "../rails/index.ts";
+import { executeTransfer } from "./driveTransfer.ts";
+import { reserveTransferOut } from "./reserveTransfer.ts";
+import { REVERT_LIMIT, revertLimitReached } from "./revertLimit.ts";
 
 /** The `token_address` of a `native_sweep` row: the chain's own coin, in wei. */
 export const NATIVE_COIN = "native";
@@ -29,8 +32,8 @@ export async function sweepNativeCoin(deps: RailContext, paymentId: string): Pro
   if (sweepOwed(payment, (await movedOut(deps.db, paymentId)).sweep) > 0n) return null;
   const held = await rail.nativeBalance(network, payment, 20_000);
   if (held === 0n) return null;
-  const reverted = await recentlyReverted(deps.db, paymentId, "native_sweep", REVERT_LIMIT.withinHours);
-  if (reverted >= REVERT_LIMIT.times) {
+  const reverted = await revertLimitReached(deps.db, paymentId, "native_sweep");
+  if (reverted !== null) {
     deps.logger.error({ payment: paymentId, reverted }, "native-coin sweeps of this deposit address keep reverting on chain; retrying after a day");
     return { native: "0", waiting: `${reverted} native-coin sweeps reverted on chain in the last ${REVERT_LIMIT.withinHours} hours` };
   }
@@ -38,6 +41,6 @@ export async function sweepNativeCoin(deps: RailContext, paymentId: string): Pro
   // Another transfer of the payment is out (a refund): the job's retry looks again after it.
   if (!row) throw new ServiceUnavailableError(`another transfer of payment ${paymentId} is out; its native coin is forwarded after it`);
   deps.logger.info({ payment: paymentId, wei: held.toString() }, "native coin at a deposit address: forwarding it to the merchant");
-  const done = await rail.executeTransferOut(deps, row.id);
+  const done = await executeTransfer(deps, row);
   return { native: done.status === "confirmed" ? done.amount.toString() : "0", status: done.status, txHash: done.txHash };
 }

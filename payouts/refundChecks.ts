@@ -1,10 +1,10 @@
 import type { Network } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
-import { recentlyReverted, REVERT_LIMIT } from "../db/transfersOut.ts";
 import { AppError, RefundRefusedError, ServiceUnavailableError, ValidationError } from "../domain/errors.ts";
 import { railForPayment, type Rail } from "../rails/index.ts";
 import { unreceivableAddresses } from "../rails/unreceivableAddresses.ts";
 import type { PayoutDeps } from "./deps.ts";
+import { REVERT_LIMIT, revertLimitReached } from "./revertLimit.ts";
 
 /** A refundable payment's network and rail; a payment whose money the service does not hold is refused (409 `refund_not_held`). */
 export function refundRail(deps: Pick<PayoutDeps, "config">, payment: PaymentRow): { network: Network; rail: Rail } {
@@ -53,7 +53,7 @@ export async function checkDestination(deps: Pick<PayoutDeps, "logger">, network
 
 /** Refunds whose transfers keep reverting on chain (a blacklisted address) must not burn the operator's gas again and again. */
 export async function assertNotReverting(deps: Pick<PayoutDeps, "db">, payment: PaymentRow): Promise<void> {
-  if ((await recentlyReverted(deps.db, payment.id, "refund", REVERT_LIMIT.withinHours)) >= REVERT_LIMIT.times) {
+  if ((await revertLimitReached(deps.db, payment.id, "refund")) !== null) {
     throw new RefundRefusedError(
       `Refunds of this payment reverted on chain ${REVERT_LIMIT.times} times in the last ${REVERT_LIMIT.withinHours} hours; try another address later, or contact the merchant.`,
       "refund_reverting",

@@ -3,7 +3,7 @@ import type { Db } from "../db/client.ts";
 import { recordPaymentEvent } from "../db/paymentEvents.ts";
 import { decideRefundRequest, insertRefundRequest, signatureUsed, supersedeRefundRequests, type RefundRequestRow } from "../db/refundRequests.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
-import { movedOut, openTransferOut, reserveTransferOut, type TransferOutRow } from "../db/transfersOut.ts";
+import { movedOut, openTransferOut, type TransferOutRow } from "../db/transfersOut.ts";
 import { RefundRefusedError } from "../domain/errors.ts";
 import type { RefundAuthority } from "../domain/refundRequestStatus.ts";
 import type { Rail } from "../rails/index.ts";
@@ -11,6 +11,7 @@ import type { PayoutDeps } from "./deps.ts";
 import { fromChain } from "./refundChecks.ts";
 import { refundDue, type RefundRefusal } from "./refundDue.ts";
 import { refundRequestView } from "./refundRequestView.ts";
+import { reserveTransferOut } from "./reserveTransfer.ts";
 import type { RefundRequester } from "./routeRefund.ts";
 
 /** A refund let out: to `to`, on whose word, for at most `cap`; `requestId`: the awaiting request it approves (else a new request is recorded as sent). */

@@ -7,6 +7,7 @@ import { solanaRail } from "./solana/index.ts";
 import type { Rail } from "./types.ts";
 
 export type * from "./types.ts";
+export type * from "./transferLedger.ts";
 export { INDEXED_CHANNEL } from "./types.ts";
 
 /** The rail of each network type. Adding a rail is one line here plus its folder. */

@@ -5,6 +5,7 @@ import type { Db } from "../db/client.ts";
 import type { NewPayment, PaymentRow, TransferOutRow } from "../db/schema/index.ts";
 import type { Credit } from "../domain/settle.ts";
 import type { Prompts } from "../domain/prompts.ts";
+import type { TransferContext } from "./transferLedger.ts";
 
 /** The Postgres channel every rail's ingest announces its commits on (reconciliation listens). */
 export const INDEXED_CHANNEL = "stablepay_indexed";
@@ -202,15 +203,15 @@ export interface Rail {
 
   // ── Moving money out ───────────────────────────────────────────────────────────
   /** Drives one recorded sweep or refund to a final state, exactly once on chain; safe to call again at any point. */
-  executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow>;
+  executeTransferOut(ctx: TransferContext, rowId: string): Promise<TransferOutRow>;
   /**
    * Looks at a confirmed sweep or refund again while its block is not final: one a reorg
    * removed goes back to `broadcast` (the caller re-drives it, and the very same
    * transaction goes out again). Returns the row as it now stands.
    */
-  recheckTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow>;
+  recheckTransferOut(ctx: TransferContext, rowId: string): Promise<TransferOutRow>;
   /** Ends a stuck sweep or refund without moving anything (the operator's way out). */
-  cancelTransferOut(ctx: RailContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
+  cancelTransferOut(ctx: TransferContext, rowId: string, options?: { waitMs?: number }): Promise<CancelledTransferOut>;
   /**
    * `cli recover`: sweeps what this rail's deposit addresses on `network` still hold, from what
    * survives the loss of the database — the worker's secrets and the chain (Solana: the deposit
@@ -272,7 +273,12 @@ export type IndexedHeads = Map<string, bigint> & { rereading?: ReadonlySet<strin
  * a time through which evidence the rail reads from outside the payment's chain is complete
  * (a bridge: deposits it has reported); expiry waits for it as for the chain's horizon.
  */
-export type LoadedCredits = Map<string, SourcedCredit[]> & { unreadable?: ReadonlySet<string>; evidenceThrough?: ReadonlyMap<string, Date> };
+export type LoadedCredits = Map<string, SourcedCredit[]> & {
+  unreadable?: ReadonlySet<string>;
+  evidenceThrough?: ReadonlyMap<string, Date>;
+  /** Payments whose money on its way to their chain was given back or lost (a bridge refunded or failed), with why: `settle`'s `transitFailed`. */
+  gaveUp?: ReadonlyMap<string, string>;
+};
 
 export type PaymentKind = PaymentRow["kind"];
 

@@ -8,6 +8,8 @@ export type Evidence = {
   credits: Map<string, SourcedCredit[]>;
   /** Money paid in time that is still on its way to the payment's chain, by payment: when it was paid. */
   inTransit: Map<string, Date>;
+  /** Payments whose money on its way was given back or lost (a rail's `gaveUp`), with why. */
+  gaveUp: Map<string, string>;
   /** Payments whose evidence could not be read now (a rail's `unreadable`): their stored answer stands. */
   unreadable: Set<string>;
   /** Per payment, how far evidence read from outside its chain is complete (a rail's `evidenceThrough`). */
@@ -23,9 +25,10 @@ export type Evidence = {
 export async function loadEvidence(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Evidence> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
   const inTransit = new Map<string, Date>();
+  const gaveUp = new Map<string, string>();
   const unreadable = new Set<string>();
   const evidenceThrough = new Map<string, Date>();
-  if (payments.length === 0) return { credits: result, inTransit, unreadable, evidenceThrough };
+  if (payments.length === 0) return { credits: result, inTransit, gaveUp, unreadable, evidenceThrough };
   const ids = payments.map((p) => p.id);
   const rails = [...byRail(ctx.config, payments)];
   // Every read goes out at once (pipelined on the connection).
@@ -39,6 +42,7 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
     for (const [id, list] of credits) result.get(id)?.push(...list);
     for (const id of credits.unreadable ?? []) unreadable.add(id);
     for (const [id, through] of credits.evidenceThrough ?? []) evidenceThrough.set(id, through);
+    for (const [id, why] of credits.gaveUp ?? []) gaveUp.set(id, why);
   }
   for (const transit of railTransit) for (const [id, since] of transit) inTransit.set(id, since);
 
@@ -72,7 +76,7 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
       final: true,
     });
   }
-  return { credits: result, inTransit, unreadable, evidenceThrough };
+  return { credits: result, inTransit, gaveUp, unreadable, evidenceThrough };
 }
 
 /** Payments grouped by their rail (a payment whose network has no rail has only the service's own evidence). */

@@ -9,7 +9,7 @@ import type { Settlement } from "../domain/settle.ts";
  */
 export function settlementEvents(
   before: PaymentRow,
-  change: { after: Settlement; completingTx: string | null; completedVia: string | null; now: Date },
+  change: { after: Settlement; completingTx: string | null; completedVia: string | null; now: Date; closed?: { status: "failed"; reason: string; at: Date } | null },
 ): NewPaymentEvent[] {
   const { after } = change;
   const types = eventsForTransition(before, { ...after, amount: before.amount });
@@ -27,6 +27,7 @@ export function settlementEvents(
     completingBlock: after.completingCredit?.blockNumber ?? null,
     detectedAt: after.detectedAt,
     confirmedAt: after.confirmedAt,
+    ...(change.closed ? { closedStatus: change.closed.status, closedReason: change.closed.reason, closedAt: change.closed.at } : {}),
     reconciledAt: change.now,
     updatedAt: change.now,
   };

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { insertBridgeRequest } from "../../db/bridgeRequests.ts";
 import { withIdempotency } from "../../db/idempotency.ts";
-import { recordPaymentEvent } from "../../db/paymentEvents.ts";
 import { insertPayment } from "../../db/payments.ts";
 import { formatAmount, parseAmount } from "../../domain/amounts.ts";
 import { ValidationError } from "../../domain/errors.ts";
@@ -10,6 +9,7 @@ import { bridgeAdapterFor } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { quoteCrossChain, type CrossChainQuote } from "../../rails/bridge/index.ts";
 import { ratesFor } from "../../rates/index.ts";
+import { recordCreated } from "../../reconcile/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
 import { assertExpiresIn, type CreationContext } from "./createPayment.ts";
@@ -160,7 +160,7 @@ async function insertCrossChainPayment(
       fees: quote.fees ? { ...quote.fees, total: quote.fees.total.toString() } : null,
       expiresAt,
     });
-    await recordPaymentEvent(tx, row, "payment.created");
+    await recordCreated(tx, [row]);
     return {
       status: 201,
       body: {

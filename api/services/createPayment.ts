@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import { writePaymentCreation } from "../../db/paymentCreations.ts";
+import { writePaymentCreation } from "../../reconcile/index.ts";
 import type { NewPayment, PaymentRow } from "../../db/payments.ts";
 import { parseAmount } from "../../domain/amounts.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";

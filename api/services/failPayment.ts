@@ -1,11 +1,11 @@
 import type { Config, Mode } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import { closePayment, findMerchantPayment, type PaymentRow } from "../../db/payments.ts";
+import { findMerchantPayment, type PaymentRow } from "../../db/payments.ts";
 import { formatAmount } from "../../domain/amounts.ts";
 import { ConflictError, ForbiddenError, ServiceUnavailableError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
-import { reconcilePayments } from "../../reconcile/index.ts";
+import { closePayment, reconcilePayments } from "../../reconcile/index.ts";
 import { railOfPayment } from "../../rails/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { requirePayment } from "./requirePayment.ts";

@@ -1,10 +1,10 @@
 import { keccak256, stringToHex } from "viem";
 import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
-import { closePayment, findMerchantPayment, lockPayment } from "../../db/payments.ts";
+import { findMerchantPayment, lockPayment } from "../../db/payments.ts";
 import { findSimulatedCredit, insertSimulatedCredit } from "../../db/simulatedCredits.ts";
 import { NotFoundError, PaymentNotPendingError } from "../../domain/errors.ts";
-import { reconcilePayments } from "../../reconcile/index.ts";
+import { closePayment, reconcilePayments } from "../../reconcile/index.ts";
 import { uuidPattern } from "../schemas.ts";
 import { requireTestMode } from "./requireTestMode.ts";
 

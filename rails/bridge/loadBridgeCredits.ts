@@ -1,6 +1,7 @@
 import { isAddressEqual, type Address } from "viem";
 import { bridgeFillsOf, bridgeRequestsOf } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
+import { bridgeGaveUp } from "../../domain/bridgeRead.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { blockTime } from "../evm/blockTime.ts";
 import { evmClient } from "../evm/client.ts";
@@ -17,7 +18,8 @@ import { receiptTransfers } from "./receiptTransfers.ts";
  * A bridged credit's `timestamp` is when the customer paid: the origin deposit's block
  * time (the expiry is judged by it: the bridge's own fill comes later), or the fill's own
  * block time when the deposit could not be verified. Each payment's `evidenceThrough` is
- * how far its bridge's deposit reports are complete: its expiry waits for it.
+ * how far its bridge's deposit reports are complete: its expiry waits for it. A bridge that
+ * refunded or failed is in `gaveUp`, with why.
  */
 export async function loadBridgeCredits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<LoadedCredits> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
@@ -27,7 +29,12 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
   const [requests, fills] = await Promise.all([bridgeRequestsOf(ctx.db, ids), bridgeFillsOf(ctx.db, ids)]);
   // No deposit can predate its request: one never read yet is known complete up to its creation.
   const evidenceThrough = new Map(requests.map((r) => [r.paymentId, r.seenThrough ?? r.createdAt]));
-  if (fills.length === 0) return Object.assign(result, { unreadable, evidenceThrough });
+  // A bridge that refunded or failed is evidence too: `settle` ends the payment if none of the money arrived.
+  const gaveUp = new Map(requests.flatMap((r) => {
+    const why = bridgeGaveUp(r);
+    return why ? [[r.paymentId, why] as const] : [];
+  }));
+  if (fills.length === 0) return Object.assign(result, { unreadable, evidenceThrough, gaveUp });
   const paymentsById = new Map(payments.map((p) => [p.id, p]));
   const paidAt = new Map(requests.map((r) => [r.paymentId, r.depositedAt]));
   // Who paid is the origin deposit's sender; a fill counts for one only when a single address deposited.
@@ -70,7 +77,7 @@ export async function loadBridgeCredits(ctx: RailContext, payments: readonly Pay
   );
   for (const { payment, credit } of outcomes) if (credit && !unreadable.has(payment.id)) result.get(payment.id)!.push(credit);
   for (const id of unreadable) result.set(id, []);
-  return Object.assign(result, { unreadable, evidenceThrough });
+  return Object.assign(result, { unreadable, evidenceThrough, gaveUp });
 }
 
 /**

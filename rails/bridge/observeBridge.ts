@@ -1,8 +1,8 @@
 import { erc20Abi, getAbiItem, getAddress, isAddressEqual, zeroAddress, type Address, type PublicClient } from "viem";
 import type { Config, Network } from "../../config/index.ts";
-import type { BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
 import type { BridgeRequestRow } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
+import type { BridgeProgressUpdate } from "../../domain/bridgeRead.ts";
 import { publicBridgeStatus, type BridgeProgress } from "../../domain/bridgeStatus.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { blockTime } from "../evm/blockTime.ts";

@@ -1,50 +1,26 @@
 import type { Config, Mode } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { issueCredential, listCredentials, rotateCredential } from "../../db/credentials.ts";
-import { createMerchant, findMerchant, listMerchants } from "../../db/merchants.ts";
+import { createMerchant, listMerchants } from "../../db/merchants.ts";
 import { setSettlementWallet, settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
-import {
-  callbackSigningSecret,
-  findWebhookEndpoint,
-  listWebhookEndpoints,
-  removeWebhookEndpoint,
-  rotateCallbackSigningSecret,
-  rotateWebhookEndpointSecret,
-  type WebhookEndpointRow,
-} from "../../db/webhookEndpoints.ts";
-import { registerWebhookEndpoint } from "../../api/services/webhookEndpoints.ts";
 import { parseReturnOrigins } from "../../api/services/returnOrigins.ts";
 import { listReturnOrigins, replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import type { CredentialKind } from "../../domain/credentials.ts";
 import { AppError } from "../../domain/errors.ts";
-import { uuidPattern } from "../../domain/uuid.ts";
 import type { CliContext } from "./context.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { replay } from "./replay.ts";
 import { recover } from "./recover.ts";
-import { findTransferOut, unfinishedTransfersOut, type TransferOutRow } from "../../db/transfersOut.ts";
-import { sweepNativeCoin } from "../../payouts/index.ts";
+import { merchantOf, oneOf } from "./lookups.ts";
+import { transferCommands } from "./transfers.ts";
+import { webhookCommands } from "./webhooks.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
-import { allRails, railFor, railOfPayment } from "../../rails/index.ts";
+import { allRails, railFor } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 import { ratesFor } from "../../rates/index.ts";
 
 export { CommandFailedError, UsageError, type Flags } from "./flags.ts";
 export type { CliContext } from "./context.ts";
-
-const oneOf = <T extends string>(flags: Flags, name: string, values: readonly T[]): T => {
-  const value = required(flags, name);
-  if (!values.includes(value as T)) throw new UsageError(`--${name} must be one of: ${values.join(", ")}`);
-  return value as T;
-};
-
-async function merchantOf(db: Db, flags: Flags) {
-  const id = required(flags, "merchant");
-  if (!uuidPattern.test(id)) throw new UsageError("--merchant must be a merchant id (uuid)");
-  const merchant = await findMerchant(db, id);
-  if (!merchant) throw new UsageError(`no merchant with id ${id}`);
-  return merchant;
-}
 
 const showCredential = (c: { kind: CredentialKind; mode: Mode; key: string; secret: string | null }) =>
   [
@@ -52,37 +28,6 @@ const showCredential = (c: { kind: CredentialKind; mode: Mode; key: string; secr
     ...(c.secret ? [`API secret (${c.mode}): ${c.secret}`, "The secret is shown once and stored only as a hash: keep it now."] : []),
   ].join("\n");
 
-const showEndpoint = (e: WebhookEndpointRow) =>
-  `${e.id}  ${e.mode}  ${e.url}  events: ${e.events.join(",")}${e.disabledAt ? `  disabled ${e.disabledAt.toISOString()} (${e.disabledReason ?? ""})` : "  enabled"}`;
-
-async function endpointOf({ db, config }: { db: Db; config: Config }, flags: Flags) {
-  const id = required(flags, "id");
-  if (!uuidPattern.test(id)) throw new UsageError("--id must be a webhook endpoint id (uuid)");
-  const endpoint = await findWebhookEndpoint(db, config.secrets, id);
-  if (!endpoint) throw new UsageError(`no webhook endpoint with id ${id}`);
-  return endpoint;
-}
-
-
-const age = (since: Date) => {
-  const seconds = Math.max(0, Math.floor((Date.now() - since.getTime()) / 1000));
-  return seconds < 120 ? `${seconds}s` : seconds < 7200 ? `${Math.floor(seconds / 60)}m` : `${Math.floor(seconds / 3600)}h`;
-};
-
-const showTransfer = (t: TransferOutRow) =>
-  [
-    t.id,
-    t.kind,
-    `chain ${t.chainId}`,
-    t.status,
-    `nonce ${t.nonce ?? "-"}`,
-    // Out since its first broadcast (each fee bump touches updated_at), as the stuck metric counts it.
-    `for ${age(t.status === "broadcast" && t.broadcastAt ? t.broadcastAt : t.updatedAt)}`,
-    `payment ${t.paymentId}`,
-    ...(t.txHash ? [`tx ${t.txHash}`] : []),
-    ...(t.replacedTxHashes.length > 0 ? [`replaced ${t.replacedTxHashes.length}x`] : []),
-    ...(t.error ? [`(${t.error})`] : []),
-  ].join("  ");
 
 /**
  * The operator's commands. Each returns the text to print; the entry point owns I/O,
@@ -188,60 +133,7 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     return lines.join("\n");
   },
 
-  async "webhook add"({ db, config }, flags) {
-    const merchant = await merchantOf(db, flags);
-    const mode = oneOf(flags, "mode", ["test", "live"]);
-    const events = typeof flags.events === "string" ? flags.events.split(",").map((e) => e.trim()).filter(Boolean) : undefined;
-    try {
-      const endpoint = await registerWebhookEndpoint(db, { box: config.secrets, testTargets: config.webhooks.testTargets }, { merchantId: merchant.id, mode }, { url: required(flags, "url"), events });
-      return [`Webhook endpoint ${showEndpoint(endpoint)}`, `Signing secret: ${endpoint.secret}`].join("\n");
-    } catch (error) {
-      // The same checks as the API (URL, live-mode address, event names), worded for flags; a
-      // check that could not be made now (the address's DNS lookup failed) is no typing mistake.
-      if (error instanceof AppError) {
-        const message = error.message.replace(/(?:field )?'(\w+)(\.\d+)?'/, "--$1");
-        throw error.status < 500 ? new UsageError(message) : new CommandFailedError(message);
-      }
-      throw error;
-    }
-  },
-
-  async "webhook list"({ db, config }, flags) {
-    const merchant = await merchantOf(db, flags);
-    const mode = flags.mode === undefined ? undefined : oneOf(flags, "mode", ["test", "live"]);
-    const rows = await listWebhookEndpoints(db, config.secrets, merchant.id, mode);
-    return rows.length === 0 ? "No webhook endpoints." : rows.map(showEndpoint).join("\n");
-  },
-
-  async "webhook remove"({ db, config }, flags) {
-    const endpoint = await endpointOf({ db, config }, flags);
-    await removeWebhookEndpoint(db, endpoint.id);
-    return `Removed webhook endpoint ${endpoint.id} (${endpoint.url}); its pending deliveries are stopped.`;
-  },
-
-  async "webhook rotate"({ db, config }, flags) {
-    // Until when the previous secret signs: a rotation within an overlap keeps the older secret and its deadline.
-    const overlap = (until: Date | null) => (until ? `The previous secret also signs until ${until.toISOString()}.` : "The previous secret stops signing now.");
-    if (flags.id !== undefined) {
-      // --merchant/--mode name the callbackUrl secret: with --id they would be ignored (another merchant's endpoint rotated).
-      if (flags.merchant !== undefined || flags.mode !== undefined) throw new UsageError("--id names one endpoint: give it alone (--merchant and --mode rotate the callbackUrl secret)");
-      const endpoint = await endpointOf({ db, config }, flags);
-      const rotated = await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs);
-      if (!rotated) throw new UsageError(`no webhook endpoint with id ${endpoint.id}`);
-      return `New signing secret for ${rotated.id}: ${rotated.secret}\n${overlap(rotated.previousSecretExpiresAt)}`;
-    }
-    // Without --id: the merchant's secret for payments' callbackUrl in that mode.
-    const merchant = await merchantOf(db, flags);
-    const mode = oneOf(flags, "mode", ["test", "live"]);
-    const rotated = await rotateCallbackSigningSecret(db, config.secrets, merchant.id, mode, config.webhooks.secretOverlapMs);
-    return `New callbackUrl signing secret (${mode}): ${rotated.secret}\n${overlap(rotated.previousSecretExpiresAt)}`;
-  },
-
-  async "webhook secret"({ db, config }, flags) {
-    const merchant = await merchantOf(db, flags);
-    const mode = oneOf(flags, "mode", ["test", "live"]);
-    return `callbackUrl signing secret (${mode}): ${(await callbackSigningSecret(db, config.secrets, merchant.id, mode)).secret}`;
-  },
+  ...webhookCommands,
 
   async "indexer prune"({ db, config, logger }, flags) {
     const dryRun = flags["dry-run"] === true;
@@ -258,51 +150,7 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
 
   recover,
 
-  async "transfers list"({ db }) {
-    const rows = await unfinishedTransfersOut(db);
-    return rows.length === 0 ? "No sweeps or refunds in flight." : rows.map(showTransfer).join("\n");
-  },
-
-  async "transfers cancel"({ db, config, databaseUrl, logger }, flags) {
-    const id = required(flags, "id");
-    if (!uuidPattern.test(id)) throw new UsageError("--id must be a sweep or refund id (uuid; see `transfers list`)");
-    try {
-      const transfer = await findTransferOut(db, id);
-      if (!transfer) throw new UsageError(`no sweep or refund with id ${id}`);
-      const { rail } = railOfPayment(config, { chainId: transfer.chainId });
-      const { row, cancelTxHash } = await rail.cancelTransferOut({ db, config, databaseUrl, logger }, id);
-      const sent = cancelTxHash ? `Cancelling transaction ${cancelTxHash} (nonce ${row.nonce}).` : "Its nonce was already spent: nothing sent.";
-      if (row.status === "confirmed") return `${sent}\nThe ${row.kind} was mined first: ${showTransfer(row)}`;
-      if (row.status === "failed") {
-        const next =
-          row.kind === "sweep"
-            ? "The sweep is owed again: the next recheck (within 30 s) sends it under a new nonce."
-            : row.kind === "native_sweep"
-              ? `The native coin is still at the deposit address: \`transfers sweep-native --payment ${row.paymentId}\` forwards it.`
-              : "The refund is owed again: a new refund-request for the payment sends it.";
-        return `${sent}\nCancelled, nothing moved: ${showTransfer(row)}\n${next}`;
-      }
-      return `${sent}\nNot mined yet: the ${row.kind} closes when one of them is (\`transfers list\` shows it).`;
-    } catch (error) {
-      // A refusal (unknown id, nothing to cancel) is the operator's to fix; a node or key that failed is not.
-      if (error instanceof AppError) throw error.status < 500 ? new UsageError(error.message) : new CommandFailedError(error.message);
-      throw error;
-    }
-  },
-
-  async "transfers sweep-native"({ db, config, databaseUrl, logger }, flags) {
-    const id = required(flags, "payment");
-    if (!uuidPattern.test(id)) throw new UsageError("--payment must be a payment id (uuid)");
-    try {
-      const done = await sweepNativeCoin({ db, config, databaseUrl, logger }, id);
-      if (!done) return "Nothing to forward: the payment is open, unknown, on a chain whose deposit addresses hold no native coin, or its address holds none in a final block.";
-      if (done.waiting) return `Not now: ${done.waiting}.`;
-      return done.status === "confirmed" ? `Forwarded ${done.native} wei to the merchant's wallet (tx ${done.txHash}).` : `Sent (tx ${done.txHash}), ${done.status}: \`transfers list\` shows it.`;
-    } catch (error) {
-      if (error instanceof AppError) throw error.status < 500 ? new UsageError(error.message) : new CommandFailedError(error.message);
-      throw error;
-    }
-  },
+  ...transferCommands,
 
   async "wallet list"({ db, config }, flags) {
     const merchant = await merchantOf(db, flags);

@@ -10,7 +10,8 @@ import { SWEEP_GAS, deployForwarderFactory, encodeDeployAndSweep } from "../../r
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findPayment } from "../../db/payments.ts";
-import { confirmTransferOut, confirmedTransfersAbove, failTransferOut, paymentsToSweep, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { confirmedTransfersAbove, paymentsToSweep, insertTransferOut, replaceTransferOutTx, transfersOutOf, updateTransferOut, type TransferOutRow } from "../../db/transfersOut.ts";
+import { confirmTransferOut, failTransferOut, transferLedger } from "../../payouts/index.ts";
 import { refund } from "../../jobs/refund.ts";
 import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
@@ -59,7 +60,7 @@ afterAll(async () => {
 const headers = () => ({ "x-public-key": merchant.publicKey });
 // Refunds to an address other than the one that paid are the merchant's to send (key + secret).
 const merchantKeys = () => ({ "x-api-key": merchant.testApiKey, "x-api-secret": merchant.testApiSecret });
-const transferDeps = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+const transferDeps = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl, ledger: transferLedger });
 const job = <T,>(data: T) => ({ data, id: "test" }) as never;
 const balanceOf = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
 /** Whether the node has the transaction (in its pool or mined). */

@@ -7,7 +7,8 @@ import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, reserveTransferOut, insertTransferOut } from "../../db/transfersOut.ts";
+import { claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, insertTransferOut } from "../../db/transfersOut.ts";
+import { reserveTransferOut, transferLedger } from "../../payouts/index.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands } from "../../scripts/cli/commands.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
@@ -165,7 +166,7 @@ describe("exactly once, wherever the worker died", () => {
     return { deposit, row, signed };
   }
 
-  const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+  const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl, ledger: transferLedger });
 
   // BUG: any failure of the balance lookup read as an empty account, and the run closed the row `failed` ("holds less").
   test("a balance lookup the node refuses (429) is not an empty account: the build throws, the transfer still goes out", async () => {
@@ -435,7 +436,7 @@ describe("a refund and the subscriber's check at finalized", () => {
     await workers?.close();
     workers = undefined as unknown as typeof workers;
   });
-  const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+  const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl, ledger: transferLedger });
 
   // BUG: a refund went out once the node's finalized slot passed the paying credit, before
   // the subscriber had seen that credit at `finalized`: an excess a dropped fork carried

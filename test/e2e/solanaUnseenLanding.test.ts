@@ -4,7 +4,8 @@ import { Connection, PublicKey } from "@solana/web3.js";
 import { createLogger } from "../../config/logger.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { claimTransferOutBroadcast, findTransferOut, reserveTransferOut } from "../../db/transfersOut.ts";
+import { claimTransferOutBroadcast, findTransferOut } from "../../db/transfersOut.ts";
+import { reserveTransferOut, transferLedger } from "../../payouts/index.ts";
 import { solanaRail } from "../../rails/solana/index.ts";
 import { depositKeyOf } from "../../rails/solana/depositKeys.ts";
 import { solanaOperator } from "../../rails/solana/operator.ts";
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 const network = () => api.config.networks.find((n) => n.shortName === "solana-local")!;
 const connection = () => new Connection(solana.chain.rpcUrl, "confirmed");
-const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl });
+const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl, ledger: transferLedger });
 const viaProxy = (url: string) => ({ ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: url } : n)) } });
 const balanceOf = (owner: PublicKey | string) =>
   getAccount(connection(), getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(owner), true)).then((a) => a.amount, () => 0n);

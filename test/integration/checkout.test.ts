@@ -6,7 +6,7 @@ import { createPaymentStreamHub, MAX_STREAMS_PER_PAYMENT } from "../../api/servi
 import { loadPublicViews } from "../../api/services/publicPaymentViews.ts";
 import { createLogger } from "../../config/logger.ts";
 import { PAYMENT_CHANGES_CHANNEL } from "../../db/paymentChanges.ts";
-import { closePayment } from "../../db/payments.ts";
+import { closePayment } from "../../reconcile/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";

@@ -3,13 +3,13 @@ import { createWalletClient, erc20Abi, http, type Address, type Hex } from "viem
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
 import { sql } from "drizzle-orm";
-import { recordBridgeProgress, type BridgeProgressUpdate } from "../../db/bridgeProgress.ts";
+import type { BridgeProgressUpdate } from "../../domain/bridgeRead.ts";
 import { bridgeFillsOf, findBridgeRequest, unfinishedBridgeRequests } from "../../db/bridgeRequests.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { localChain } from "../../devchain/evm/localChain.ts";
 import { bridge } from "../../jobs/bridge.ts";
-import { reconcilePayments } from "../../reconcile/index.ts";
+import { reconcilePayments, recordBridgeProgress } from "../../reconcile/index.ts";
 import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
 import { relayIntentStatus, relayQuoteResponse, relayRequestRecord, startFakeRelay, type FakeRelay } from "../helpers/fakeRelay.ts";
 import { createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
@@ -278,7 +278,7 @@ describe("Relay's progress, verified on both chains", () => {
       { chainId, txHash, logIndex: 0, amount: 5_000_000n, blockNumber: 1n }, // another payment's fill, first in the transaction
       { chainId, txHash, logIndex: 1, amount: 3_000_000n, blockNumber: 1n },
     ];
-    await recordBridgeProgress(api.db, p.id, observation({ progress: "pending", bridgeStatus: "bridging", fills }), new Date());
+    await recordBridgeProgress(api, p.id, observation({ progress: "pending", bridgeStatus: "bridging", fills }), new Date());
     expect((await bridgeFillsOf(api.db, [p.id])).map((f) => [f.logIndex, f.amount])).toEqual([[1, 3_000_000n]]);
   });
 
@@ -549,7 +549,7 @@ describe("expiry waits for the bridge's word", () => {
       readAt: new Date(recorded.checkedAt!.getTime() - 1_000),
       seenThrough: new Date(recorded.checkedAt!.getTime() - 61_000),
     });
-    expect(await recordBridgeProgress(api.db, p.id, older, new Date())).toMatchObject({ changed: false, stale: true });
+    expect(await recordBridgeProgress(api, p.id, older, new Date())).toMatchObject({ changed: false, stale: true });
     expect(await findBridgeRequest(api.db, p.id)).toMatchObject({ progress: "pending", originTxHashes: [deposit], depositedAt: recorded.depositedAt, seenThrough: recorded.seenThrough });
   });
 });
@@ -590,10 +590,10 @@ describe("when the watch of a request ends", () => {
     const sent = BigInt(p.amountToSend) + 1_000_000n;
     const fill = { chainId: "31337", txHash: `0x${"f1".repeat(32)}`, logIndex: 0, amount: 6_000_000n, blockNumber: 1n };
     const filledOnly = observation({ depositAmount: sent, originTxHashes: [`0x${"d1".repeat(32)}`], destinationTxHashes: [fill.txHash], fills: [fill] });
-    expect(await recordBridgeProgress(api.db, p.id, filledOnly, new Date())).toMatchObject({ finished: false, settled: true });
+    expect(await recordBridgeProgress(api, p.id, filledOnly, new Date())).toMatchObject({ finished: false, settled: true });
     // The excess comes back less the refund's gas: short of the excess, yet the return of it.
     const refunded = observation({ ...filledOnly, refundTxHashes: [`0x${"e1".repeat(32)}`], refundedAmount: 970_000n });
-    expect(await recordBridgeProgress(api.db, p.id, refunded, new Date())).toMatchObject({ finished: true, settled: true });
+    expect(await recordBridgeProgress(api, p.id, refunded, new Date())).toMatchObject({ finished: true, settled: true });
     expect((await findBridgeRequest(api.db, p.id))!.finishedAt).not.toBeNull();
   });
 
@@ -639,12 +639,12 @@ describe("when the watch of a request ends", () => {
     const failed = observation({ progress: "failure", bridgeStatus: "failed", originTxHashes: [deposit], depositAmount: BigInt(p.amountToSend) });
     const day = 24 * 60 * 60 * 1000;
     const start = Date.now();
-    expect((await recordBridgeProgress(api.db, p.id, failed, new Date(start))).finished).toBe(false);
-    expect((await recordBridgeProgress(api.db, p.id, failed, new Date(start + day - 60_000))).finished).toBe(false);
+    expect((await recordBridgeProgress(api, p.id, failed, new Date(start))).finished).toBe(false);
+    expect((await recordBridgeProgress(api, p.id, failed, new Date(start + day - 60_000))).finished).toBe(false);
     const refunding = observation({ ...failed, refundTxHashes: [`0x${"e2".repeat(32)}`], bridgeStatus: "refunding" });
-    expect(await recordBridgeProgress(api.db, p.id, refunding, new Date(start + day))).toMatchObject({ changed: true, finished: false });
-    expect((await recordBridgeProgress(api.db, p.id, refunding, new Date(start + 2 * day - 60_000))).finished).toBe(false);
-    expect((await recordBridgeProgress(api.db, p.id, refunding, new Date(start + 2 * day))).finished).toBe(true);
+    expect(await recordBridgeProgress(api, p.id, refunding, new Date(start + day))).toMatchObject({ changed: true, finished: false });
+    expect((await recordBridgeProgress(api, p.id, refunding, new Date(start + 2 * day - 60_000))).finished).toBe(false);
+    expect((await recordBridgeProgress(api, p.id, refunding, new Date(start + 2 * day))).finished).toBe(true);
   });
 
   // BUG: `waiting` past the grace ended the watch though Relay listed a deposit (its "waiting for the
@@ -653,9 +653,9 @@ describe("when the watch of a request ends", () => {
     const p = await createPayment("3");
     const afterGrace = new Date(Date.now() + 2 * 60 * 60 * 1000);
     const listed = observation({ progress: "waiting", bridgeStatus: "deposit_detected", originTxHashes: [`0x${"d3".repeat(32)}`], depositAmount: BigInt(p.amountToSend), depositedAt: new Date() });
-    expect((await recordBridgeProgress(api.db, p.id, listed, afterGrace)).finished).toBe(false);
+    expect((await recordBridgeProgress(api, p.id, listed, afterGrace)).finished).toBe(false);
     const none = observation({ progress: "waiting", bridgeStatus: "awaiting_deposit", readAt: new Date(Date.now() + 1) });
-    expect((await recordBridgeProgress(api.db, p.id, none, afterGrace)).finished).toBe(true);
+    expect((await recordBridgeProgress(api, p.id, none, afterGrace)).finished).toBe(true);
   });
 
   test("the periodic re-drive takes the least recently read requests first, so a long list still comes round", async () => {

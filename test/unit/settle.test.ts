@@ -629,3 +629,25 @@ describe("a credit stamped after the expiry proves the chain passed it only once
     expect(settle(payment({ ...outOfOrder, readsInOrder: true })).status).toBe("expired");
   });
 });
+
+describe("settle: the money on its way given back or lost (a bridge refunded or failed)", () => {
+  const failedNothing: Settlement = { status: "failed", amountReceived: 0n, amountRemaining: 0n, excessOwed: 0n, lateAmount: 0n, confirmations: 0, detectedAt: null, confirmedAt: null, completingCredit: null };
+  runRows([
+    ["nothing arrived, before the expiry: failed", payment({ transitFailed: true }), failedNothing],
+    ["nothing arrived, past the expiry (expired before the bridge gave up): failed", payment({ now: t(40), transitFailed: true, expiredBefore: true }), failedNothing],
+    ["nothing arrived, once carried in time: failed, not held pending", payment({ now: t(40), transitFailed: true, inTransitSince: t(20) }), failedNothing],
+    ["not given up: the usual answer", payment({ transitFailed: false }), { ...failedNothing, status: "pending", amountRemaining: TEN_USDC }],
+    [
+      "the merchant closed it first: its own status stands",
+      payment({ transitFailed: true, closed: { status: "cancelled", at: t(5) } }),
+      { ...failedNothing, status: "cancelled" },
+    ],
+  ]);
+  test("money that arrived (a fill) is never failed by the bridge giving up the rest", () => {
+    expect(settle(payment({ transitFailed: true, credits: [exact], head: 100n })).status).toBe("completed");
+    expect(settle(payment({ transitFailed: true, credits: [partial4], head: 100n }))).toMatchObject({ status: "pending", amountReceived: 4_000_000n });
+    expect(settle(payment({ now: t(40), transitFailed: true, credits: [partial4], head: 100n }))).toMatchObject({ status: "expired", excessOwed: 4_000_000n });
+    // Late money (after the expiry) arrived: owed back by an expired payment, not failed.
+    expect(settle(payment({ now: t(40), transitFailed: true, credits: [credit(TEN_USDC, 120n, 35)], head: 120n }))).toMatchObject({ status: "expired", lateAmount: TEN_USDC });
+  });
+});

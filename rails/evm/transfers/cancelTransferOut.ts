@@ -2,9 +2,9 @@ import { keccak256, parseTransaction, type Hex } from "viem";
 import { evmClient } from "../client.ts";
 import { operatorAccount } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
-import { failTransferOut, findTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { findTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../domain/errors.ts";
-import type { RailContext } from "../../types.ts";
+import type { TransferContext } from "../../transferLedger.ts";
 import { assertSameSigner, ensureGasMoney, executeTransferOut } from "./executeTransferOut.ts";
 
 /** Gas of a plain transfer of nothing to oneself: all a cancellation needs. */
@@ -26,7 +26,7 @@ export type CancelTransferOutResult = {
  * under a new nonce), or `confirmed` if the original was mined first. Either way the
  * nonce is spent once, so nothing can move twice.
  */
-export async function cancelTransferOut(deps: RailContext, rowId: string, { waitMs = 120_000 } = {}): Promise<CancelTransferOutResult> {
+export async function cancelTransferOut(deps: TransferContext, rowId: string, { waitMs = 120_000 } = {}): Promise<CancelTransferOutResult> {
   const row = await findTransferOut(deps.db, rowId);
   if (!row) throw new NotFoundError(`no sweep or refund with id ${rowId}`);
   if (row.status !== "broadcast" || row.nonce === null || !row.rawTx) {
@@ -62,7 +62,7 @@ export async function cancelTransferOut(deps: RailContext, rowId: string, { wait
   if (receipt.transactionHash.toLowerCase() === cancelTxHash.toLowerCase()) {
     // The cancel itself took the nonce (its receipt, from the node that has the block): none of the row's can be mined.
     const now = (await findTransferOut(deps.db, row.id))!;
-    if (now.status === "broadcast") await failTransferOut(deps.db, now.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: now.txHash! });
+    if (now.status === "broadcast") await deps.ledger.fail(deps.db, now.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: now.txHash! });
     return { row: (await findTransferOut(deps.db, row.id))!, cancelTxHash };
   }
   return { row: await executeTransferOut(deps, row.id), cancelTxHash };

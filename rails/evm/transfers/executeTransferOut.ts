@@ -9,17 +9,18 @@ import { forwarderFactoryAbi } from "../../../contracts/artifacts/index.ts";
 import { encodeDeployAndSweep, encodeDeployAndSweepNative, paymentIdToBytes32 } from "../settlement/index.ts";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
-import { claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { claimTransferOutBroadcast, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { RailContext } from "../../types.ts";
+import type { TransferContext } from "../../transferLedger.ts";
 import { withChainLock } from "../../chainLock.ts";
 
 
 /** A rail context that can take session locks (sweeps and refunds serialize signing per chain). */
-export type TransferOutDeps = RailContext & { databaseUrl: string };
+export type TransferOutDeps = TransferContext & { databaseUrl: string };
 
 /** Sweeps and refunds take a session lock on their own connection: they need the database URL. */
-export function withDatabaseUrl(ctx: RailContext): TransferOutDeps {
+export function withDatabaseUrl(ctx: TransferContext): TransferOutDeps {
   if (!ctx.databaseUrl) throw new Error("sweeps and refunds need the database URL (session locks)");
   return { ...ctx, databaseUrl: ctx.databaseUrl };
 }
@@ -39,7 +40,7 @@ const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.statu
  *   it reverted); the nonce taken by any other transaction closes it as `failed`.
  * Safe to call twice, concurrently, or after a crash at any point.
  */
-export async function executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow> {
+export async function executeTransferOut(ctx: TransferContext, rowId: string): Promise<TransferOutRow> {
   const deps = withDatabaseUrl(ctx);
   const first = await findTransferOut(deps.db, rowId);
   if (!first) throw new Error(`no transfer ${rowId}`);
@@ -84,7 +85,7 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
     throw new ServiceUnavailableError(error);
   }
   if (held < row.amount) {
-    await failTransferOut(deps.db, row.id, "requested", { error: `deposit address holds ${held}, less than ${row.amount}` });
+    await deps.ledger.fail(deps.db, row.id, "requested", { error: `deposit address holds ${held}, less than ${row.amount}` });
     return (await findTransferOut(deps.db, row.id))!;
   }
   // Our own recorded transactions count even where this node has not seen them (one it
@@ -162,7 +163,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
         if (Date.now() - fresh.updatedAt.getTime() < deps.config.transfers.replaceAfterMs) {
           throw new ServiceUnavailableError(`the nonce of transaction ${hash} is used, but no receipt of it was found yet (a node behind?)`);
         }
-        await failTransferOut(deps.db, fresh.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: fresh.txHash! });
+        await deps.ledger.fail(deps.db, fresh.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: fresh.txHash! });
         return (await findTransferOut(deps.db, fresh.id))!;
       }
       // Nothing of it is in the pool to outbid. Once it has been out long enough, it is signed
@@ -185,7 +186,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
   const ours = receipt && hashesOf(latest).includes(receipt.transactionHash.toLowerCase()) ? receipt : await minedReceipt(client, latest);
   if (ours) return close(deps, latest, ours);
   if (receipt) {
-    await failTransferOut(deps.db, latest.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: latest.txHash! });
+    await deps.ledger.fail(deps.db, latest.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: latest.txHash! });
     return (await findTransferOut(deps.db, latest.id))!;
   }
   // Not mined yet: the job's retry looks again, and replaces it if it has waited too long.
@@ -206,8 +207,8 @@ export async function minedReceipt(client: PublicClient, row: TransferOutRow): P
 }
 
 async function close(deps: TransferOutDeps, row: TransferOutRow, receipt: MinedReceipt): Promise<TransferOutRow> {
-  if (receipt.status === "success") await confirmTransferOut(deps.db, row.id, { blockNumber: receipt.blockNumber, txHash: receipt.transactionHash });
-  else await failTransferOut(deps.db, row.id, "broadcast", { blockNumber: receipt.blockNumber, error: `transaction ${receipt.transactionHash} reverted` });
+  if (receipt.status === "success") await deps.ledger.confirm(deps.db, row.id, { blockNumber: receipt.blockNumber, txHash: receipt.transactionHash });
+  else await deps.ledger.fail(deps.db, row.id, "broadcast", { blockNumber: receipt.blockNumber, error: `transaction ${receipt.transactionHash} reverted` });
   return (await findTransferOut(deps.db, row.id))!;
 }
 

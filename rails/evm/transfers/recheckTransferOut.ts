@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from "viem";
-import { failTransferOut, findTransferOut, moveConfirmedTransfer, reopenTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { findTransferOut, moveConfirmedTransfer, type TransferOutRow } from "../../../db/transfersOut.ts";
 import type { Network } from "../../../config/types.ts";
-import type { RailContext } from "../../types.ts";
+import type { TransferContext } from "../../transferLedger.ts";
 import { evmClient } from "../client.ts";
 import { nullIfNotFound } from "../nullIfNotFound.ts";
 import { minedReceipt, replaceTransaction } from "./executeTransferOut.ts";
@@ -12,7 +12,7 @@ import { minedReceipt, replaceTransaction } from "./executeTransferOut.ts";
  * the same signed bytes go out again); if the transaction now sits in another block,
  * the row says so.
  */
-export async function recheckTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow> {
+export async function recheckTransferOut(ctx: TransferContext, rowId: string): Promise<TransferOutRow> {
   const row = await findTransferOut(ctx.db, rowId);
   if (!row || row.status !== "confirmed" || !row.txHash) return row!;
   const network = ctx.config.networks.find((n) => n.chainId === row.chainId && n.enabled);
@@ -22,7 +22,7 @@ export async function recheckTransferOut(ctx: RailContext, rowId: string): Promi
   const receipt = await minedReceipt(client, row);
   const fields = { transfer: row.id, payment: row.paymentId, txHash: row.txHash };
   if (!receipt) {
-    const reopened = await reopenTransferOut(ctx.db, row.id, `transaction ${row.txHash} left the chain in a reorg; sending it again`);
+    const reopened = await ctx.ledger.reopen(ctx.db, row.id, `transaction ${row.txHash} left the chain in a reorg; sending it again`);
     if (reopened === "reopened") ctx.logger.error(fields, "a confirmed sweep/refund was removed by a reorg; re-sending the same transaction");
     if (reopened === "blocked") {
       // Another transfer of the payment went out after this one, with a later nonce that can only
@@ -34,7 +34,7 @@ export async function recheckTransferOut(ctx: RailContext, rowId: string): Promi
   } else if (receipt.status !== "success") {
     // Mined again after the reorg, but reverted there: nothing moved, so the transfer is owed again.
     ctx.logger.error(fields, "a sweep/refund mined again after a reorg reverted; it is owed again");
-    await failTransferOut(ctx.db, row.id, "confirmed", { blockNumber: receipt.blockNumber, error: `transaction ${receipt.transactionHash} reverted after a reorg` });
+    await ctx.ledger.fail(ctx.db, row.id, "confirmed", { blockNumber: receipt.blockNumber, error: `transaction ${receipt.transactionHash} reverted after a reorg` });
   } else if (receipt.blockNumber !== row.blockNumber || receipt.transactionHash.toLowerCase() !== row.txHash.toLowerCase()) {
     await moveConfirmedTransfer(ctx.db, row.id, { blockNumber: receipt.blockNumber, txHash: receipt.transactionHash });
   }
@@ -49,7 +49,7 @@ export async function recheckTransferOut(ctx: RailContext, rowId: string): Promi
  * the chain. A nonce used by none of the row's transactions (once every node has had time to
  * show a receipt) means nothing moved: the row fails and the transfer is owed again.
  */
-async function driveRemoved(ctx: RailContext, network: Network, client: PublicClient, row: TransferOutRow): Promise<void> {
+async function driveRemoved(ctx: TransferContext, network: Network, client: PublicClient, row: TransferOutRow): Promise<void> {
   const fields = { transfer: row.id, payment: row.paymentId, txHash: row.txHash };
   const refused = await client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).then(
     () => null,
@@ -63,7 +63,7 @@ async function driveRemoved(ctx: RailContext, network: Network, client: PublicCl
   const used = await client.getTransactionCount({ address: row.fromAddress as Address, blockTag: "latest" });
   if (used > row.nonce) {
     if (await minedReceipt(client, row)) return; // mined meanwhile: the next recheck records where
-    await failTransferOut(ctx.db, row.id, "confirmed", { error: "removed by a reorg; its nonce then used by another transaction, nothing moved" }, { txHash: row.txHash! });
+    await ctx.ledger.fail(ctx.db, row.id, "confirmed", { error: "removed by a reorg; its nonce then used by another transaction, nothing moved" }, { txHash: row.txHash! });
     ctx.logger.error(fields, "a sweep/refund a reorg removed will not be mined (its nonce went to another transaction); it is owed again");
     return;
   }

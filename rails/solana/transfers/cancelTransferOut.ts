@@ -1,7 +1,7 @@
 import { findTransferOut } from "../../../db/transfersOut.ts";
-import { failTransferOut } from "../../../db/transfersOut.ts";
 import { ConflictError, NotFoundError, ServiceUnavailableError } from "../../../domain/errors.ts";
-import type { CancelledTransferOut, RailContext } from "../../types.ts";
+import type { TransferContext } from "../../transferLedger.ts";
+import type { CancelledTransferOut } from "../../types.ts";
 import { solanaConnection } from "../connection.ts";
 import { executeTransferOut } from "./executeTransferOut.ts";
 import { signatureStatuses } from "./signatureStatuses.ts";
@@ -18,7 +18,7 @@ import { findPayment } from "../../../db/payments.ts";
  * that landed is closed through the usual path; one still valid, or not provably
  * unlanded, is refused (409).
  */
-export async function cancelTransferOut(ctx: RailContext, rowId: string): Promise<CancelledTransferOut> {
+export async function cancelTransferOut(ctx: TransferContext, rowId: string): Promise<CancelledTransferOut> {
   const row = await findTransferOut(ctx.db, rowId);
   if (!row) throw new NotFoundError(`no sweep or refund with id ${rowId}`);
   if (row.status !== "broadcast" || !row.txHash) {
@@ -51,7 +51,7 @@ export async function cancelTransferOut(ctx: RailContext, rowId: string): Promis
   }
   // Only while the row still holds the transaction judged here: a follow-up that signed it
   // again meanwhile sent one that may land.
-  await failTransferOut(ctx.db, row.id, "broadcast", { error: "cancelled by the operator: expired without landing" }, { txHash: row.txHash });
+  await ctx.ledger.fail(ctx.db, row.id, "broadcast", { error: "cancelled by the operator: expired without landing" }, { txHash: row.txHash });
   const after = (await findTransferOut(ctx.db, row.id))!;
   if (after.status !== "failed") throw new ConflictError(signedAgain(row.id));
   return { row: after, cancelTxHash: null };

@@ -1,9 +1,9 @@
 import type { Connection, Keypair } from "@solana/web3.js";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
-import { broadcastOnChain, claimTransferOutBroadcast, confirmTransferOut, failTransferOut, findTransferOut, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
+import { broadcastOnChain, claimTransferOutBroadcast, findTransferOut, replaceTransferOutTx, type TransferOutRow } from "../../../db/transfersOut.ts";
 import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domain/errors.ts";
-import type { RailContext } from "../../types.ts";
+import type { TransferContext } from "../../transferLedger.ts";
 import { solanaConnection } from "../connection.ts";
 import { depositKeyOf } from "../depositKeys.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../operator.ts";
@@ -18,7 +18,7 @@ const POLL_MS = 300;
 
 const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.status === "failed";
 
-type Ctx = { ctx: RailContext; network: Network; connection: Connection; operator: Keypair };
+type Ctx = { ctx: TransferContext; network: Network; connection: Connection; operator: Keypair };
 
 /**
  * Drives one Solana sweep or refund row to a final state, exactly once on chain:
@@ -37,7 +37,7 @@ type Ctx = { ctx: RailContext; network: Network; connection: Connection; operato
  *   drops status answers must not make a landed transfer go out twice.
  * Safe to call twice, concurrently, or after a crash at any point.
  */
-export async function executeTransferOut(ctx: RailContext, rowId: string): Promise<TransferOutRow> {
+export async function executeTransferOut(ctx: TransferContext, rowId: string): Promise<TransferOutRow> {
   const first = await findTransferOut(ctx.db, rowId);
   if (!first) throw new Error(`no transfer ${rowId}`);
   if (isFinal(first)) return first;
@@ -79,12 +79,12 @@ async function signAndSend(c: Ctx, rowId: string): Promise<TransferOutRow | null
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey }).catch(async (error: Error) => {
     // A refund whose address can no longer receive is closed (owed again: asked for anew elsewhere).
     if (!(error instanceof RecipientUnusableError)) throw error;
-    await failTransferOut(ctx.db, row.id, "requested", { error: error.message });
+    await ctx.ledger.fail(ctx.db, row.id, "requested", { error: error.message });
     return "closed" as const;
   });
   if (signed === "closed") return (await findTransferOut(ctx.db, row.id))!;
   if (!signed) {
-    await failTransferOut(ctx.db, row.id, "requested", { error: `the deposit account holds less than ${row.amount}` });
+    await ctx.ledger.fail(ctx.db, row.id, "requested", { error: `the deposit account holds less than ${row.amount}` });
     return (await findTransferOut(ctx.db, row.id))!;
   }
   // Recorded before it is sent: a crash from here on finds the signature and the bytes.
@@ -130,11 +130,11 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
       const status = value[landedAt]!;
       // Failed only once final: the same bytes can fail on a fork the cluster drops and succeed on the one it keeps.
       if (status.err !== null && status.confirmationStatus === "finalized") {
-        await failTransferOut(ctx.db, row.id, "broadcast", { blockNumber: BigInt(status.slot), error: `transaction ${signatures[landedAt]} failed: ${JSON.stringify(status.err)}` });
+        await ctx.ledger.fail(ctx.db, row.id, "broadcast", { blockNumber: BigInt(status.slot), error: `transaction ${signatures[landedAt]} failed: ${JSON.stringify(status.err)}` });
         return (await findTransferOut(ctx.db, row.id))!;
       }
       if (status.err === null && status.confirmationStatus === "finalized") {
-        await confirmTransferOut(ctx.db, row.id, { blockNumber: BigInt(status.slot), txHash: signatures[landedAt]! });
+        await ctx.ledger.confirm(ctx.db, row.id, { blockNumber: BigInt(status.slot), txHash: signatures[landedAt]! });
         return (await findTransferOut(ctx.db, row.id))!;
       }
     } else if (caughtUp && row.lastValidBlockHeight !== null && final.blockHeight !== undefined && BigInt(final.blockHeight) > row.lastValidBlockHeight) {
@@ -168,13 +168,13 @@ async function resign(c: Ctx, row: TransferOutRow, final: { slot: number; height
   const depositKey = await depositKeyOf(ctx, payment);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey, minContextSlot: final.slot }).catch(async (error: Error) => {
     if (!(error instanceof RecipientUnusableError)) throw error;
-    await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded; ${error.message}` }, { txHash: row.txHash! });
+    await ctx.ledger.fail(ctx.db, row.id, "broadcast", { error: `expired unlanded; ${error.message}` }, { txHash: row.txHash! });
     return "closed" as const;
   });
   if (signed === "closed") return;
   if (!signed) {
     // Only while the row still holds the expired transaction: another run's replacement may have landed and emptied the account.
-    await failTransferOut(ctx.db, row.id, "broadcast", { error: `expired unlanded, and the deposit account now holds less than ${row.amount}` }, { txHash: row.txHash! });
+    await ctx.ledger.fail(ctx.db, row.id, "broadcast", { error: `expired unlanded, and the deposit account now holds less than ${row.amount}` }, { txHash: row.txHash! });
     return;
   }
   if (signed.lastValidBlockHeight <= final.height) {

@@ -1,8 +1,9 @@
 import { findPayment } from "../db/payments.ts";
-import { failTransferOut, movedOut, type TransferOutRow } from "../db/transfersOut.ts";
+import { movedOut, type TransferOutRow } from "../db/transfersOut.ts";
 import { refundable } from "../domain/refundable.ts";
 import { railOfPayment, type RailContext } from "../rails/index.ts";
 import { evidenceHorizons, reconcilePayments } from "../reconcile/index.ts";
+import { failTransferOut } from "./transferLedger.ts";
 
 /**
  * Whether a requested refund must wait before it is signed, and why. It is sent only from
