@@ -215,13 +215,19 @@ describe("QUEUE_DASHBOARD=read-write", () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await createTestApi({ env: { OPERATOR_TOKEN: TOKEN, QUEUE_DASHBOARD: "read-write" } });
+    // The queues' Redis connection is still opening for a few ms after start (503 meanwhile, as for any caller).
+    for (let i = 0; i < 100 && (await api.request("/admin/queues/api/queues", { headers: bearer })).status === 503; i++) await Bun.sleep(20);
   });
   afterAll(async () => {
     await api?.close();
   });
 
   test("the dashboard may pause and resume a queue", async () => {
-    const list = async () => (await api.request("/admin/queues/api/queues", { headers: bearer })).body.queues as Array<{ name: string; readOnlyMode: boolean; isPaused: boolean }>;
+    const list = async () => {
+      const response = await api.request("/admin/queues/api/queues", { headers: bearer });
+      expect({ status: response.status, body: response.status === 200 ? "ok" : response.body }).toEqual({ status: 200, body: "ok" });
+      return response.body.queues as Array<{ name: string; readOnlyMode: boolean; isPaused: boolean }>;
+    };
     expect((await list()).every((q) => !q.readOnlyMode)).toBe(true);
     expect((await api.request("/admin/queues/api/queues/maintenance/pause", { method: "PUT", headers: bearer })).status).toBe(200);
     expect((await list()).find((q) => q.name === "maintenance")?.isPaused).toBe(true);

@@ -3,6 +3,7 @@ import type { Network, Token } from "../../../config/index.ts";
 import { evmClient } from "../../evm/client.ts";
 import { withTimeout } from "../../withTimeout.ts";
 import type { RailContext } from "../../types.ts";
+import { findFactory } from "./books.ts";
 import { relayerAccount } from "./relayerAccount.ts";
 
 /** How long a chain's gas price is reused: `sources` needs no credentials, and must not turn each call into an RPC request. */
@@ -41,14 +42,16 @@ export async function fillCost(ctx: RailContext, destination: Network, token: To
   const key = `${destination.chainId}:${token.address.toLowerCase()}`;
   let gas = transferGas.get(key);
   if (!gas || now > gas.until) {
-    const estimate = withTimeout(
-      client.estimateGas({
-        account: relayerAccount(ctx.config).address,
+    const estimate = relayerAddress(ctx, destination).then((account) =>
+      withTimeout(
+        client.estimateGas({
+          account,
         to: getAddress(token.address),
-        data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [FIRST_TIME_RECIPIENT, 1n] }),
-      }),
-      timeout,
-      `${destination.shortName} transfer gas`,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [FIRST_TIME_RECIPIENT, 1n] }),
+        }),
+        timeout,
+        `${destination.shortName} transfer gas`,
+      ),
     );
     // Estimated once for good; the stand-in is kept like a gas price, so a refused estimate is not asked again on every call.
     const entry: { until: number; units: Promise<bigint> } = { until: Number.POSITIVE_INFINITY, units: estimate };
@@ -60,4 +63,16 @@ export async function fillCost(ctx: RailContext, destination: Network, token: To
     transferGas.set(key, entry);
   }
   return { gas: await gas.units, gasPrice };
+}
+
+/**
+ * The relayer that fills on `destination`: its key's address where the key is held (worker),
+ * else the relayer its books name for that chain (the API holds no relayer key). Throws when
+ * neither is known, and the estimate falls back to the stand-in.
+ */
+async function relayerAddress(ctx: RailContext, destination: Network): Promise<Address> {
+  if (ctx.config.bridge.local?.relayerPrivateKey) return relayerAccount(ctx.config).address;
+  const factory = await findFactory(ctx.db, destination.chainId);
+  if (!factory) throw new Error(`the relayer has not started on ${destination.name} yet`);
+  return getAddress(factory.relayer);
 }
