@@ -14,6 +14,7 @@ import { bridgeWebhookRoutes } from "./routes/bridgeWebhooks.ts";
 import { contractRoutes } from "./routes/contracts.ts";
 import { crossChainRoutes } from "./routes/crossChain.ts";
 import { currencyRoutes } from "./routes/currency.ts";
+import { dashboardRoutes } from "./routes/dashboard.ts";
 import { depositRoutes } from "./routes/deposits.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { merchantAccountRoutes } from "./routes/merchantAccount.ts";
@@ -97,6 +98,7 @@ export function createApp(deps: ApiDeps) {
     .use(systemRoutes(deps))
     .use(operatorRoutes(deps))
     .use(checkoutRoutes(deps))
+    .use(dashboardRoutes(deps))
     .use(versionedApi("/api/v1", deps))
     .use(versionedApi("/api", deps));
 }

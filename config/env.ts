@@ -236,6 +236,11 @@ export const envSchema = z.object({
   WEBHOOK_REDELIVERIES_PER_HOUR: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Live checkout streams (Server-Sent Events) one API process holds at most; past it, pages poll. */
   CHECKOUT_MAX_STREAMS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  DASHBOARD_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30).describe("Dashboard: a session unused this many minutes is signed out"),
+  DASHBOARD_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12).describe("Dashboard: a session ends this many hours after sign-in, however active"),
+  DASHBOARD_INVITE_HOURS: z.coerce.number().int().min(1).max(720).default(72).describe("Dashboard: how long an invitation link (`npm run cli -- user invite`) stays valid"),
+  DASHBOARD_SIGNIN_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5).describe("Dashboard: failed sign-ins per e-mail (and per client address, 4x this) before a lockout"),
+  DASHBOARD_SIGNIN_LOCKOUT_MINUTES: z.coerce.number().int().min(1).max(1440).default(15).describe("Dashboard: how long a sign-in lockout lasts, and the window failures are counted in"),
   /** Where fiat exchange rates come from: a configured table, or an HTTP source. */
   RATES_PROVIDER: z.enum(["static", "http"]).default("static"),
   /** Static table, units of each currency per one US dollar: "EUR=0.92,NGN=1550". */

@@ -79,6 +79,8 @@ export type Config = {
   webhooks: WebhooksConfig;
   /** The hosted checkout page: live streams one API process holds at most. */
   checkout: { maxStreams: number };
+  /** The merchant dashboard (`/dashboard`): session timeouts, invitations, sign-in lockout; cookies `Secure` in production. */
+  dashboard: { idleMs: number; absoluteMs: number; inviteMs: number; signInAttempts: number; lockoutSeconds: number; secureCookies: boolean };
   rates: RatesConfig;
   /** Cross-chain payments: bridges per route, refund addresses, Relay and the local relayer. */
   bridge: BridgeConfig;
@@ -306,6 +308,14 @@ export function buildConfig(
       redeliveriesPerHour: e.WEBHOOK_REDELIVERIES_PER_HOUR,
     },
     checkout: { maxStreams: e.CHECKOUT_MAX_STREAMS },
+    dashboard: {
+      idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000,
+      absoluteMs: e.DASHBOARD_SESSION_MAX_HOURS * 3_600_000,
+      inviteMs: e.DASHBOARD_INVITE_HOURS * 3_600_000,
+      signInAttempts: e.DASHBOARD_SIGNIN_ATTEMPTS,
+      lockoutSeconds: e.DASHBOARD_SIGNIN_LOCKOUT_MINUTES * 60,
+      secureCookies: e.APP_ENV === "production",
+    },
     rates: {
       provider: e.RATES_PROVIDER,
       static: parseStaticRates(e.RATES_STATIC),

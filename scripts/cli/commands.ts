@@ -14,6 +14,7 @@ import { recover } from "./recover.ts";
 import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
+import { userCommands } from "./users.ts";
 import { addressFormats } from "../../rails/addressFormats.ts";
 import { allRails, railFor } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
@@ -135,6 +136,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
 
   ...webhookCommands,
 
+  ...userCommands,
+
   async "indexer prune"({ db, config, logger }, flags) {
     const dryRun = flags["dry-run"] === true;
     const lines = [];
@@ -179,6 +182,7 @@ export const commandFlags: Record<string, readonly string[]> = {
   "webhook remove": ["id"],
   "webhook rotate": ["id", "merchant", "mode"],
   "webhook secret": ["merchant", "mode"],
+  "user invite": ["merchant", "email", "role"],
   "indexer prune": ["dry-run"],
   replay: ["network", "from", "to", "from-slot", "to-slot", "dry-run"],
   "transfers list": [],
@@ -221,6 +225,7 @@ export const usage = `Usage: npm run cli -- <command> [flags]
   webhook rotate --id ENDPOINT_ID                                       new secret; the old one also signs for WEBHOOK_SECRET_OVERLAP_HOURS
   webhook rotate --merchant ID --mode test|live                         the same for the secret that signs payments' callbackUrl webhooks
   webhook secret --merchant ID --mode test|live                         show the callbackUrl signing secret
+  user invite --merchant ID --email EMAIL --role owner|developer|viewer  a one-time link to the merchant dashboard
   replay --network SHORT_NAME --from N --to M [--dry-run]             read blocks (Solana: slots, also --from-slot/--to-slot) N..M of a
                                                                         chain again, record evidence the indexer missed, reconcile what it touches
   indexer prune [--dry-run]                                             remove indexed transfers that are no payment's evidence

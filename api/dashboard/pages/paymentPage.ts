@@ -1,0 +1,46 @@
+import type { Network } from "../../../config/index.ts";
+import type { PaymentRecords } from "../../../db/paymentStory.ts";
+import type { PaymentRow } from "../../../db/schema/index.ts";
+import { formatAmount } from "../../../domain/amounts.ts";
+import { html } from "../html.ts";
+import { page, type PageContext } from "../layout.ts";
+import { paymentStory, txLink } from "../paymentStory.ts";
+import { awaitingRequestsTable } from "./refundRequestForms.ts";
+
+/**
+ * A payment's page: its facts, the refund requests awaiting a decision, and its story in time
+ * order. The story asks for itself again every 5 s while the payment is open (htmx), so a
+ * payment flips to completed without a reload.
+ */
+export function paymentPage(ctx: PageContext, options: { payment: PaymentRow; network: Network | undefined; records: PaymentRecords; canDecide: boolean; notice?: string }): string {
+  const { payment: p, network, records } = options;
+  const units = (v: bigint) => `${formatAmount(v, p.tokenDecimals)} ${p.tokenSymbol}`;
+  const open = p.status === "pending" || p.status === "confirming" || records.transfers.some((t) => t.status === "requested" || t.status === "broadcast");
+  const self = `/dashboard/payments/${p.id}`;
+  const awaiting = records.requests.filter((r) => r.status === "awaiting_approval").map((request) => ({ request, tokenSymbol: p.tokenSymbol, tokenDecimals: p.tokenDecimals }));
+  return page(ctx, {
+    title: `Payment ${p.id}`,
+    active: "payments",
+    body: html`${options.notice ? html`<p role="status" class="notice">${options.notice}</p>` : null}
+<div id="payment-live"${open ? html` hx-get="${self}" hx-trigger="every 5s" hx-select="#payment-live" hx-swap="outerHTML"` : null}>
+<dl class="facts">
+  <dt>Status</dt><dd id="payment-status" data-status="${p.status}">${p.status}</dd>
+  <dt>Amount</dt><dd>${units(p.amount)}</dd>
+  <dt>Received</dt><dd>${units(p.amountReceived)}</dd>
+  <dt>Network</dt><dd>${network?.name ?? p.chainId}</dd>
+  <dt>Receive address</dt><dd><code>${p.receiveAddress ?? p.contractAddress ?? ""}</code></dd>
+  <dt>Order</dt><dd>${p.orderId ?? "—"}</dd>
+  <dt>Created</dt><dd>${p.createdAt.toISOString()}</dd>
+  <dt>Expires</dt><dd>${p.expiresAt.toISOString()}</dd>
+  <dt>Confirmations</dt><dd>${p.confirmations} of ${network?.requiredConfirmations ?? "?"}</dd>
+  <dt>Transaction</dt><dd>${p.completingTxHash ? txLink(network, p.completingTxHash) : "—"}</dd>
+</dl>
+<h2>Refund requests awaiting approval</h2>
+${awaitingRequestsTable(awaiting, { csrfToken: ctx.csrfToken, canDecide: options.canDecide, showPayment: false })}
+<h2>Story</h2>
+<ol class="timeline">${paymentStory(p, network, records).map(
+      (e) => html`<li><time datetime="${e.at.toISOString()}">${e.at.toISOString().replace("T", " ").slice(0, 19)} UTC</time><strong>${e.title}</strong> <span>${e.detail}</span></li>`,
+    )}</ol>
+</div>`,
+  });
+}

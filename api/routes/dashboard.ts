@@ -1,0 +1,42 @@
+import { Elysia, t } from "elysia";
+import { checkoutHeaders } from "../checkout/securityHeaders.ts";
+import { loadDashboardAssets } from "../dashboard/dashboardAssets.ts";
+import { dashboardAccountRoutes } from "../dashboard/routes/account.ts";
+import { dashboardAuditRoutes } from "../dashboard/routes/audit.ts";
+import { dashboardKeyRoutes } from "../dashboard/routes/keys.ts";
+import { dashboardPaymentRoutes } from "../dashboard/routes/payments.ts";
+import { dashboardRefundRoutes } from "../dashboard/routes/refunds.ts";
+import { seeOther } from "../dashboard/respond.ts";
+import { createSignInThrottle } from "../dashboard/signInThrottle.ts";
+import type { ApiDeps } from "../deps.ts";
+
+/**
+ * The merchant dashboard, `/dashboard` on the API's own origin: server-rendered pages for a
+ * merchant's team (session cookie, CSRF token, roles), its assets served from here.
+ * See docs/dashboard.md.
+ */
+export const dashboardRoutes = (deps: ApiDeps) => {
+  const assets = loadDashboardAssets();
+  const throttle = createSignInThrottle({
+    redis: deps.redis,
+    prefix: deps.config.redis.prefix,
+    attempts: deps.config.dashboard.signInAttempts,
+    lockoutSeconds: deps.config.dashboard.lockoutSeconds,
+  });
+  return new Elysia({ prefix: "/dashboard", detail: { hide: true } })
+    .get(
+      "/assets/:version/:file",
+      ({ params }) => {
+        const asset = assets.get(params.version, params.file);
+        if (!asset) return new Response("Not found", { status: 404, headers: { ...checkoutHeaders(), "Content-Type": "text/plain; charset=utf-8" } });
+        return new Response(asset.body, { headers: { ...checkoutHeaders(), "Content-Type": asset.type, "Cache-Control": "public, max-age=31536000, immutable" } });
+      },
+      { params: t.Object({ version: t.String({ maxLength: 64 }), file: t.String({ maxLength: 64 }) }) },
+    )
+    .get("/", () => seeOther("/dashboard/payments"))
+    .use(dashboardAccountRoutes(deps, assets.base, throttle))
+    .use(dashboardPaymentRoutes(deps, assets.base))
+    .use(dashboardRefundRoutes(deps, assets.base))
+    .use(dashboardKeyRoutes(deps, assets.base, throttle))
+    .use(dashboardAuditRoutes(deps, assets.base));
+};

@@ -1,0 +1,76 @@
+import { and, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import type { Mode } from "../domain/mode.ts";
+import type { PaymentStatus } from "../domain/paymentStatus.ts";
+import { uuidPattern } from "../domain/uuid.ts";
+import type { Db } from "./client.ts";
+import { payments } from "./schema/index.ts";
+
+/** The dashboard's list filters; `search` matches a payment id, an orderId, a receive address or the completing transaction's hash. */
+export type DashboardPaymentFilters = {
+  status?: PaymentStatus;
+  networkId?: string;
+  tokenSymbol?: string;
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  toExclusive?: Date;
+  search?: string;
+};
+
+const columns = {
+  id: payments.id,
+  status: payments.status,
+  amount: payments.amount,
+  amountReceived: payments.amountReceived,
+  tokenSymbol: payments.tokenSymbol,
+  tokenDecimals: payments.tokenDecimals,
+  networkId: payments.networkId,
+  orderId: payments.orderId,
+  receiveAddress: payments.receiveAddress,
+  completingTxHash: payments.completingTxHash,
+  createdAt: payments.createdAt,
+};
+
+export type DashboardPaymentRow = { [K in keyof typeof columns]: (typeof payments.$inferSelect)[K] };
+
+function searchCondition(search: string): SQL {
+  const text = search.trim();
+  const lower = text.toLowerCase();
+  const matches: SQL[] = [eq(payments.orderId, text), sql`lower(${payments.receiveAddress}) = ${lower}`, sql`lower(${payments.completingTxHash}) = ${lower}`];
+  if (uuidPattern.test(text)) matches.push(eq(payments.id, text));
+  return or(...matches)!;
+}
+
+/**
+ * One page of the account's payments, newest first, keyset-paged on (createdAt, id) by the
+ * merchant/mode/createdAt index; `after`: the last payment id of the previous page. Reads
+ * `limit + 1` rows so the caller knows whether more follow.
+ */
+export async function listDashboardPayments(
+  db: Db,
+  account: { merchantId: string; mode: Mode },
+  filters: DashboardPaymentFilters,
+  after: string | null,
+  limit: number,
+): Promise<{ rows: DashboardPaymentRow[]; hasMore: boolean }> {
+  const where: SQL[] = [eq(payments.merchantId, account.merchantId), eq(payments.mode, account.mode)];
+  if (filters.status) where.push(eq(payments.status, filters.status));
+  if (filters.networkId) where.push(eq(payments.networkId, filters.networkId));
+  if (filters.tokenSymbol) where.push(eq(payments.tokenSymbol, filters.tokenSymbol));
+  if (filters.from) where.push(gte(payments.createdAt, filters.from));
+  if (filters.toExclusive) where.push(lt(payments.createdAt, filters.toExclusive));
+  if (filters.search) where.push(searchCondition(filters.search));
+  // The cursor row is read within the same account: another account's id pages nothing.
+  if (after) {
+    where.push(
+      sql`(${payments.createdAt}, ${payments.id}) < (select c.created_at, c.id from payments c where c.id = ${after}::uuid and c.merchant_id = ${account.merchantId}::uuid and c.mode = ${account.mode})`,
+    );
+  }
+  const rows = await db
+    .select(columns)
+    .from(payments)
+    .where(and(...where))
+    .orderBy(desc(payments.createdAt), desc(payments.id))
+    .limit(limit + 1);
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
