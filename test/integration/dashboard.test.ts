@@ -1,0 +1,312 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { insertRefundRequest } from "../../db/refundRequests.ts";
+import { dashboardAudit, dashboardSessions, dashboardUsers, refundRequests } from "../../db/schema/index.ts";
+import { csrfOf, dashboardRequest, inviteLink, sessionCookieOf, signedInUser, type DashboardUser } from "../helpers/dashboard.ts";
+import { anvilNetwork } from "../helpers/fixtures.ts";
+import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+
+/**
+ * The merchant dashboard tried as its users and as strangers: no session, another merchant's
+ * session, a viewer, a forged form (no or wrong CSRF token), a cross-site post. Real Postgres
+ * and Redis; payments written as rows.
+ */
+let api: TestApi;
+let acme: TestMerchant;
+let rival: TestMerchant;
+let owner: DashboardUser;
+let developer: DashboardUser;
+let viewer: DashboardUser;
+let stranger: DashboardUser;
+const acmePayments: string[] = [];
+let rivalPayment: string;
+let requestId: string;
+
+beforeAll(async () => {
+  api = await createTestApi({ env: { DASHBOARD_SIGNIN_ATTEMPTS: "3" }, networks: [anvilNetwork("http://127.0.0.1:1")] });
+  acme = await api.seedMerchant("Acme");
+  rival = await api.seedMerchant("Rival");
+  const row = paymentRowFactory(api.config);
+  const start = Date.UTC(2026, 0, 1);
+  const rows = Array.from({ length: 30 }, (_, i) =>
+    row(acme.id, {
+      createdAt: new Date(start + i * 3_600_000),
+      orderId: `order-${i}`,
+      status: i % 3 === 0 ? "completed" : "pending",
+      receiveAddress: `0x${i.toString(16).padStart(40, "a")}`,
+      ...(i === 7 ? { orderId: '=HYPERLINK("x")', completingTxHash: `0x${"7".repeat(64)}` } : {}),
+    }),
+  );
+  await insertPaymentRows(api.db, rows);
+  acmePayments.push(...rows.map((r) => r.id!));
+  const [theirs] = await insertPaymentRows(api.db, [row(rival.id, { orderId: "rival-order" })]);
+  rivalPayment = theirs!.id!;
+  const request = await insertRefundRequest(api.db, {
+    paymentId: acmePayments[0]!,
+    merchantId: acme.id,
+    mode: "test",
+    status: "awaiting_approval",
+    toAddress: "0x00000000000000000000000000000000000000c1",
+    amount: 500_000n,
+    reason: "wrong size",
+    requestedBy: "customer",
+  });
+  requestId = request.id;
+  owner = await signedInUser(api, acme.id, "owner@acme.test", "owner");
+  developer = await signedInUser(api, acme.id, "dev@acme.test", "developer");
+  viewer = await signedInUser(api, acme.id, "viewer@acme.test", "viewer");
+  stranger = await signedInUser(api, rival.id, "owner@rival.test", "owner");
+}, 60_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit"];
+const writePaths = () => [
+  `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`,
+  `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`,
+  "/dashboard/keys/rotate",
+  "/dashboard/sign-out",
+  "/dashboard/sign-out-everywhere",
+  "/dashboard/mode",
+];
+
+describe("invitations and sign-in", () => {
+  test("an invitation link works once, and asks for a long enough password typed twice", async () => {
+    const link = await inviteLink(api, acme.id, "new@acme.test", "developer");
+    expect((await dashboardRequest(api, link)).text).toContain("new@acme.test");
+    const short = await dashboardRequest(api, link, { form: { password: "short", confirm: "short" } });
+    expect([short.status, short.text.includes("password: from 12 to 200 characters")]).toEqual([400, true]);
+    const differ = await dashboardRequest(api, link, { form: { password: "long enough password", confirm: "long enough passwort" } });
+    expect([differ.status, differ.text.includes("confirm: the two passwords differ")]).toEqual([400, true]);
+    const accepted = await dashboardRequest(api, link, { form: { password: "long enough password", confirm: "long enough password" } });
+    expect([accepted.status, accepted.headers.get("location")]).toEqual([303, "/dashboard/sign-in?welcome=1"]);
+    expect((await dashboardRequest(api, link)).status).toBe(404);
+    expect((await dashboardRequest(api, link, { form: { password: "another long password", confirm: "another long password" } })).status).toBe(404);
+    expect((await dashboardRequest(api, "/dashboard/invite/not-a-token")).status).toBe(404);
+  });
+
+  test("an e-mail of another merchant's team cannot be invited", async () => {
+    await expect(inviteLink(api, acme.id, "owner@rival.test", "owner")).rejects.toThrow("already belongs to another merchant's team");
+  });
+
+  test("the cookie is HttpOnly, SameSite=Lax, scoped to /dashboard, not Secure outside production", async () => {
+    const response = await dashboardRequest(api, "/dashboard/sign-in", { form: { email: owner.email, password: owner.password } });
+    const cookie = response.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^sp_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Lax; Max-Age=43200$/);
+  });
+
+  test("an unknown e-mail and a wrong password get the same answer", async () => {
+    const unknown = await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "nobody@acme.test", password: "whatever it is" } });
+    const wrong = await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "dev@acme.test", password: "whatever it is" } });
+    const problem = (t: string) => /<p role="alert"[^>]*>([^<]+)</.exec(t)?.[1];
+    expect([unknown.status, wrong.status]).toEqual([401, 401]);
+    expect(problem(unknown.text)).toBe(problem(wrong.text)!);
+    expect(sessionCookieOf(unknown)).toBeNull();
+  });
+
+  test("repeated wrong passwords lock the e-mail out, even for the right password, and unknown e-mails alike", async () => {
+    const password = "throttled user password";
+    await signedInUser(api, acme.id, "throttled@acme.test", "viewer", password);
+    for (let i = 0; i < 3; i++) expect((await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "throttled@acme.test", password: `wrong ${i}` } })).status).toBe(401);
+    const locked = await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "throttled@acme.test", password } });
+    expect([locked.status, sessionCookieOf(locked), Number(locked.headers.get("retry-after")) > 0]).toEqual([429, null, true]);
+    expect(locked.text).toContain("Too many failed attempts");
+    for (let i = 0; i < 3; i++) await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "ghost@acme.test", password: `wrong ${i}` } });
+    expect((await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "ghost@acme.test", password: "x" } })).status).toBe(429);
+  });
+
+  test("sign-in from another site is refused", async () => {
+    const response = await dashboardRequest(api, "/dashboard/sign-in", { form: { email: owner.email, password: owner.password }, origin: "https://evil.example" });
+    expect([response.status, sessionCookieOf(response)]).toEqual([403, null]);
+  });
+
+  test("sign-in sends the browser on only to a dashboard page", async () => {
+    for (const [next, expected] of [
+      ["/dashboard/keys", "/dashboard/keys"],
+      ["https://evil.example/dashboard", "/dashboard/payments"],
+      ["//evil.example/x", "/dashboard/payments"],
+      ["/dashboard//evil.example", "/dashboard/payments"],
+    ]) {
+      const response = await dashboardRequest(api, "/dashboard/sign-in", { form: { email: owner.email, password: owner.password, next: next! } });
+      expect([next, response.headers.get("location")]).toEqual([next, expected]);
+    }
+  });
+});
+
+describe("strangers", () => {
+  test("with no session, pages send to sign-in and writes are 401", async () => {
+    for (const path of readPaths()) {
+      const response = await dashboardRequest(api, path);
+      expect([path, response.status, response.headers.get("location")?.startsWith("/dashboard/sign-in?next=")]).toEqual([path, 303, true]);
+    }
+    for (const path of writePaths()) {
+      const response = await dashboardRequest(api, path, { form: { csrf: owner.csrf, kind: "secret", password: owner.password, mode: "live" } });
+      expect([path, response.status]).toEqual([path, 401]);
+    }
+    const forged = await dashboardRequest(api, "/dashboard/payments", { cookie: "sp_dashboard=forged-token" });
+    expect(forged.status).toBe(303);
+  });
+
+  test("another merchant's session sees none of this merchant's payments, and cannot decide its refunds", async () => {
+    expect((await dashboardRequest(api, `/dashboard/payments/${acmePayments[0]}`, { cookie: stranger.cookie })).status).toBe(404);
+    const list = await dashboardRequest(api, "/dashboard/payments", { cookie: stranger.cookie });
+    expect([list.text.includes(acmePayments[0]!), list.text.includes(rivalPayment)]).toEqual([false, true]);
+    const search = await dashboardRequest(api, `/dashboard/payments?q=${acmePayments[0]}`, { cookie: stranger.cookie });
+    expect(search.text).toContain("No payments match.");
+    for (const action of ["approve", "reject"]) {
+      const response = await dashboardRequest(api, `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/${action}`, { cookie: stranger.cookie, form: { csrf: stranger.csrf } });
+      expect([action, response.status]).toEqual([action, 404]);
+    }
+    const requests = await dashboardRequest(api, "/dashboard/refund-requests", { cookie: stranger.cookie });
+    expect(requests.text).not.toContain(requestId);
+    expect((await api.db.select().from(refundRequests).where(eq(refundRequests.id, requestId)))[0]!.status).toBe("awaiting_approval");
+  });
+
+  test("a viewer reads but the server refuses every change", async () => {
+    for (const path of readPaths()) expect([path, (await dashboardRequest(api, path, { cookie: viewer.cookie })).status]).toEqual([path, 200]);
+    for (const path of writePaths().slice(0, 3)) {
+      const response = await dashboardRequest(api, path, { cookie: viewer.cookie, form: { csrf: viewer.csrf, kind: "secret", password: viewer.password } });
+      expect([path, response.status]).toEqual([path, 403]);
+    }
+    expect((await dashboardRequest(api, `/dashboard/payments/${acmePayments[0]}`, { cookie: viewer.cookie })).text).not.toContain("/approve");
+  });
+
+  test("a write without the CSRF token, with another session's, or from another origin is refused", async () => {
+    const path = `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`;
+    for (const [why, init] of [
+      ["no token", { form: {} }],
+      ["another session's token", { form: { csrf: developer.csrf } }],
+      ["cross-site", { form: { csrf: owner.csrf }, origin: "https://evil.example" }],
+      ["no Origin", { form: { csrf: owner.csrf }, origin: null }],
+      ["a null Origin", { form: { csrf: owner.csrf }, origin: "null" }],
+    ] as const) {
+      const response = await dashboardRequest(api, path, { cookie: owner.cookie, ...init });
+      expect([why, response.status]).toEqual([why, 403]);
+    }
+    expect((await api.db.select().from(refundRequests).where(eq(refundRequests.id, requestId)))[0]!.status).toBe("awaiting_approval");
+  });
+});
+
+describe("payments", () => {
+  test("the list pages newest first, filters, searches, and names a bad filter", async () => {
+    const first = await dashboardRequest(api, "/dashboard/payments", { cookie: owner.cookie });
+    const ids = (t: string) => [...t.matchAll(/href="\/dashboard\/payments\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    expect(ids(first.text)).toEqual(acmePayments.slice(5).reverse());
+    const older = /href="([^"]+)" rel="next"/.exec(first.text)![1]!.replaceAll("&amp;", "&");
+    expect(ids((await dashboardRequest(api, older, { cookie: owner.cookie })).text)).toEqual(acmePayments.slice(0, 5).reverse());
+    const completed = await dashboardRequest(api, "/dashboard/payments?status=completed&from=2026-01-01&to=2026-01-01", { cookie: owner.cookie });
+    expect(ids(completed.text)).toEqual([21, 18, 15, 12, 9, 6, 3, 0].map((i) => acmePayments[i]));
+    for (const q of ["order-4", acmePayments[4]!, `0x${(4).toString(16).padStart(40, "a").toUpperCase()}`]) {
+      expect([q, ids((await dashboardRequest(api, `/dashboard/payments?q=${encodeURIComponent(q)}`, { cookie: owner.cookie })).text)]).toEqual([q, [acmePayments[4]]]);
+    }
+    expect(ids((await dashboardRequest(api, `/dashboard/payments?q=0x${"7".repeat(64)}`, { cookie: owner.cookie })).text)).toEqual([acmePayments[7]]);
+    const bad = await dashboardRequest(api, "/dashboard/payments?status=paid", { cookie: owner.cookie });
+    expect([bad.status, bad.text.includes("status: one of pending")]).toEqual([400, true]);
+    expect((await dashboardRequest(api, "/dashboard/payments?from=2026-02-30", { cookie: owner.cookie })).status).toBe(400);
+    expect((await dashboardRequest(api, "/dashboard/payments?network=nowhere", { cookie: owner.cookie })).status).toBe(400);
+  });
+
+  test("the CSV export holds the filtered rows, amounts as decimals, formulas defused", async () => {
+    const csv = await dashboardRequest(api, "/dashboard/payments.csv?q=order-3", { cookie: owner.cookie });
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.text.split("\r\n")).toEqual([
+      "id,createdAt,status,amount,amountReceived,token,network,orderId,receiveAddress,transactionHash",
+      `"${acmePayments[3]}","2026-01-01T03:00:00.000Z","completed","1","0","USDC","anvil","order-3","0x${(3).toString(16).padStart(40, "a")}",""`,
+      "",
+    ]);
+    const formula = await dashboardRequest(api, `/dashboard/payments.csv?q=${acmePayments[7]}`, { cookie: owner.cookie });
+    expect(formula.text).toContain(`"'=HYPERLINK(""x"")"`);
+  });
+
+  test("a payment's page escapes what the payer or merchant wrote", async () => {
+    const page = await dashboardRequest(api, `/dashboard/payments/${acmePayments[7]}`, { cookie: owner.cookie });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("=HYPERLINK(&quot;x&quot;)");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+  });
+
+  test("test and live are apart; the switch is on every page and test mode carries a banner", async () => {
+    const [live] = await insertPaymentRows(api.db, [paymentRowFactory(api.config)(acme.id, { mode: "live", isTest: false, orderId: "live-order" })]);
+    const testPage = await dashboardRequest(api, "/dashboard/payments", { cookie: owner.cookie });
+    expect([testPage.text.includes("Test mode:"), testPage.text.includes("live-order"), testPage.text.includes("Switch to live")]).toEqual([true, false, true]);
+    const switched = await dashboardRequest(api, "/dashboard/mode", { cookie: owner.cookie, form: { csrf: owner.csrf, mode: "live" } });
+    expect(switched.status).toBe(303);
+    const cookie = `${owner.cookie}; ${sessionCookieOf(switched)}`;
+    const livePage = await dashboardRequest(api, "/dashboard/payments", { cookie });
+    expect([livePage.text.includes("Test mode:"), livePage.text.includes("live-order"), livePage.text.includes("Switch to test")]).toEqual([false, true, true]);
+    expect((await dashboardRequest(api, `/dashboard/payments/${live!.id}`, { cookie: owner.cookie })).status).toBe(404);
+  });
+});
+
+describe("refund requests", () => {
+  test("a developer rejects a request: it never sends, and the audit log says who", async () => {
+    const waiting = await dashboardRequest(api, "/dashboard/refund-requests", { cookie: developer.cookie });
+    expect(waiting.text).toContain(requestId);
+    const response = await dashboardRequest(api, `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`, { cookie: developer.cookie, form: { csrf: developer.csrf } });
+    expect([response.status, response.headers.get("location")]).toEqual([303, `/dashboard/payments/${acmePayments[0]}?done=rejected`]);
+    expect((await api.db.select().from(refundRequests).where(eq(refundRequests.id, requestId)))[0]!.status).toBe("rejected");
+    const again = await dashboardRequest(api, `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`, { cookie: owner.cookie, form: { csrf: owner.csrf } });
+    expect(again.status).toBe(409);
+    const audit = await api.db.select().from(dashboardAudit).where(eq(dashboardAudit.action, "refund_request.rejected"));
+    expect(audit.map((a) => [a.merchantId, a.details.refundRequestId])).toEqual([[acme.id, requestId]]);
+    expect((await dashboardRequest(api, "/dashboard/audit", { cookie: viewer.cookie })).text).toContain("refund_request.rejected");
+    const unknown = await dashboardRequest(api, `/dashboard/payments/${acmePayments[0]}/refund-requests/${randomUUID()}/approve`, { cookie: owner.cookie, form: { csrf: owner.csrf } });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("API keys", () => {
+  test("rotation asks for the password, shows the new secret once, and the old key then answers 401", async () => {
+    const list = (key: string, secret: string) => api.request("/api/v1/refund-requests", { headers: { "x-api-key": key, "x-api-secret": secret } });
+    expect((await list(acme.testApiKey, acme.testApiSecret)).status).toBe(200);
+    const wrong = await dashboardRequest(api, "/dashboard/keys/rotate", { cookie: developer.cookie, form: { csrf: developer.csrf, kind: "secret", password: "not the password" } });
+    expect([wrong.status, wrong.text.includes("Nothing was rotated")]).toEqual([403, true]);
+    expect((await list(acme.testApiKey, acme.testApiSecret)).status).toBe(200);
+    const rotated = await dashboardRequest(api, "/dashboard/keys/rotate", { cookie: developer.cookie, form: { csrf: developer.csrf, kind: "secret", password: developer.password } });
+    expect(rotated.status).toBe(200);
+    const key = /id="new-key-value">([^<]+)</.exec(rotated.text)![1]!;
+    const secret = /id="new-secret-value">([^<]+)</.exec(rotated.text)![1]!;
+    expect(key).toStartWith("sk_test_");
+    expect((await list(acme.testApiKey, acme.testApiSecret)).status).toBe(401);
+    expect((await list(key, secret)).status).toBe(200);
+    const later = await dashboardRequest(api, "/dashboard/keys", { cookie: developer.cookie });
+    expect(later.text.includes(secret)).toBe(false);
+    const audit = await api.db.select().from(dashboardAudit).where(eq(dashboardAudit.action, "api_key.rotated"));
+    expect(audit.map((a) => [a.details.kind, a.details.mode])).toEqual([["secret", "test"]]);
+  });
+});
+
+describe("sessions", () => {
+  const fresh = (email: string) => dashboardRequest(api, "/dashboard/sign-in", { form: { email, password: "correct horse battery staple" } }).then(sessionCookieOf);
+  const ageSessions = (email: string, column: "last_seen_at" | "created_at", by: string) =>
+    api.db.execute(sql`update dashboard_sessions set ${sql.raw(column)} = ${sql.raw(column)} - ${by}::interval where user_id = (select id from dashboard_users where email = ${email})`);
+
+  test("a session idle past the idle timeout, or older than the absolute one, has ended", async () => {
+    const user = await signedInUser(api, acme.id, "sleepy@acme.test", "viewer");
+    await ageSessions(user.email, "last_seen_at", "31 minutes");
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: user.cookie })).status).toBe(303);
+    const busy = (await fresh(user.email))!;
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: busy })).status).toBe(200);
+    await ageSessions(user.email, "created_at", "12 hours 1 minute");
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: busy })).status).toBe(303);
+  });
+
+  test("sign-out ends this session; sign-out everywhere ends all of the user's", async () => {
+    const user = await signedInUser(api, acme.id, "leaver@acme.test", "viewer");
+    const second = (await fresh(user.email))!;
+    const out = await dashboardRequest(api, "/dashboard/sign-out", { cookie: user.cookie, form: { csrf: user.csrf } });
+    expect([out.status, out.headers.get("set-cookie")]).toEqual([303, "sp_dashboard=; Path=/dashboard; HttpOnly; SameSite=Lax; Max-Age=0"]);
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: user.cookie })).status).toBe(303);
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: second })).status).toBe(200);
+    const third = (await fresh(user.email))!;
+    const csrf = csrfOf(await dashboardRequest(api, "/dashboard/payments", { cookie: second }));
+    expect((await dashboardRequest(api, "/dashboard/sign-out-everywhere", { cookie: second, form: { csrf } })).status).toBe(303);
+    for (const cookie of [second, third]) expect((await dashboardRequest(api, "/dashboard/payments", { cookie })).status).toBe(303);
+    const [row] = await api.db.select({ open: sql<number>`count(*)::int` }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId)).where(sql`${dashboardUsers.email} = ${user.email} and not ${dashboardSessions.revoked}`);
+    expect(row!.open).toBe(0);
+  });
+});
