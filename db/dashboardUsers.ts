@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DashboardRole } from "../domain/dashboardRole.ts";
 import type { Db } from "./client.ts";
-import { dashboardInvites, dashboardUsers } from "./schema/index.ts";
+import { dashboardInvites, dashboardSessions, dashboardUsers } from "./schema/index.ts";
 
 export type DashboardUserRow = typeof dashboardUsers.$inferSelect;
 
@@ -73,4 +73,18 @@ export async function acceptInvite(db: Db, tokenHash: string, input: { passwordH
       .returning();
     return user;
   });
+}
+
+/**
+ * The sandbox's owner (`npm start`, never production): created, or given a new password hash
+ * (and the sandbox merchant of this start), on every start; its earlier sessions are ended.
+ */
+export async function setSandboxOwner(db: Db, merchantId: string, email: string, passwordHash: string): Promise<DashboardUserRow> {
+  const [row] = await db
+    .insert(dashboardUsers)
+    .values({ merchantId, email, role: "owner", passwordHash, name: "Sandbox owner" })
+    .onConflictDoUpdate({ target: dashboardUsers.email, set: { merchantId, passwordHash, role: "owner", removedAt: null } })
+    .returning();
+  await db.update(dashboardSessions).set({ revoked: true }).where(eq(dashboardSessions.userId, row!.id));
+  return row!;
 }

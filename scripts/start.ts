@@ -28,6 +28,7 @@ import { roleEnv } from "./lib/roleEnv.ts";
 import { sandboxEnv } from "./lib/sandboxEnv.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
+import { sandboxDashboardLogin } from "./lib/sandboxDashboardLogin.ts";
 
 const prod = process.argv.includes("--prod");
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -159,6 +160,7 @@ if (prod) {
   } catch {}
   const localNetworks = cfg.networks.filter((n) => n.isLocal);
   const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, chains.merchantWallets, previous);
+  const dashboardLogin = await sandboxDashboardLogin(handle.db, merchant.merchantId);
   // The sandbox starts stocked (Solana's deposit addresses derived): the first create finds one.
   const stocking = { config: cfg, db: handle.db, logger: createLogger({ level: "warn", name: "start" }) };
   for (const rail of allRails()) await rail.replenish?.(stocking);
@@ -197,6 +199,7 @@ if (prod) {
     operatorToken: cfg.operator.token,
     metrics: metricsUrls(cfg),
     queueDashboard: `${cfg.http.publicBaseUrl}/admin/queues`,
+    dashboard: { url: `${cfg.http.publicBaseUrl}/dashboard`, ...dashboardLogin },
   };
   writeFileSync(devStackFile, JSON.stringify(devStack, null, 2));
   console.log(
@@ -208,6 +211,7 @@ if (prod) {
       `  API key:     ${merchant.apiKey}`,
       `  API secret:  ${merchant.apiSecret}`,
       `  Webhook secret (callbackUrl): ${merchant.webhookSecret}`,
+      `  Dashboard:   ${devStack.dashboard.url}   (sign in as ${dashboardLogin.email} / ${dashboardLogin.password})`,
       `  Operator token: ${cfg.operator.token}   (metrics: ${Object.values(devStack.metrics).join(", ")}; queues: ${devStack.queueDashboard})`,
       ...chains.networks.map((n) => `  Chain:       ${n.shortName} (${n.chainId}) ${n.rpcUrl}`),
       ...(cfg.bridge.local ? ["  Bridge:      local relayer between the chains (pay on anvil-2, settle on anvil)"] : []),

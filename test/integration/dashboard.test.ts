@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { insertRefundRequest } from "../../db/refundRequests.ts";
+import { sandboxDashboardLogin } from "../../scripts/lib/sandboxDashboardLogin.ts";
 import { dashboardAudit, dashboardSessions, dashboardUsers, refundRequests } from "../../db/schema/index.ts";
 import { csrfOf, dashboardRequest, inviteLink, sessionCookieOf, signedInUser, type DashboardUser } from "../helpers/dashboard.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
@@ -308,5 +309,20 @@ describe("sessions", () => {
     for (const cookie of [second, third]) expect((await dashboardRequest(api, "/dashboard/payments", { cookie })).status).toBe(303);
     const [row] = await api.db.select({ open: sql<number>`count(*)::int` }).from(dashboardSessions).innerJoin(dashboardUsers, eq(dashboardUsers.id, dashboardSessions.userId)).where(sql`${dashboardUsers.email} = ${user.email} and not ${dashboardSessions.revoked}`);
     expect(row!.open).toBe(0);
+  });
+});
+
+describe("the sandbox's login", () => {
+  test("signs in as the sandbox merchant's owner; the next start's password replaces it and ends its sessions", async () => {
+    const sandbox = await api.seedMerchant("Sandbox merchant");
+    const first = await sandboxDashboardLogin(api.db, sandbox.id);
+    const signIn = (login: { email: string; password: string }) => dashboardRequest(api, "/dashboard/sign-in", { form: login });
+    const session = sessionCookieOf(await signIn(first))!;
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: session })).text).toContain("Sandbox merchant");
+    const second = await sandboxDashboardLogin(api.db, sandbox.id);
+    expect(second.password).not.toBe(first.password);
+    expect((await signIn(first)).status).toBe(401);
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: session })).status).toBe(303);
+    expect((await signIn(second)).status).toBe(303);
   });
 });
