@@ -24,6 +24,7 @@ function head(title: string, assets: string): Html {
 <meta name="robots" content="noindex">
 <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}'>
 <title>${title} · Dashboard</title>
+<link rel="icon" href="${assets}/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${assets}/dashboard.css">
 <script src="${assets}/htmx.min.js" defer></script>
 </head>`;

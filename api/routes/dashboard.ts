@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { checkoutHeaders } from "../checkout/securityHeaders.ts";
+import { checkoutHeaders, SVG_CSP } from "../checkout/securityHeaders.ts";
 import { loadDashboardAssets } from "../dashboard/dashboardAssets.ts";
 import { dashboardAccountRoutes } from "../dashboard/routes/account.ts";
 import { dashboardAuditRoutes } from "../dashboard/routes/audit.ts";
@@ -29,7 +29,14 @@ export const dashboardRoutes = (deps: ApiDeps) => {
       ({ params }) => {
         const asset = assets.get(params.version, params.file);
         if (!asset) return new Response("Not found", { status: 404, headers: { ...checkoutHeaders(), "Content-Type": "text/plain; charset=utf-8" } });
-        return new Response(asset.body, { headers: { ...checkoutHeaders(), "Content-Type": asset.type, "Cache-Control": "public, max-age=31536000, immutable" } });
+        return new Response(asset.body, {
+          headers: {
+            ...checkoutHeaders(),
+            "Content-Type": asset.type,
+            "Cache-Control": "public, max-age=31536000, immutable",
+            ...(asset.type.startsWith("image/svg") ? { "Content-Security-Policy": SVG_CSP } : {}),
+          },
+        });
       },
       { params: t.Object({ version: t.String({ maxLength: 64 }), file: t.String({ maxLength: 64 }) }) },
     )
