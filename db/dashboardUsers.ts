@@ -88,3 +88,8 @@ export async function setSandboxOwner(db: Db, merchantId: string, email: string,
   await db.update(dashboardSessions).set({ revoked: true }).where(eq(dashboardSessions.userId, row!.id));
   return row!;
 }
+
+/** Turns TOTP on (a base32 secret) or off (null) for a user. */
+export async function setTotpSecret(db: Db, userId: string, secret: string | null): Promise<void> {
+  await db.update(dashboardUsers).set({ totpSecret: secret }).where(eq(dashboardUsers.id, userId));
+}

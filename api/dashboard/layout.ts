@@ -9,6 +9,7 @@ const NAV = [
   { href: "/dashboard/refund-requests", label: "Refund requests", key: "refunds" },
   { href: "/dashboard/keys", label: "API keys", key: "keys" },
   { href: "/dashboard/audit", label: "Audit log", key: "audit" },
+  { href: "/dashboard/account", label: "Your account", key: "account" },
 ] as const;
 
 export type NavKey = (typeof NAV)[number]["key"];

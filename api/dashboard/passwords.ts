@@ -1,4 +1,4 @@
-import { TOTP } from "otpauth";
+import { Secret, TOTP } from "otpauth";
 import type { DashboardUserRow } from "../../db/dashboardUsers.ts";
 
 /** Shortest password accepted when an invite is accepted (NIST 800-63B's minimum for a chosen one). */
@@ -12,11 +12,19 @@ export const hashPassword = (password: string) => Bun.password.hash(password, { 
 let decoy: Promise<string> | undefined;
 const decoyHash = () => (decoy ??= hashPassword("decoy password never matches"));
 
+/** A new TOTP secret (160 random bits, RFC 4226's recommended size), base32 as authenticator apps take it. */
+export const newTotpSecret = (): string => new Secret({ size: 20 }).base32;
+
+/** The `otpauth://` URI an authenticator app scans: issuer "Stablepay dashboard", labelled with the e-mail. */
+export const totpUri = (secret: string, email: string): string =>
+  new TOTP({ issuer: "Stablepay dashboard", label: email, secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 }).toString();
+
 /** Whether the TOTP code is right now (one 30 s step either side for clocks that drift). */
 export function totpMatches(secret: string, code: string): boolean {
   const digits = code.replace(/\s+/g, "");
   if (!/^\d{6}$/.test(digits)) return false;
-  return new TOTP({ secret, algorithm: "SHA1", digits: 6, period: 30 }).validate({ token: digits, window: 1 }) !== null;
+  if (!/^[A-Z2-7]{16,}=*$/.test(secret)) return false;
+  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 }).validate({ token: digits, window: 1 }) !== null;
 }
 
 /**

@@ -4,6 +4,7 @@ import { loadDashboardAssets } from "../dashboard/dashboardAssets.ts";
 import { dashboardAccountRoutes } from "../dashboard/routes/account.ts";
 import { dashboardAuditRoutes } from "../dashboard/routes/audit.ts";
 import { dashboardKeyRoutes } from "../dashboard/routes/keys.ts";
+import { dashboardOwnAccountRoutes } from "../dashboard/routes/ownAccount.ts";
 import { dashboardPaymentRoutes } from "../dashboard/routes/payments.ts";
 import { dashboardRefundRoutes } from "../dashboard/routes/refunds.ts";
 import { seeOther } from "../dashboard/respond.ts";
@@ -45,5 +46,6 @@ export const dashboardRoutes = (deps: ApiDeps) => {
     .use(dashboardPaymentRoutes(deps, assets.base))
     .use(dashboardRefundRoutes(deps, assets.base))
     .use(dashboardKeyRoutes(deps, assets.base, throttle))
-    .use(dashboardAuditRoutes(deps, assets.base));
+    .use(dashboardAuditRoutes(deps, assets.base))
+    .use(dashboardOwnAccountRoutes(deps, assets.base, throttle));
 };

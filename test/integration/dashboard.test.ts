@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { Secret, TOTP } from "otpauth";
 import { insertRefundRequest } from "../../db/refundRequests.ts";
 import { sandboxDashboardLogin } from "../../scripts/lib/sandboxDashboardLogin.ts";
 import { dashboardAudit, dashboardSessions, dashboardUsers, refundRequests } from "../../db/schema/index.ts";
@@ -65,7 +66,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit"];
+const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account"];
 const writePaths = () => [
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`,
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`,
@@ -73,6 +74,8 @@ const writePaths = () => [
   "/dashboard/sign-out",
   "/dashboard/sign-out-everywhere",
   "/dashboard/mode",
+  "/dashboard/account/totp/enable",
+  "/dashboard/account/totp/disable",
 ];
 
 describe("invitations and sign-in", () => {
@@ -324,5 +327,38 @@ describe("the sandbox's login", () => {
     expect((await signIn(first)).status).toBe(401);
     expect((await dashboardRequest(api, "/dashboard/payments", { cookie: session })).status).toBe(303);
     expect((await signIn(second)).status).toBe(303);
+  });
+});
+
+describe("two-step sign-in (TOTP)", () => {
+  const codeFor = (secret: string, at = Date.now()) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: at });
+
+  test("turned on with a code and the password, it is then asked at sign-in and on key rotation; turned off the same way", async () => {
+    const user = await signedInUser(api, acme.id, "careful@acme.test", "developer");
+    const page = await dashboardRequest(api, "/dashboard/account", { cookie: user.cookie });
+    const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(page.text)![1]!;
+    expect(page.text).toContain("<svg");
+    const enable = (form: Record<string, string>) => dashboardRequest(api, "/dashboard/account/totp/enable", { cookie: user.cookie, form: { csrf: user.csrf, secret, ...form } });
+    expect((await enable({ code: "000000", password: user.password })).status).toBe(400);
+    expect((await enable({ code: codeFor(secret), password: "not it" })).status).toBe(403);
+    expect((await enable({ code: codeFor(secret), password: user.password })).headers.get("location")).toBe("/dashboard/account?done=on");
+    const [stored] = await api.db.select().from(dashboardUsers).where(eq(dashboardUsers.email, user.email));
+    expect(stored!.totpSecret).toBe(secret);
+
+    const signIn = (totp: string) => dashboardRequest(api, "/dashboard/sign-in", { form: { email: user.email, password: user.password, totp } });
+    // (At most 2 failures between successes: the lockout here is 3, and a sign-in forgets them.)
+    expect((await signIn("")).status).toBe(401);
+    expect((await signIn(codeFor(secret))).status).toBe(303);
+    expect((await signIn(codeFor(secret, Date.now() - 5 * 60_000))).status).toBe(401);
+    const rotate = await dashboardRequest(api, "/dashboard/keys/rotate", { cookie: user.cookie, form: { csrf: user.csrf, kind: "public", password: user.password } });
+    expect(rotate.status).toBe(403);
+    expect((await signIn(codeFor(secret))).status).toBe(303);
+
+    const disable = (code: string) => dashboardRequest(api, "/dashboard/account/totp/disable", { cookie: user.cookie, form: { csrf: user.csrf, code, password: user.password } });
+    expect((await disable("123456")).status).toBe(403);
+    expect((await disable(codeFor(secret))).headers.get("location")).toBe("/dashboard/account?done=off");
+    expect((await signIn("")).status).toBe(303);
+    const audit = await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'totp.%'`);
+    expect(audit.map((a) => a.action).sort()).toEqual(["totp.disabled", "totp.enabled"]);
   });
 });
