@@ -5,6 +5,7 @@ import { html, type Html } from "./html.ts";
 export type PageContext = { email: string; role: string; merchantName: string; mode: Mode; csrfToken: string; assets: string };
 
 const NAV = [
+  { href: "/dashboard/overview", label: "Overview", key: "overview" },
   { href: "/dashboard/payments", label: "Payments", key: "payments" },
   { href: "/dashboard/refund-requests", label: "Refund requests", key: "refunds" },
   { href: "/dashboard/keys", label: "API keys", key: "keys" },
@@ -17,7 +18,7 @@ export type NavKey = (typeof NAV)[number]["key"];
 /** A form's hidden CSRF field: every state-changing form carries it. */
 export const csrfField = (token: string) => html`<input type="hidden" name="csrf" value="${token}">`;
 
-function head(title: string, assets: string): Html {
+function head(title: string, assets: string, extra: Html | null = null): Html {
   return html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -28,14 +29,15 @@ function head(title: string, assets: string): Html {
 <link rel="icon" href="${assets}/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${assets}/dashboard.css">
 <script src="${assets}/htmx.min.js" defer></script>
+${extra}
 </head>`;
 }
 
 /** A signed-in page: skip link, header with the test/live switch (always visible), navigation, the test banner, `body`. */
-export function page(ctx: PageContext, options: { title: string; active?: NavKey; body: Html }): string {
+export function page(ctx: PageContext, options: { title: string; active?: NavKey; body: Html; head?: Html }): string {
   const other: Mode = ctx.mode === "test" ? "live" : "test";
   return `<!doctype html>\n${html`<html lang="en">
-${head(options.title, ctx.assets)}
+${head(options.title, ctx.assets, options.head ?? null)}
 <body hx-headers='${JSON.stringify({ "X-CSRF-Token": ctx.csrfToken })}'>
 <a class="skip" href="#main">Skip to content</a>
 ${ctx.mode === "test" ? html`<div class="banner" role="status">Test mode: you are looking at test data. Nothing here moves real money.</div>` : null}

@@ -4,6 +4,7 @@ import { loadDashboardAssets } from "../dashboard/dashboardAssets.ts";
 import { dashboardAccountRoutes } from "../dashboard/routes/account.ts";
 import { dashboardAuditRoutes } from "../dashboard/routes/audit.ts";
 import { dashboardKeyRoutes } from "../dashboard/routes/keys.ts";
+import { dashboardOverviewRoutes } from "../dashboard/routes/overview.ts";
 import { dashboardOwnAccountRoutes } from "../dashboard/routes/ownAccount.ts";
 import { dashboardPaymentRoutes } from "../dashboard/routes/payments.ts";
 import { dashboardRefundRoutes } from "../dashboard/routes/refunds.ts";
@@ -41,8 +42,9 @@ export const dashboardRoutes = (deps: ApiDeps) => {
       },
       { params: t.Object({ version: t.String({ maxLength: 64 }), file: t.String({ maxLength: 64 }) }) },
     )
-    .get("/", () => seeOther("/dashboard/payments"))
+    .get("/", () => seeOther("/dashboard/overview"))
     .use(dashboardAccountRoutes(deps, assets.base, throttle))
+    .use(dashboardOverviewRoutes(deps, assets.base))
     .use(dashboardPaymentRoutes(deps, assets.base))
     .use(dashboardRefundRoutes(deps, assets.base))
     .use(dashboardKeyRoutes(deps, assets.base, throttle))

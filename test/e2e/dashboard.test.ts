@@ -71,9 +71,9 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 /** axe's serious and critical findings on the page as it is, and a screenshot of it. */
-async function checkPage(page: Page, name: string) {
+async function checkPage(page: Page, name: string, screenshot = true) {
   expect([name, seriousOf(await axeViolations(page))]).toEqual([name, []]);
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: "disabled" });
+  if (screenshot) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: "disabled" });
 }
 
 test("an owner accepts the invitation, signs in, sees a payment complete live, and approves a refund the customer receives on chain", async () => {
@@ -134,8 +134,18 @@ test("an owner accepts the invitation, signs in, sees a payment complete live, a
   await page.getByRole("link", { name: "Payments" }).click();
   await page.waitForURL(/\/dashboard\/payments$/);
   await checkPage(page, "payments");
+  await page.getByRole("link", { name: "Overview" }).click();
+  await page.waitForURL(/\/dashboard\/overview$/);
+  // uPlot drew the volume chart (a canvas) from the page's data.
+  await page.locator("#volume-chart canvas").first().waitFor();
+  expect(await page.locator("p strong").filter({ hasText: "10.00 USD" }).count()).toBe(1);
+  await checkPage(page, "overview");
   await page.getByRole("link", { name: "Audit log" }).click();
   expect(await page.getByRole("cell", { name: "refund_request.approved" }).count()).toBe(1);
+  await checkPage(page, "audit", false);
+  await page.getByRole("link", { name: "Your account" }).click();
+  await page.locator("figure svg").waitFor();
+  await checkPage(page, "account", false);
 
   // Nothing left the service (no CDN), and the pages ran with no error or CSP refusal.
   expect(requests.filter((url) => !url.startsWith(base))).toEqual([]);

@@ -66,7 +66,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account"];
+const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview"];
 const writePaths = () => [
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`,
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`,
@@ -243,6 +243,32 @@ describe("payments", () => {
     const livePage = await dashboardRequest(api, "/dashboard/payments", { cookie });
     expect([livePage.text.includes("Test mode:"), livePage.text.includes("live-order"), livePage.text.includes("Switch to test")]).toEqual([false, true, true]);
     expect((await dashboardRequest(api, `/dashboard/payments/${live!.id}`, { cookie: owner.cookie })).status).toBe(404);
+  });
+});
+
+describe("overview", () => {
+  test("volume per day in the settlement currency and counts by status, network and token, over the chosen days", async () => {
+    const page = await dashboardRequest(api, "/dashboard/overview?from=2026-01-01&to=2026-01-03", { cookie: viewer.cookie });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("<strong>10.00 USD</strong>");
+    const cells = [...page.text.matchAll(/<tr><td>([^<]+)<\/td><td class="num">([^<]+)<\/td>/g)].map((m) => [m[1], m[2]]);
+    expect(cells).toEqual([
+      // 30 payments an hour apart from 2026-01-01 00:00, every third one completed: 8 on the first day, 2 on the next.
+      ["2026-01-01", "8.00"],
+      ["2026-01-02", "2.00"],
+      ["2026-01-03", "0.00"],
+      ["pending", "20"],
+      ["completed", "10"],
+      ["Anvil", "30"],
+      ["USDC", "30"],
+    ]);
+    const data = JSON.parse(/<script type="application\/json" id="overview-data">([^<]+)<\/script>/.exec(page.text)![1]!);
+    expect(data.days[0]).toEqual({ day: "2026-01-01", volume: "8.00" });
+    const theirs = await dashboardRequest(api, "/dashboard/overview?from=2026-01-01&to=2026-01-03", { cookie: stranger.cookie });
+    expect(theirs.text).toContain("<strong>0.00 USD</strong>");
+    for (const bad of ["from=2026-13-01", "from=2025-01-01&to=2026-06-01", "from=2026-01-05&to=2026-01-01", "to=2026-01-01T10:00"]) {
+      expect([bad, (await dashboardRequest(api, `/dashboard/overview?${bad}`, { cookie: viewer.cookie })).status]).toEqual([bad, 400]);
+    }
   });
 });
 
