@@ -8,6 +8,7 @@ const NAV = [
   { href: "/dashboard/overview", label: "Overview", key: "overview" },
   { href: "/dashboard/payments", label: "Payments", key: "payments" },
   { href: "/dashboard/refund-requests", label: "Refund requests", key: "refunds" },
+  { href: "/dashboard/wallets", label: "Settlement wallets", key: "wallets" },
   { href: "/dashboard/keys", label: "API keys", key: "keys" },
   { href: "/dashboard/audit", label: "Audit log", key: "audit" },
   { href: "/dashboard/account", label: "Your account", key: "account" },

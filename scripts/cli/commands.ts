@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { issueCredential, listCredentials, rotateCredential } from "../../db/credentials.ts";
 import { createMerchant, listMerchants } from "../../db/merchants.ts";
 import { setSettlementWallet, settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import { checkSettlementWallet } from "../../api/services/checkSettlementWallet.ts";
 import { parseReturnOrigins } from "../../api/services/returnOrigins.ts";
 import { listReturnOrigins, replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import type { CredentialKind } from "../../domain/credentials.ts";
@@ -15,9 +16,7 @@ import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
 import { userCommands } from "./users.ts";
-import { addressFormats } from "../../rails/addressFormats.ts";
-import { allRails, railFor } from "../../rails/index.ts";
-import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
+import { allRails } from "../../rails/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 
 export { CommandFailedError, UsageError, type Flags } from "./flags.ts";
@@ -90,21 +89,12 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const shortName = required(flags, "network");
     const network = config.networks.find((n) => n.shortName === shortName);
     if (!network) throw new UsageError(`--network: unknown network "${shortName}" (one of: ${config.networks.map((n) => n.shortName).join(", ")})`);
-    const format = addressFormats[network.type];
-    const address = format.normalize(required(flags, "address"));
-    if (!address) throw new UsageError(`--address: not a valid ${format.description}`);
-    // Sweeps and contract settlements would send the merchant's money there for good.
-    if (unreceivableAddresses(network).has(address)) {
-      throw new UsageError(`--address: tokens sent to ${address} cannot come back (the null address, a token's own contract or the service's contracts)`);
-    }
-    // Read from the chain where it can be (Solana: a token account given as the wallet would take other tokens' sweeps for good).
-    const rail = railFor(network);
-    if (network.enabled && rail) {
-      const problem = await rail.settlementWalletProblem(network, address, 20_000).catch((error: Error) => {
-        throw new CommandFailedError(`could not read ${address} on ${network.name}: ${error.message.split("\n")[0]}`);
-      });
-      if (problem) throw new UsageError(`--address: sweeps sent to ${address} could not be spent: ${problem}`);
-    }
+    const given = required(flags, "address");
+    const checked = await checkSettlementWallet(network, given).catch((error: Error) => {
+      throw new CommandFailedError(`could not read ${given} on ${network.name}: ${error.message.split("\n")[0]}`);
+    });
+    if ("refused" in checked) throw new UsageError(`--address: ${checked.refused}`);
+    const { address } = checked;
     await setSettlementWallet(db, merchant.id, network.id, address);
     return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;
   },

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { insertRefundRequest } from "../../db/refundRequests.ts";
+import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { sandboxDashboardLogin } from "../../scripts/lib/sandboxDashboardLogin.ts";
 import { dashboardAudit, dashboardSessions, dashboardUsers, refundRequests } from "../../db/schema/index.ts";
 import { csrfOf, dashboardRequest, inviteLink, sessionCookieOf, signedInUser, type DashboardUser } from "../helpers/dashboard.ts";
@@ -66,7 +67,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview"];
+const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview", "/dashboard/wallets"];
 const writePaths = () => [
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`,
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`,
@@ -76,6 +77,7 @@ const writePaths = () => [
   "/dashboard/mode",
   "/dashboard/account/totp/enable",
   "/dashboard/account/totp/disable",
+  "/dashboard/wallets",
 ];
 
 describe("invitations and sign-in", () => {
@@ -269,6 +271,40 @@ describe("overview", () => {
     for (const bad of ["from=2026-13-01", "from=2025-01-01&to=2026-06-01", "from=2026-01-05&to=2026-01-01", "to=2026-01-01T10:00"]) {
       expect([bad, (await dashboardRequest(api, `/dashboard/overview?${bad}`, { cookie: viewer.cookie })).status]).toEqual([bad, 400]);
     }
+  });
+});
+
+describe("settlement wallets", () => {
+  const wallet = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+  const change = (user: DashboardUser, form: Record<string, string>) => dashboardRequest(api, "/dashboard/wallets", { cookie: user.cookie, form: { csrf: user.csrf, network: "anvil", ...form } });
+  const current = async () => (await settlementWalletsByNetwork(api.db, acme.id)).get(api.config.networks.find((n) => n.shortName === "anvil")!.id);
+
+  test("only an owner changes one, with the password, to an address sweeps can reach; each change is audited", async () => {
+    expect((await change(developer, { address: wallet, password: developer.password })).status).toBe(403);
+    expect((await change(viewer, { address: wallet, password: viewer.password })).status).toBe(403);
+    const wrong = await change(owner, { address: wallet, password: "not the password" });
+    expect([wrong.status, wrong.text.includes("Nothing changed")]).toEqual([403, true]);
+    for (const [address, problem] of [
+      ["0x1234", "address: not a valid"],
+      ["0x0000000000000000000000000000000000000000", "cannot come back"],
+    ] as const) {
+      const refused = await change(owner, { address, password: owner.password });
+      expect([address, refused.status, refused.text.includes(problem)]).toEqual([address, 400, true]);
+    }
+    expect((await change(owner, { network: "base", address: wallet, password: owner.password })).status).toBe(400);
+    expect(await current()).toBeUndefined();
+    const done = await change(owner, { address: wallet.toLowerCase(), password: owner.password });
+    expect([done.status, done.headers.get("location")]).toEqual([303, "/dashboard/wallets?done=changed"]);
+    expect(await current()).toBe(wallet);
+    const next = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+    expect((await change(owner, { address: next, password: owner.password })).status).toBe(303);
+    const audit = await api.db.select().from(dashboardAudit).where(eq(dashboardAudit.action, "settlement_wallet.changed")).orderBy(dashboardAudit.createdAt);
+    expect(audit.map((a) => a.details)).toEqual([
+      { network: "anvil", from: null, to: wallet },
+      { network: "anvil", from: wallet, to: next },
+    ]);
+    const page = await dashboardRequest(api, "/dashboard/wallets", { cookie: viewer.cookie });
+    expect([page.text.includes(next), page.text.includes('action="/dashboard/wallets"')]).toEqual([true, false]);
   });
 });
 
