@@ -10,27 +10,26 @@ export async function insertSession(db: Db, values: { id: string; userId: string
 }
 
 /**
- * The live session with this id and its user, its `last_seen_at` moved to now in the same
- * statement. Undefined once revoked, idle longer than `idleMs`, older than `absoluteMs`, or
- * its user removed: the timeouts are checked by Postgres's clock, the one all API replicas share.
+ * The live session with this id and its user. Undefined once revoked, idle longer than
+ * `idleMs`, older than `absoluteMs`, or its user removed: the timeouts are checked by
+ * Postgres's clock, the one all API replicas share. `touch`: the person acted, so
+ * `last_seen_at` moves to now in the same statement (a page refreshing itself does not).
  */
-export async function touchSession(
+export async function liveSession(
   db: Db,
   id: string,
   limits: { idleMs: number; absoluteMs: number },
+  touch: boolean,
 ): Promise<{ session: DashboardSessionRow; user: DashboardUserRow } | undefined> {
-  const [session] = await db
-    .update(dashboardSessions)
-    .set({ lastSeenAt: sql`now()` })
-    .where(
-      and(
-        eq(dashboardSessions.id, id),
-        eq(dashboardSessions.revoked, false),
-        sql`${dashboardSessions.lastSeenAt} > now() - make_interval(secs => ${limits.idleMs / 1000})`,
-        sql`${dashboardSessions.createdAt} > now() - make_interval(secs => ${limits.absoluteMs / 1000})`,
-      ),
-    )
-    .returning();
+  const live = and(
+    eq(dashboardSessions.id, id),
+    eq(dashboardSessions.revoked, false),
+    sql`${dashboardSessions.lastSeenAt} > now() - make_interval(secs => ${limits.idleMs / 1000})`,
+    sql`${dashboardSessions.createdAt} > now() - make_interval(secs => ${limits.absoluteMs / 1000})`,
+  );
+  const [session] = touch
+    ? await db.update(dashboardSessions).set({ lastSeenAt: sql`now()` }).where(live).returning()
+    : await db.select().from(dashboardSessions).where(live);
   if (!session) return undefined;
   const [user] = await db.select().from(dashboardUsers).where(and(eq(dashboardUsers.id, session.userId), sql`${dashboardUsers.removedAt} is null`));
   return user ? { session, user } : undefined;

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
-import { touchSession, type DashboardSessionRow } from "../../db/dashboardSessions.ts";
+import { liveSession, type DashboardSessionRow } from "../../db/dashboardSessions.ts";
 import type { DashboardUserRow } from "../../db/dashboardUsers.ts";
 import { findMerchant } from "../../db/merchants.ts";
 import { mayChange } from "../../domain/dashboardRole.ts";
@@ -61,7 +61,9 @@ export const dashboardGuard = (deps: ApiDeps, assets: string) => {
     const writing = request.method !== "GET" && request.method !== "HEAD";
     if (writing && !sameOrigin(request, config.http.publicBaseUrl)) return refuse(403, "This request did not come from the dashboard's own pages (cross-site requests are refused).");
     const token = cookiesOf(request)[SESSION_COOKIE];
-    const live = token ? await touchSession(db, dashboardTokenHash(token), config.dashboard) : undefined;
+    // htmx's own refresh of an open page (every 5 s) is not the person acting: it must not keep an unattended session alive.
+    const refresh = !writing && request.headers.get("hx-request") === "true" && request.headers.has("hx-trigger");
+    const live = token ? await liveSession(db, dashboardTokenHash(token), config.dashboard, !refresh) : undefined;
     if (!live) {
       if (!writing) {
         const next = new URL(request.url);

@@ -361,6 +361,20 @@ describe("sessions", () => {
     expect((await dashboardRequest(api, "/dashboard/payments", { cookie: busy })).status).toBe(303);
   });
 
+  test("a page refreshing itself (htmx) does not keep an unattended session alive", async () => {
+    const user = await signedInUser(api, acme.id, "away@acme.test", "viewer");
+    await ageSessions(user.email, "last_seen_at", "29 minutes");
+    const refresh = { "hx-request": "true", "hx-trigger": "payments-table" };
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: user.cookie, headers: refresh })).status).toBe(200);
+    await ageSessions(user.email, "last_seen_at", "2 minutes");
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: user.cookie, headers: refresh })).status).toBe(303);
+    const back = await signedInUser(api, acme.id, "back@acme.test", "viewer");
+    await ageSessions(back.email, "last_seen_at", "29 minutes");
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: back.cookie })).status).toBe(200);
+    await ageSessions(back.email, "last_seen_at", "2 minutes");
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: back.cookie })).status).toBe(200);
+  });
+
   test("sign-out ends this session; sign-out everywhere ends all of the user's", async () => {
     const user = await signedInUser(api, acme.id, "leaver@acme.test", "viewer");
     const second = (await fresh(user.email))!;
