@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { DashboardRole } from "../domain/dashboardRole.ts";
 import type { Db } from "./client.ts";
 import { dashboardInvites, dashboardSessions, dashboardUsers } from "./schema/index.ts";
@@ -21,8 +21,8 @@ export async function findUser(db: Db, id: string): Promise<DashboardUserRow | u
 }
 
 /**
- * An invitation: the user (created without a password, or given the new role if the e-mail
- * is already this merchant's) and a one-time token's hash. Null when the e-mail belongs to
+ * An invitation: the user (created without a password, or given the new role at once if the
+ * e-mail is already this merchant's) and a one-time token's hash. Null when the e-mail belongs to
  * another merchant's team (one e-mail, one account).
  */
 export async function inviteUser(
@@ -31,15 +31,22 @@ export async function inviteUser(
 ): Promise<DashboardUserRow | null> {
   return db.transaction(async (tx) => {
     const email = input.email.trim().toLowerCase();
+    // A member removed earlier comes back as new: no password, no TOTP, until the invite is accepted.
     const [inserted] = await tx
       .insert(dashboardUsers)
       .values({ merchantId: input.merchantId, email, role: input.role })
-      .onConflictDoNothing()
+      .onConflictDoUpdate({
+        target: dashboardUsers.email,
+        set: { removedAt: null, passwordHash: null, totpSecret: null, role: input.role },
+        setWhere: and(eq(dashboardUsers.merchantId, input.merchantId), isNotNull(dashboardUsers.removedAt)),
+      })
       .returning();
-    const user = inserted ?? (await findUserByEmail(tx as unknown as Db, email));
+    let user = inserted ?? (await findUserByEmail(tx as unknown as Db, email));
     if (!user || user.merchantId !== input.merchantId) return null;
-    await tx.insert(dashboardInvites).values({ tokenHash: input.tokenHash, userId: user.id, role: input.role, expiresAt: input.expiresAt });
-    return user;
+    // The role is the inviter's decision, made now: accepting the link later never changes it.
+    if (user.role !== input.role) [user] = await tx.update(dashboardUsers).set({ role: input.role }).where(eq(dashboardUsers.id, user.id)).returning();
+    await tx.insert(dashboardInvites).values({ tokenHash: input.tokenHash, userId: user!.id, role: input.role, expiresAt: input.expiresAt });
+    return user ?? null;
   });
 }
 
@@ -55,7 +62,8 @@ export async function findOpenInvite(db: Db, tokenHash: string): Promise<Dashboa
 }
 
 /**
- * Uses an invite once: sets the user's password hash, name and the invite's role. Undefined
+ * Uses an invite once: sets the user's password hash and name (the role was set when invited,
+ * so a role changed since, by an owner, stands). Undefined
  * when the invite was used, expired or never existed (two tabs accepting at once: one wins).
  */
 export async function acceptInvite(db: Db, tokenHash: string, input: { passwordHash: string; name: string | null }): Promise<DashboardUserRow | undefined> {
@@ -68,7 +76,7 @@ export async function acceptInvite(db: Db, tokenHash: string, input: { passwordH
     if (!invite) return undefined;
     const [user] = await tx
       .update(dashboardUsers)
-      .set({ passwordHash: input.passwordHash, name: input.name, role: invite.role })
+      .set({ passwordHash: input.passwordHash, name: input.name })
       .where(and(eq(dashboardUsers.id, invite.userId), isNull(dashboardUsers.removedAt)))
       .returning();
     return user;
@@ -92,4 +100,41 @@ export async function setSandboxOwner(db: Db, merchantId: string, email: string,
 /** Turns TOTP on (a base32 secret) or off (null) for a user. */
 export async function setTotpSecret(db: Db, userId: string, secret: string | null): Promise<void> {
   await db.update(dashboardUsers).set({ totpSecret: secret }).where(eq(dashboardUsers.id, userId));
+}
+
+/** The merchant's team (members not removed), oldest first. */
+export const teamOf = (db: Db, merchantId: string): Promise<DashboardUserRow[]> =>
+  db
+    .select()
+    .from(dashboardUsers)
+    .where(and(eq(dashboardUsers.merchantId, merchantId), isNull(dashboardUsers.removedAt)))
+    .orderBy(asc(dashboardUsers.createdAt));
+
+/**
+ * Gives a member of the merchant's team a new role, or removes them (`null`), ending their
+ * sessions. Under a lock on the team's owners, so the last owner can never be demoted or
+ * removed, even by two owners at once. `not_found`: no such member of this team.
+ */
+export async function changeMember(db: Db, merchantId: string, userId: string, role: DashboardRole | null): Promise<"done" | "not_found" | "last_owner"> {
+  return db.transaction(async (tx) => {
+    const owners = await tx
+      .select({ id: dashboardUsers.id })
+      .from(dashboardUsers)
+      .where(and(eq(dashboardUsers.merchantId, merchantId), eq(dashboardUsers.role, "owner"), isNull(dashboardUsers.removedAt)))
+      .for("update");
+    const [member] = await tx
+      .select()
+      .from(dashboardUsers)
+      .where(and(eq(dashboardUsers.id, userId), eq(dashboardUsers.merchantId, merchantId), isNull(dashboardUsers.removedAt)))
+      .for("update");
+    if (!member) return "not_found";
+    if (member.role === "owner" && role !== "owner" && owners.length <= 1) return "last_owner";
+    if (role === null) {
+      await tx.update(dashboardUsers).set({ removedAt: sql`now()` }).where(eq(dashboardUsers.id, userId));
+      await tx.update(dashboardSessions).set({ revoked: true }).where(eq(dashboardSessions.userId, userId));
+    } else {
+      await tx.update(dashboardUsers).set({ role }).where(eq(dashboardUsers.id, userId));
+    }
+    return "done";
+  });
 }

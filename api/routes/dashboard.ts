@@ -8,6 +8,7 @@ import { dashboardOverviewRoutes } from "../dashboard/routes/overview.ts";
 import { dashboardOwnAccountRoutes } from "../dashboard/routes/ownAccount.ts";
 import { dashboardPaymentRoutes } from "../dashboard/routes/payments.ts";
 import { dashboardRefundRoutes } from "../dashboard/routes/refunds.ts";
+import { dashboardTeamRoutes } from "../dashboard/routes/team.ts";
 import { dashboardWalletRoutes } from "../dashboard/routes/wallets.ts";
 import { seeOther } from "../dashboard/respond.ts";
 import { createSignInThrottle } from "../dashboard/signInThrottle.ts";
@@ -50,6 +51,7 @@ export const dashboardRoutes = (deps: ApiDeps) => {
     .use(dashboardRefundRoutes(deps, assets.base))
     .use(dashboardKeyRoutes(deps, assets.base, throttle))
     .use(dashboardWalletRoutes(deps, assets.base, throttle))
+    .use(dashboardTeamRoutes(deps, assets.base))
     .use(dashboardAuditRoutes(deps, assets.base))
     .use(dashboardOwnAccountRoutes(deps, assets.base, throttle));
 };

@@ -1,11 +1,8 @@
-import { inviteUser } from "../../db/dashboardUsers.ts";
+import { createInvitation, EMAIL_PATTERN } from "../../api/dashboard/invitations.ts";
 import { dashboardRoles } from "../../domain/dashboardRole.ts";
-import { dashboardTokenHash, newDashboardToken } from "../../domain/dashboardTokens.ts";
 import type { CliContext } from "./context.ts";
 import { required, UsageError, type Flags } from "./flags.ts";
 import { merchantOf, oneOf } from "./lookups.ts";
-
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 /** The operator's commands on dashboard users (`user …`), each returning the text to print. */
 export const userCommands: Record<string, (ctx: CliContext, flags: Flags) => Promise<string>> = {
@@ -13,16 +10,13 @@ export const userCommands: Record<string, (ctx: CliContext, flags: Flags) => Pro
   async "user invite"({ db, config }, flags) {
     const merchant = await merchantOf(db, flags);
     const email = required(flags, "email").toLowerCase();
-    if (!EMAIL.test(email)) throw new UsageError("--email must be an e-mail address");
+    if (!EMAIL_PATTERN.test(email)) throw new UsageError("--email must be an e-mail address");
     const role = oneOf(flags, "role", dashboardRoles);
-    const token = newDashboardToken();
-    const expiresAt = new Date(Date.now() + config.dashboard.inviteMs);
-    const user = await inviteUser(db, { merchantId: merchant.id, email, role, tokenHash: dashboardTokenHash(token), expiresAt });
-    if (!user) throw new UsageError(`--email: ${email} already belongs to another merchant's team`);
-    const base = config.http.publicBaseUrl.replace(/\/+$/, "");
+    const invitation = await createInvitation({ db, config }, merchant.id, email, role);
+    if (!invitation) throw new UsageError(`--email: ${email} already belongs to another merchant's team`);
     return [
-      `Invitation for ${email} (${role}) to ${merchant.name}, valid until ${expiresAt.toISOString()}:`,
-      `${base}/dashboard/invite/${token}`,
+      `Invitation for ${email} (${role}) to ${merchant.name}, valid until ${invitation.expiresAt.toISOString()}:`,
+      invitation.link,
       "The link works once and is shown only now.",
     ].join("\n");
   },

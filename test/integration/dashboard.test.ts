@@ -67,7 +67,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview", "/dashboard/wallets"];
+const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview", "/dashboard/wallets", "/dashboard/team"];
 const writePaths = () => [
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`,
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`,
@@ -78,6 +78,7 @@ const writePaths = () => [
   "/dashboard/account/totp/enable",
   "/dashboard/account/totp/disable",
   "/dashboard/wallets",
+  "/dashboard/team/invite",
 ];
 
 describe("invitations and sign-in", () => {
@@ -305,6 +306,45 @@ describe("settlement wallets", () => {
     ]);
     const page = await dashboardRequest(api, "/dashboard/wallets", { cookie: viewer.cookie });
     expect([page.text.includes(next), page.text.includes('action="/dashboard/wallets"')]).toEqual([true, false]);
+  });
+});
+
+describe("team", () => {
+  const post = (user: DashboardUser, path: string, form: Record<string, string> = {}) => dashboardRequest(api, path, { cookie: user.cookie, form: { csrf: user.csrf, ...form } });
+  const roleOf = async (email: string) => (await api.db.select().from(dashboardUsers).where(eq(dashboardUsers.email, email)))[0];
+
+  test("owners invite, change roles and remove; a role changed before the link is used stands; the last owner stays", async () => {
+    for (const user of [developer, viewer]) expect((await post(user, "/dashboard/team/invite", { email: "newbie@acme.test", role: "owner" })).status).toBe(403);
+    expect((await post(owner, "/dashboard/team/invite", { email: "not an address", role: "viewer" })).status).toBe(400);
+    expect((await post(owner, "/dashboard/team/invite", { email: "owner@rival.test", role: "viewer" })).status).toBe(409);
+    const invited = await post(owner, "/dashboard/team/invite", { email: "Newbie@acme.test", role: "owner" });
+    expect(invited.status).toBe(200);
+    const link = new URL(/id="invite-link-value">([^<]+)</.exec(invited.text)![1]!).pathname;
+    const newbie = (await roleOf("newbie@acme.test"))!;
+    expect([newbie.role, newbie.passwordHash]).toEqual(["owner", null]);
+    // Demoted before accepting: the link does not bring the invited role back.
+    expect((await post(owner, `/dashboard/team/${newbie.id}/role`, { role: "viewer" })).status).toBe(303);
+    expect((await dashboardRequest(api, link, { form: { password: "newbie's long password", confirm: "newbie's long password" } })).status).toBe(303);
+    expect((await roleOf("newbie@acme.test"))!.role).toBe("viewer");
+    const session = sessionCookieOf(await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "newbie@acme.test", password: "newbie's long password" } }))!;
+    expect((await dashboardRequest(api, "/dashboard/team", { cookie: session })).text).toContain("Only an owner may invite");
+
+    const me = (await roleOf(owner.email))!;
+    for (const [path, form] of [[`/dashboard/team/${me.id}/role`, { role: "developer" }], [`/dashboard/team/${me.id}/remove`, {}]] as const) {
+      const refused = await post(owner, path, form);
+      expect([path, refused.status, refused.text.includes("last owner")]).toEqual([path, 409, true]);
+    }
+    expect((await post(stranger, `/dashboard/team/${newbie.id}/remove`)).status).toBe(404);
+    expect((await post(owner, `/dashboard/team/${newbie.id}/role`, { role: "king" })).status).toBe(400);
+
+    expect((await post(owner, `/dashboard/team/${newbie.id}/remove`)).status).toBe(303);
+    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: session })).status).toBe(303);
+    expect((await dashboardRequest(api, "/dashboard/sign-in", { form: { email: "newbie@acme.test", password: "newbie's long password" } })).status).toBe(401);
+    // Invited again, they come back with nothing of before: a new password is needed.
+    expect((await post(owner, "/dashboard/team/invite", { email: "newbie@acme.test", role: "developer" })).status).toBe(200);
+    expect(await roleOf("newbie@acme.test")).toMatchObject({ role: "developer", passwordHash: null, removedAt: null });
+    const actions = (await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'team.%'`)).map((a) => a.action);
+    expect(actions.sort()).toEqual(["team.invited", "team.invited", "team.removed", "team.role_changed"]);
   });
 });
 
