@@ -8,6 +8,7 @@ const FILES: Record<string, { path: string; type: string }> = {
   "htmx.min.js": { path: "node_modules/htmx.org/dist/htmx.min.js", type: "text/javascript; charset=utf-8" },
   "uPlot.iife.min.js": { path: "node_modules/uplot/dist/uPlot.iife.min.js", type: "text/javascript; charset=utf-8" },
   "uPlot.min.css": { path: "node_modules/uplot/dist/uPlot.min.css", type: "text/css; charset=utf-8" },
+  "live.js": { path: "api/dashboard/assets/live.js", type: "text/javascript; charset=utf-8" },
   "overview.js": { path: "api/dashboard/assets/overview.js", type: "text/javascript; charset=utf-8" },
   // The checkout page's icon: one file, two users.
   "icon.svg": { path: "api/checkout/assets/icon.svg", type: "image/svg+xml" },

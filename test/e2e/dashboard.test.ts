@@ -110,6 +110,8 @@ test("an owner accepts the invitation, signs in, sees a payment complete live, a
   await chain.publicClient.waitForTransactionReceipt({ hash });
   await chain.mine(3);
   await page.locator('#payment-status[data-status="completed"]').waitFor({ timeout: 30_000 });
+  // The page followed the checkout's change stream.
+  expect(requests.filter((url) => url === `${base}/api/v1/payments/public/${deposit.id}/events`).length).toBeGreaterThan(0);
 
   // The customer asks for the excess at an address of theirs that did not pay: it waits for the merchant.
   const exchange = privateKeyToAccount(generatePrivateKey()).address;

@@ -9,8 +9,9 @@ import { awaitingRequestsTable } from "./refundRequestForms.ts";
 
 /**
  * A payment's page: its facts, the refund requests awaiting a decision, and its story in time
- * order. The story asks for itself again every 5 s while the payment is open (htmx), so a
- * payment flips to completed without a reload.
+ * order. While the payment is open, the checkout's change stream (`live.js`) makes htmx fetch
+ * the live part again on each change, and it asks every 5 s besides, so a payment flips to
+ * completed without a reload.
  */
 export function paymentPage(ctx: PageContext, options: { payment: PaymentRow; network: Network | undefined; records: PaymentRecords; canDecide: boolean; notice?: string }): string {
   const { payment: p, network, records } = options;
@@ -21,8 +22,11 @@ export function paymentPage(ctx: PageContext, options: { payment: PaymentRow; ne
   return page(ctx, {
     title: `Payment ${p.id}`,
     active: "payments",
+    head: html`<script src="${ctx.assets}/live.js" defer></script>`,
     body: html`${options.notice ? html`<p role="status" class="notice">${options.notice}</p>` : null}
-<div id="payment-live"${open ? html` hx-get="${self}" hx-trigger="every 5s" hx-select="#payment-live" hx-swap="outerHTML"` : null}>
+<div id="payment-live"${
+      open ? html` hx-get="${self}" hx-trigger="payment-changed from:body, every 5s" hx-select="#payment-live" hx-swap="outerHTML" data-stream="/api/v1/payments/public/${p.id}/events"` : null
+    }>
 <dl class="facts">
   <dt>Status</dt><dd id="payment-status" data-status="${p.status}">${p.status}</dd>
   <dt>Amount</dt><dd>${units(p.amount)}</dd>
