@@ -10,6 +10,7 @@ import { dashboardPaymentRoutes } from "../dashboard/routes/payments.ts";
 import { dashboardRefundRoutes } from "../dashboard/routes/refunds.ts";
 import { dashboardTeamRoutes } from "../dashboard/routes/team.ts";
 import { dashboardWalletRoutes } from "../dashboard/routes/wallets.ts";
+import { dashboardWebhookRoutes } from "../dashboard/routes/webhooks.ts";
 import { seeOther } from "../dashboard/respond.ts";
 import { createSignInThrottle } from "../dashboard/signInThrottle.ts";
 import type { ApiDeps } from "../deps.ts";
@@ -51,6 +52,7 @@ export const dashboardRoutes = (deps: ApiDeps) => {
     .use(dashboardRefundRoutes(deps, assets.base))
     .use(dashboardKeyRoutes(deps, assets.base, throttle))
     .use(dashboardWalletRoutes(deps, assets.base, throttle))
+    .use(dashboardWebhookRoutes(deps, assets.base, throttle))
     .use(dashboardTeamRoutes(deps, assets.base))
     .use(dashboardAuditRoutes(deps, assets.base))
     .use(dashboardOwnAccountRoutes(deps, assets.base, throttle));

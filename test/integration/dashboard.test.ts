@@ -5,7 +5,7 @@ import { Secret, TOTP } from "otpauth";
 import { insertRefundRequest } from "../../db/refundRequests.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { sandboxDashboardLogin } from "../../scripts/lib/sandboxDashboardLogin.ts";
-import { dashboardAudit, dashboardSessions, dashboardUsers, refundRequests } from "../../db/schema/index.ts";
+import { dashboardAudit, dashboardSessions, dashboardUsers, paymentEvents, refundRequests, webhookDeliveries, webhookEndpoints } from "../../db/schema/index.ts";
 import { csrfOf, dashboardRequest, inviteLink, sessionCookieOf, signedInUser, type DashboardUser } from "../helpers/dashboard.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
@@ -67,7 +67,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview", "/dashboard/wallets", "/dashboard/team"];
+const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview", "/dashboard/wallets", "/dashboard/team", "/dashboard/webhooks"];
 const writePaths = () => [
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`,
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`,
@@ -79,6 +79,7 @@ const writePaths = () => [
   "/dashboard/account/totp/disable",
   "/dashboard/wallets",
   "/dashboard/team/invite",
+  "/dashboard/webhooks",
 ];
 
 describe("invitations and sign-in", () => {
@@ -345,6 +346,47 @@ describe("team", () => {
     expect(await roleOf("newbie@acme.test")).toMatchObject({ role: "developer", passwordHash: null, removedAt: null });
     const actions = (await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'team.%'`)).map((a) => a.action);
     expect(actions.sort()).toEqual(["team.invited", "team.invited", "team.removed", "team.role_changed"]);
+  });
+});
+
+describe("webhooks", () => {
+  const post = (user: DashboardUser, path: string, form: Record<string, string> = {}) => dashboardRequest(api, path, { cookie: user.cookie, form: { csrf: user.csrf, ...form } });
+  const secretOf = (page: { text: string }) => /id="webhook-secret-value">(whsec_[^<]+)</.exec(page.text)?.[1];
+
+  test("endpoints are added and rotated with the password (the secret shown once), removed, and events redelivered; never another account's", async () => {
+    expect((await dashboardRequest(api, "/dashboard/webhooks", { cookie: viewer.cookie })).text).not.toContain('action="/dashboard/webhooks"');
+    expect((await post(viewer, "/dashboard/webhooks", { url: "http://127.0.0.1:9/hook", password: viewer.password })).status).toBe(403);
+    expect((await post(developer, "/dashboard/webhooks", { url: "http://127.0.0.1:9/hook", password: "wrong" })).status).toBe(403);
+    // A wrong password counts toward the sign-in lockout (3 here); a sign-in forgets it, for the tests after this one.
+    expect((await dashboardRequest(api, "/dashboard/sign-in", { form: { email: developer.email, password: developer.password } })).status).toBe(303);
+    const bad = await post(developer, "/dashboard/webhooks", { url: "ftp://example.com", password: developer.password });
+    expect([bad.status, bad.text.includes("url")]).toEqual([400, true]);
+    const badEvent = await post(developer, "/dashboard/webhooks", { url: "http://127.0.0.1:9/hook", events: "payment.completed, payment.exploded", password: developer.password });
+    expect([badEvent.status, badEvent.text.includes("payment.exploded")]).toEqual([400, true]);
+    const added = await post(developer, "/dashboard/webhooks", { url: "http://127.0.0.1:9/hook", events: "payment.completed", password: developer.password });
+    expect(added.status).toBe(200);
+    const [endpoint] = await api.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.merchantId, acme.id));
+    expect([endpoint!.events, secretOf(added)!.startsWith("whsec_")]).toEqual([["payment.completed"], true]);
+    expect((await dashboardRequest(api, "/dashboard/webhooks", { cookie: developer.cookie })).text).not.toContain(secretOf(added)!);
+
+    const rotated = await post(developer, `/dashboard/webhooks/${endpoint!.id}/rotate`, { password: developer.password });
+    expect([rotated.status, secretOf(rotated) !== secretOf(added)]).toEqual([200, true]);
+    for (const path of [`/dashboard/webhooks/${endpoint!.id}/rotate`, `/dashboard/webhooks/${endpoint!.id}/remove`]) {
+      expect([path, (await post(stranger, path, { password: stranger.password })).status]).toEqual([path, 404]);
+    }
+
+    const eventId = randomUUID();
+    await api.db.insert(paymentEvents).values({ id: eventId, merchantId: acme.id, mode: "test", paymentId: acmePayments[3]!, type: "payment.completed", payload: {}, feedPosition: 1 });
+    expect((await dashboardRequest(api, "/dashboard/webhooks", { cookie: viewer.cookie })).text).toContain(`href="/dashboard/payments/${acmePayments[3]}"`);
+    expect((await post(stranger, `/dashboard/webhooks/events/${eventId}/redeliver`)).status).toBe(404);
+    const again = await post(developer, `/dashboard/webhooks/events/${eventId}/redeliver`);
+    expect([again.status, again.text.includes("payment.completed sent again (1 delivery)")]).toEqual([200, true]);
+    expect((await api.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId))).map((d) => d.url)).toEqual(["http://127.0.0.1:9/hook"]);
+
+    expect((await post(developer, `/dashboard/webhooks/${endpoint!.id}/remove`)).status).toBe(303);
+    expect((await dashboardRequest(api, "/dashboard/webhooks", { cookie: developer.cookie })).text).toContain("No endpoints in test mode");
+    const actions = (await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'webhook_endpoint.%'`)).map((a) => a.action);
+    expect(actions.sort()).toEqual(["webhook_endpoint.added", "webhook_endpoint.removed", "webhook_endpoint.secret_rotated"]);
   });
 });
 
