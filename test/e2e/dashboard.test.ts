@@ -171,3 +171,58 @@ test("a cross-site form post is refused, and the payment is unchanged", async ()
   expect(still.status).toBe(200);
   await context.close();
 }, 60_000);
+
+test("a secret rotated in the browser is shown once and the old one then answers 401; a viewer's wallet change is refused by the server; wrong passwords are throttled", async () => {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const signIn = async (email: string, password: string) => {
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  };
+  const keys = (key: string, secret: string) => api.request("/api/v1/refund-requests", { headers: { "x-api-key": key, "x-api-secret": secret } });
+
+  await signIn("owner@acme.test", PASSWORD);
+  await page.waitForURL(/\/dashboard\/payments$/);
+  await page.getByRole("link", { name: "API keys" }).click();
+  await page.getByLabel("Your password (to confirm it is you)").fill(PASSWORD);
+  await page.getByRole("button", { name: "Rotate" }).click();
+  const secret = (await page.locator("#new-secret-value").textContent())!;
+  const key = (await page.locator("#new-key-value").textContent())!;
+  await checkPage(page, "keys-rotated", false);
+  expect((await keys(merchant.testApiKey, merchant.testApiSecret)).status).toBe(401);
+  expect((await keys(key, secret)).status).toBe(200);
+  await page.reload();
+  expect(await page.getByText(secret).count()).toBe(0);
+
+  // A viewer sees the wallets but no form; a request made anyway, with the page's own CSRF token, is refused.
+  const invite = await inviteLink(api, merchant.id, "viewer@acme.test", "viewer");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.goto(base + invite);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByLabel("Password again").fill(PASSWORD);
+  await page.getByRole("button", { name: "Set password" }).click();
+  await page.waitForURL(/welcome=1$/);
+  await signIn("viewer@acme.test", PASSWORD);
+  await page.getByRole("link", { name: "Settlement wallets" }).click();
+  await checkPage(page, "wallets-viewer", false);
+  expect(await page.getByRole("button", { name: "Change wallet" }).count()).toBe(0);
+  const status = await page.evaluate(async (password) => {
+    const csrf = (document.querySelector('input[name="csrf"]') as HTMLInputElement).value;
+    const body = new URLSearchParams({ csrf, network: "anvil", address: "0x90F79bf6EB2c4f870365E785982E1f101E93b906", password });
+    return (await fetch("/dashboard/wallets", { method: "POST", body })).status;
+  }, PASSWORD);
+  expect(status).toBe(403);
+
+  // Five wrong passwords, then even the right one is refused for a while.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  for (let i = 0; i < 5; i++) {
+    await signIn("viewer@acme.test", `wrong password ${i}`);
+    await page.getByText("do not match an account").waitFor();
+  }
+  await signIn("viewer@acme.test", PASSWORD);
+  await page.getByText("Too many failed attempts").waitFor();
+  await checkPage(page, "sign-in-locked", false);
+  await context.close();
+}, 90_000);
