@@ -10,6 +10,8 @@ export type DashboardPaymentFilters = {
   status?: PaymentStatus;
   networkId?: string;
   tokenSymbol?: string;
+  /** The agent (`X-Agent-Id`) that created the payment. */
+  agentId?: string;
   /** Inclusive. */
   from?: Date;
   /** Exclusive. */
@@ -57,6 +59,7 @@ export async function listDashboardPayments(
   if (filters.status) where.push(eq(payments.status, filters.status));
   if (filters.networkId) where.push(eq(payments.networkId, filters.networkId));
   if (filters.tokenSymbol) where.push(eq(payments.tokenSymbol, filters.tokenSymbol));
+  if (filters.agentId) where.push(eq(payments.agentId, filters.agentId));
   if (filters.from) where.push(gte(payments.createdAt, filters.from));
   if (filters.toExclusive) where.push(lt(payments.createdAt, filters.toExclusive));
   if (filters.search) where.push(searchCondition(filters.search));

@@ -6,7 +6,7 @@ import { paymentStatuses, type PaymentStatus } from "../../domain/paymentStatus.
 import { uuidPattern } from "../../domain/uuid.ts";
 
 /** The list's query as the page echoes it back into its form and links (strings, "" when unset). */
-export type PaymentQuery = { status: string; network: string; token: string; from: string; to: string; q: string };
+export type PaymentQuery = { status: string; network: string; token: string; agent: string; from: string; to: string; q: string };
 
 const text = (query: Record<string, unknown>, name: string, max: number): string => {
   const value = query[name];
@@ -21,6 +21,7 @@ export function parsePaymentQuery(config: Config, query: Record<string, unknown>
     status: text(query, "status", 20),
     network: text(query, "network", 64),
     token: text(query, "token", 20),
+    agent: text(query, "agent", 200),
     from: text(query, "from", 30),
     to: text(query, "to", 30),
     q: text(query, "q", 200),
@@ -39,6 +40,7 @@ export function parsePaymentQuery(config: Config, query: Record<string, unknown>
     if (!/^[A-Za-z0-9.]{1,20}$/.test(echo.token)) throw new ValidationError("token", "token: a token symbol such as USDC");
     filters.tokenSymbol = echo.token.toUpperCase();
   }
+  if (echo.agent) filters.agentId = echo.agent;
   if (echo.from) {
     const bound = parseIsoDate(echo.from);
     if (!bound) throw new ValidationError("from", "from: a date such as 2026-01-31");

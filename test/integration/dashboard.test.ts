@@ -40,6 +40,7 @@ beforeAll(async () => {
       status: i % 3 === 0 ? "completed" : "pending",
       receiveAddress: `0x${i.toString(16).padStart(40, "a")}`,
       ...(i === 7 ? { orderId: '=HYPERLINK("x")', completingTxHash: `0x${"7".repeat(64)}` } : {}),
+      ...(i === 11 ? { agentId: "shopping-bot" } : {}),
     }),
   );
   await insertPaymentRows(api.db, rows);
@@ -212,6 +213,7 @@ describe("payments", () => {
       expect([q, ids((await dashboardRequest(api, `/dashboard/payments?q=${encodeURIComponent(q)}`, { cookie: owner.cookie })).text)]).toEqual([q, [acmePayments[4]]]);
     }
     expect(ids((await dashboardRequest(api, `/dashboard/payments?q=0x${"7".repeat(64)}`, { cookie: owner.cookie })).text)).toEqual([acmePayments[7]]);
+    expect(ids((await dashboardRequest(api, "/dashboard/payments?agent=shopping-bot", { cookie: owner.cookie })).text)).toEqual([acmePayments[11]]);
     const bad = await dashboardRequest(api, "/dashboard/payments?status=paid", { cookie: owner.cookie });
     expect([bad.status, bad.text.includes("status: one of pending")]).toEqual([400, true]);
     expect((await dashboardRequest(api, "/dashboard/payments?from=2026-02-30", { cookie: owner.cookie })).status).toBe(400);

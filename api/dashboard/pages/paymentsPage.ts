@@ -15,6 +15,7 @@ function filterForm(config: Config, echo: PaymentQuery): Html {
   <div><label for="status">Status</label><select id="status" name="status">${option("", "Any", echo.status)}${paymentStatuses.map((s) => option(s, s, echo.status))}</select></div>
   <div><label for="network">Network</label><select id="network" name="network">${option("", "Any", echo.network)}${config.networks.map((n) => option(n.shortName, n.name, echo.network))}</select></div>
   <div><label for="token">Token</label><select id="token" name="token">${option("", "Any", echo.token)}${tokens.map((t) => option(t, t, echo.token))}</select></div>
+  <div><label for="agent">Agent</label><input id="agent" name="agent" value="${echo.agent}" size="12"></div>
   <div><label for="from">From</label><input id="from" name="from" type="date" value="${echo.from}"></div>
   <div><label for="to">To (inclusive)</label><input id="to" name="to" type="date" value="${echo.to}"></div>
   <div><button type="submit">Apply</button></div>
