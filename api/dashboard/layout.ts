@@ -11,6 +11,7 @@ const NAV = [
   { href: "/dashboard/wallets", label: "Settlement wallets", key: "wallets" },
   { href: "/dashboard/keys", label: "API keys", key: "keys" },
   { href: "/dashboard/webhooks", label: "Webhooks", key: "webhooks" },
+  { href: "/dashboard/settings", label: "Settings", key: "settings" },
   { href: "/dashboard/team", label: "Team", key: "team" },
   { href: "/dashboard/audit", label: "Audit log", key: "audit" },
   { href: "/dashboard/account", label: "Your account", key: "account" },

@@ -8,6 +8,7 @@ import { dashboardOverviewRoutes } from "../dashboard/routes/overview.ts";
 import { dashboardOwnAccountRoutes } from "../dashboard/routes/ownAccount.ts";
 import { dashboardPaymentRoutes } from "../dashboard/routes/payments.ts";
 import { dashboardRefundRoutes } from "../dashboard/routes/refunds.ts";
+import { dashboardSettingsRoutes } from "../dashboard/routes/settings.ts";
 import { dashboardTeamRoutes } from "../dashboard/routes/team.ts";
 import { dashboardWalletRoutes } from "../dashboard/routes/wallets.ts";
 import { dashboardWebhookRoutes } from "../dashboard/routes/webhooks.ts";
@@ -53,6 +54,7 @@ export const dashboardRoutes = (deps: ApiDeps) => {
     .use(dashboardKeyRoutes(deps, assets.base, throttle))
     .use(dashboardWalletRoutes(deps, assets.base, throttle))
     .use(dashboardWebhookRoutes(deps, assets.base, throttle))
+    .use(dashboardSettingsRoutes(deps, assets.base))
     .use(dashboardTeamRoutes(deps, assets.base))
     .use(dashboardAuditRoutes(deps, assets.base))
     .use(dashboardOwnAccountRoutes(deps, assets.base, throttle));

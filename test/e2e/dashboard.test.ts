@@ -148,6 +148,11 @@ test("an owner accepts the invitation, signs in, sees a payment complete live, a
   await page.getByRole("link", { name: "Your account" }).click();
   await page.locator("figure svg").waitFor();
   await checkPage(page, "account", false);
+  for (const [link, heading] of [["Settlement wallets", "Settlement wallets"], ["API keys", "API keys"], ["Webhooks", "Webhooks"], ["Settings", "Settings"], ["Team", "Team"]] as const) {
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link, exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+    await checkPage(page, heading.toLowerCase().replace(" ", "-"), false);
+  }
 
   // Nothing left the service (no CDN), and the pages ran with no error or CSP refusal.
   expect(requests.filter((url) => !url.startsWith(base))).toEqual([]);

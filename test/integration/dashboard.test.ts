@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
+import { findAgentPolicy } from "../../db/agentPolicies.ts";
+import { findUnknownAgents } from "../../db/agentSettings.ts";
 import { insertRefundRequest } from "../../db/refundRequests.ts";
+import { listReturnOrigins } from "../../db/returnOrigins.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { sandboxDashboardLogin } from "../../scripts/lib/sandboxDashboardLogin.ts";
 import { dashboardAudit, dashboardSessions, dashboardUsers, paymentEvents, refundRequests, webhookDeliveries, webhookEndpoints } from "../../db/schema/index.ts";
@@ -68,7 +71,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview", "/dashboard/wallets", "/dashboard/team", "/dashboard/webhooks"];
+const readPaths = () => ["/dashboard/payments", "/dashboard/payments.csv", `/dashboard/payments/${acmePayments[0]}`, "/dashboard/refund-requests", "/dashboard/keys", "/dashboard/audit", "/dashboard/account", "/dashboard/overview", "/dashboard/wallets", "/dashboard/team", "/dashboard/webhooks", "/dashboard/settings"];
 const writePaths = () => [
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/approve`,
   `/dashboard/payments/${acmePayments[0]}/refund-requests/${requestId}/reject`,
@@ -81,6 +84,10 @@ const writePaths = () => [
   "/dashboard/wallets",
   "/dashboard/team/invite",
   "/dashboard/webhooks",
+  "/dashboard/settings/return-origins",
+  "/dashboard/settings/unknown-agents",
+  "/dashboard/settings/agents",
+  "/dashboard/settings/agents/deactivate",
 ];
 
 describe("invitations and sign-in", () => {
@@ -389,6 +396,35 @@ describe("webhooks", () => {
     expect((await dashboardRequest(api, "/dashboard/webhooks", { cookie: developer.cookie })).text).toContain("No endpoints in test mode");
     const actions = (await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'webhook_endpoint.%'`)).map((a) => a.action);
     expect(actions.sort()).toEqual(["webhook_endpoint.added", "webhook_endpoint.removed", "webhook_endpoint.secret_rotated"]);
+  });
+});
+
+describe("settings", () => {
+  const post = (user: DashboardUser, path: string, form: Record<string, string> = {}) => dashboardRequest(api, path, { cookie: user.cookie, form: { csrf: user.csrf, ...form } });
+
+  test("return origins, agents without a policy and agent policies change with the API's checks, in the mode shown only", async () => {
+    expect((await post(viewer, "/dashboard/settings/return-origins", { origins: "https://shop.example" })).status).toBe(403);
+    const bad = await post(developer, "/dashboard/settings/return-origins", { origins: "https://shop.example\nftp://files.example" });
+    expect([bad.status, bad.text.includes("Nothing changed")]).toEqual([400, true]);
+    expect((await post(developer, "/dashboard/settings/return-origins", { origins: "https://shop.example\r\nhttps://Checkout.Example:8443" })).status).toBe(303);
+    expect((await listReturnOrigins(api.db, acme.id, "test")).sort()).toEqual(["https://checkout.example:8443", "https://shop.example"]);
+    expect(await listReturnOrigins(api.db, acme.id, "live")).toEqual([]);
+    expect((await dashboardRequest(api, "/dashboard/settings", { cookie: stranger.cookie })).text).not.toContain("checkout.example");
+    expect((await dashboardRequest(api, "/dashboard/settings", { cookie: viewer.cookie })).text).toContain("checkout.example");
+
+    expect((await post(developer, "/dashboard/settings/unknown-agents", { unknownAgents: "maybe" })).status).toBe(400);
+    expect((await post(developer, "/dashboard/settings/unknown-agents", { unknownAgents: "deny" })).status).toBe(303);
+    expect([await findUnknownAgents(api.db, acme.id, "test"), await findUnknownAgents(api.db, acme.id, "live")]).toEqual(["deny", "allow"]);
+
+    const badPolicy = await post(developer, "/dashboard/settings/agents", { agentId: "bot-1", allowedNetworks: "anvil, nowhere" });
+    expect([badPolicy.status, badPolicy.text.includes("nowhere")]).toEqual([400, true]);
+    expect((await post(developer, "/dashboard/settings/agents", { agentId: "bot-1", maxPerPayment: "25.50", allowedNetworks: "anvil", allowedTokens: "usdc" })).status).toBe(303);
+    expect(await findAgentPolicy(api.db, acme.id, "test", "bot-1")).toMatchObject({ maxPerPayment: "25.5", dailyLimit: null, allowedNetworks: ["anvil"], allowedTokens: ["USDC"], active: true });
+    expect((await post(developer, "/dashboard/settings/agents/deactivate", { agentId: "bot-1" })).status).toBe(303);
+    expect((await findAgentPolicy(api.db, acme.id, "test", "bot-1"))!.active).toBe(false);
+    expect((await post(stranger, "/dashboard/settings/agents/deactivate", { agentId: "bot-1" })).status).toBe(404);
+    const actions = (await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'settings.%' or ${dashboardAudit.action} like 'agent_policy.%'`)).map((a) => a.action);
+    expect(actions.sort()).toEqual(["agent_policy.deactivated", "agent_policy.set", "settings.return_origins", "settings.unknown_agents"]);
   });
 });
 
