@@ -6,6 +6,7 @@ import { dashboardAuditRoutes } from "../dashboard/routes/audit.ts";
 import { dashboardKeyRoutes } from "../dashboard/routes/keys.ts";
 import { dashboardOverviewRoutes } from "../dashboard/routes/overview.ts";
 import { dashboardOwnAccountRoutes } from "../dashboard/routes/ownAccount.ts";
+import { dashboardPaymentActionRoutes } from "../dashboard/routes/paymentActions.ts";
 import { dashboardPaymentRoutes } from "../dashboard/routes/payments.ts";
 import { dashboardRefundRoutes } from "../dashboard/routes/refunds.ts";
 import { dashboardSettingsRoutes } from "../dashboard/routes/settings.ts";
@@ -50,6 +51,7 @@ export const dashboardRoutes = (deps: ApiDeps) => {
     .use(dashboardAccountRoutes(deps, assets.base, throttle))
     .use(dashboardOverviewRoutes(deps, assets.base))
     .use(dashboardPaymentRoutes(deps, assets.base))
+    .use(dashboardPaymentActionRoutes(deps, assets.base, throttle))
     .use(dashboardRefundRoutes(deps, assets.base))
     .use(dashboardKeyRoutes(deps, assets.base, throttle))
     .use(dashboardWalletRoutes(deps, assets.base, throttle))

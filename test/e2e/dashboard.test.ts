@@ -76,7 +76,7 @@ async function checkPage(page: Page, name: string, screenshot = true) {
   if (screenshot) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: "disabled" });
 }
 
-test("an owner accepts the invitation, signs in, sees a payment complete live, and approves a refund the customer receives on chain", async () => {
+test("an owner accepts the invitation, signs in, sees a payment complete live, and approves a refund request and refunds another payment, each received on chain", async () => {
   const context = await browser.newContext({ viewport: DESKTOP });
   const requests = recordRequests(context);
   const page = await context.newPage();
@@ -133,6 +133,22 @@ test("an owner accepts the invitation, signs in, sees a payment complete live, a
   await page.locator("ol.timeline", { hasText: "Refund confirmed" }).waitFor({ timeout: 30_000 });
   await checkPage(page, "payment-refunded");
 
+  // The merchant refunds another overpaid deposit from its page (password re-entered): back to the address that paid.
+  const second = await api.request("/api/v1/deposits/create", { headers: { "x-public-key": merchant.publicKey }, body: { amount: "10", currency: "USDC", network: "anvil", orderId: "order-1002" } });
+  const secondId = second.body.payment.id as string;
+  const paid = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [second.body.payment.depositAddress, 13_000_000n], account: customer, chain: null });
+  await chain.publicClient.waitForTransactionReceipt({ hash: paid });
+  await chain.mine(3);
+  await page.goto(`${base}/dashboard/payments/${secondId}`);
+  await page.locator('#payment-status[data-status="completed"]').waitFor({ timeout: 30_000 });
+  const before = await balanceOf(customer.address);
+  await page.getByText("Refund what this payment owes the customer").click();
+  await page.getByLabel("Reason").last().fill("overpaid");
+  await page.getByLabel("Your password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Refund", exact: true }).click();
+  await page.waitForURL(new RegExp(`/dashboard/payments/${secondId}\\?done=refunded$`));
+  await until("the customer's balance", () => balanceOf(customer.address), (b) => b === before + 3_000_000n);
+
   await page.getByRole("link", { name: "Payments" }).click();
   await page.waitForURL(/\/dashboard\/payments$/);
   await checkPage(page, "payments");
@@ -140,7 +156,7 @@ test("an owner accepts the invitation, signs in, sees a payment complete live, a
   await page.waitForURL(/\/dashboard\/overview$/);
   // uPlot drew the volume chart (a canvas) from the page's data.
   await page.locator("#volume-chart canvas").first().waitFor();
-  expect(await page.locator("p strong").filter({ hasText: "10.00 USD" }).count()).toBe(1);
+  expect(await page.locator("p strong").filter({ hasText: "20.00 USD" }).count()).toBe(1);
   await checkPage(page, "overview");
   await page.getByRole("link", { name: "Audit log" }).click();
   expect(await page.getByRole("cell", { name: "refund_request.approved" }).count()).toBe(1);

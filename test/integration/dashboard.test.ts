@@ -88,6 +88,8 @@ const writePaths = () => [
   "/dashboard/settings/unknown-agents",
   "/dashboard/settings/agents",
   "/dashboard/settings/agents/deactivate",
+  `/dashboard/payments/${acmePayments[1]}/cancel`,
+  `/dashboard/payments/${acmePayments[1]}/refund`,
 ];
 
 describe("invitations and sign-in", () => {
@@ -425,6 +427,33 @@ describe("settings", () => {
     expect((await post(stranger, "/dashboard/settings/agents/deactivate", { agentId: "bot-1" })).status).toBe(404);
     const actions = (await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'settings.%' or ${dashboardAudit.action} like 'agent_policy.%'`)).map((a) => a.action);
     expect(actions.sort()).toEqual(["agent_policy.deactivated", "agent_policy.set", "settings.return_origins", "settings.unknown_agents"]);
+  });
+});
+
+describe("a payment's actions", () => {
+  const post = (user: DashboardUser, path: string, form: Record<string, string> = {}) => dashboardRequest(api, path, { cookie: user.cookie, form: { csrf: user.csrf, ...form } });
+  const statusOf = async (id: string) => (await api.db.select({ status: sql<string>`status` }).from(sql`payments`).where(sql`id = ${id}::uuid`))[0]!.status;
+
+  test("a pending payment is cancelled by the merchant's team, never by a viewer or a stranger; a refund needs the password", async () => {
+    // Created now, due in 30 minutes: still pending once brought up to date.
+    const [fresh] = await insertPaymentRows(api.db, [paymentRowFactory(api.config)(acme.id, { orderId: "to-cancel" })]);
+    const pending = fresh!.id!;
+    expect((await post(viewer, `/dashboard/payments/${pending}/cancel`)).status).toBe(403);
+    expect((await post(stranger, `/dashboard/payments/${pending}/cancel`)).status).toBe(404);
+    expect((await post(stranger, `/dashboard/payments/${pending}/refund`, { password: stranger.password })).status).toBe(404);
+    expect(await statusOf(pending)).toBe("pending");
+    const page = await dashboardRequest(api, `/dashboard/payments/${pending}`, { cookie: developer.cookie });
+    expect([page.text.includes("Cancel payment"), page.text.includes(`/dashboard/payments/${pending}/refund`)]).toEqual([true, true]);
+    const cancelled = await post(developer, `/dashboard/payments/${pending}/cancel`, { reason: "customer changed their mind" });
+    expect([cancelled.status, cancelled.headers.get("location")]).toEqual([303, `/dashboard/payments/${pending}?done=cancelled`]);
+    expect(await statusOf(pending)).toBe("cancelled");
+    const again = await post(developer, `/dashboard/payments/${pending}/cancel`);
+    expect([again.status, again.text.includes("only a pending payment")]).toEqual([409, true]);
+    const wrong = await post(developer, `/dashboard/payments/${pending}/refund`, { password: "not it" });
+    expect([wrong.status, wrong.text.includes("Nothing was refunded")]).toEqual([403, true]);
+    expect((await dashboardRequest(api, "/dashboard/sign-in", { form: { email: developer.email, password: developer.password } })).status).toBe(303);
+    const audit = await api.db.select().from(dashboardAudit).where(eq(dashboardAudit.action, "payment.cancelled"));
+    expect(audit.map((a) => a.details)).toEqual([{ paymentId: pending, reason: "customer changed their mind" }]);
   });
 });
 

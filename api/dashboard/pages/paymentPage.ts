@@ -2,10 +2,30 @@ import type { Network } from "../../../config/index.ts";
 import type { PaymentRecords } from "../../../db/paymentStory.ts";
 import type { PaymentRow } from "../../../db/schema/index.ts";
 import { formatAmount } from "../../../domain/amounts.ts";
-import { html } from "../html.ts";
-import { page, type PageContext } from "../layout.ts";
+import { html, type Html } from "../html.ts";
+import { csrfField, page, type PageContext } from "../layout.ts";
 import { paymentStory, txLink } from "../paymentStory.ts";
 import { awaitingRequestsTable } from "./refundRequestForms.ts";
+
+/**
+ * Cancel (a pending payment) and refund (what it owes the customer), for roles that may change
+ * things; outside the part that refreshes itself, so nothing typed is swapped away.
+ */
+function actions(ctx: PageContext, p: PaymentRow): Html {
+  const base = `/dashboard/payments/${p.id}`;
+  return html`<h2>Actions</h2>
+${p.status === "pending" ? html`<form method="post" action="${base}/cancel" class="inline">${csrfField(ctx.csrfToken)}<label for="cancel-reason">Reason</label> <input id="cancel-reason" name="reason" maxlength="500"> <button type="submit" class="secondary">Cancel payment</button></form>` : null}
+<details><summary>Refund what this payment owes the customer</summary>
+<form method="post" action="${base}/refund" class="stack">
+  ${csrfField(ctx.csrfToken)}
+  <label for="refund-address">To address <span class="hint">(empty: back to the address that paid)</span></label><input id="refund-address" name="address" maxlength="100" class="mono">
+  <label for="refund-reason">Reason</label><input id="refund-reason" name="reason" maxlength="500">
+  <label for="refund-password">Your password</label><input id="refund-password" name="password" type="password" autocomplete="current-password" required>
+  <label for="refund-totp">Authentication code <span class="hint">(if two-step sign-in is on)</span></label><input id="refund-totp" name="totp" inputmode="numeric" autocomplete="one-time-code" maxlength="8">
+  <button type="submit" class="danger">Refund</button>
+</form>
+</details>`;
+}
 
 /**
  * A payment's page: its facts, the refund requests awaiting a decision, and its story in time
@@ -45,6 +65,7 @@ ${awaitingRequestsTable(awaiting, { csrfToken: ctx.csrfToken, canDecide: options
 <ol class="timeline">${paymentStory(p, network, records).map(
       (e) => html`<li><time datetime="${e.at.toISOString()}">${e.at.toISOString().replace("T", " ").slice(0, 19)} UTC</time><strong>${e.title}</strong> <span>${e.detail}</span></li>`,
     )}</ol>
-</div>`,
+</div>
+${options.canDecide ? actions(ctx, p) : null}`,
   });
 }

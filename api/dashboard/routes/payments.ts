@@ -67,7 +67,13 @@ export const dashboardPaymentRoutes = (deps: ApiDeps, assets: string) => {
           if (!payment) throw new NotFoundError(`No payment ${params.paymentId} in this account's ${dash.mode} mode.`);
           const records = await paymentRecords(db, payment.id);
           const network = config.networks.find((n) => n.chainId === payment.chainId);
-          const notice = query.done === "approved" ? "Refund approved: it is on its way." : query.done === "rejected" ? "Refund request rejected." : undefined;
+          const notices: Record<string, string> = {
+            approved: "Refund approved: it is on its way.",
+            rejected: "Refund request rejected.",
+            cancelled: "Payment cancelled.",
+            refunded: "Refund requested: it is on its way (or waits for nothing more than its transfer).",
+          };
+          const notice = typeof query.done === "string" ? notices[query.done] : undefined;
           return htmlPage(paymentPage(dash.page, { payment, network, records, canDecide: mayChange(dash.user.role), notice }));
         }),
       { dashboard: "read" },
