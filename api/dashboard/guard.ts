@@ -66,8 +66,11 @@ export const dashboardGuard = (deps: ApiDeps, assets: string) => {
     const live = token ? await liveSession(db, dashboardTokenHash(token), config.dashboard, !refresh) : undefined;
     if (!live) {
       if (!writing) {
-        const next = new URL(request.url);
-        return new Response(null, { status: 303, headers: { Location: `/dashboard/sign-in?next=${encodeURIComponent(next.pathname + next.search)}`, "Cache-Control": "no-store" } });
+        const here = new URL(request.url);
+        const signIn = `/dashboard/sign-in?next=${encodeURIComponent(here.pathname + here.search)}`;
+        // A page refreshing itself (htmx) is sent to sign in as a whole page, not swapped into a part of one.
+        if (request.headers.get("hx-request") === "true") return new Response(null, { status: 401, headers: { "HX-Redirect": signIn, "Cache-Control": "no-store" } });
+        return new Response(null, { status: 303, headers: { Location: signIn, "Cache-Control": "no-store" } });
       }
       return refuse(401, "Your session has ended: sign in again.");
     }

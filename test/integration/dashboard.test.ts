@@ -165,6 +165,7 @@ describe("strangers", () => {
       const response = await dashboardRequest(api, path, { form: { csrf: owner.csrf, kind: "secret", password: owner.password, mode: "live" } });
       expect([path, response.status]).toEqual([path, 401]);
     }
+    for (const root of ["/dashboard", "/dashboard/"]) expect([root, (await dashboardRequest(api, root)).headers.get("location")]).toEqual([root, "/dashboard/overview"]);
     const forged = await dashboardRequest(api, "/dashboard/payments", { cookie: "sp_dashboard=forged-token" });
     expect(forged.status).toBe(303);
   });
@@ -516,7 +517,8 @@ describe("sessions", () => {
     const refresh = { "hx-request": "true", "hx-trigger": "payments-table" };
     expect((await dashboardRequest(api, "/dashboard/payments", { cookie: user.cookie, headers: refresh })).status).toBe(200);
     await ageSessions(user.email, "last_seen_at", "2 minutes");
-    expect((await dashboardRequest(api, "/dashboard/payments", { cookie: user.cookie, headers: refresh })).status).toBe(303);
+    const ended = await dashboardRequest(api, "/dashboard/payments", { cookie: user.cookie, headers: refresh });
+    expect([ended.status, ended.headers.get("hx-redirect")]).toEqual([401, "/dashboard/sign-in?next=%2Fdashboard%2Fpayments"]);
     const back = await signedInUser(api, acme.id, "back@acme.test", "viewer");
     await ageSessions(back.email, "last_seen_at", "29 minutes");
     expect((await dashboardRequest(api, "/dashboard/payments", { cookie: back.cookie })).status).toBe(200);
