@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { Mode } from "../domain/mode.ts";
 import type { PaymentStatus } from "../domain/paymentStatus.ts";
 import { uuidPattern } from "../domain/uuid.ts";
@@ -17,6 +17,8 @@ export type DashboardPaymentFilters = {
   /** Exclusive. */
   toExclusive?: Date;
   search?: string;
+  /** The chains whose receive addresses `search` is looked up among (the configured ones). */
+  searchChainIds?: readonly string[];
 };
 
 const columns = {
@@ -35,12 +37,20 @@ const columns = {
 
 export type DashboardPaymentRow = { [K in keyof typeof columns]: (typeof payments.$inferSelect)[K] };
 
-function searchCondition(search: string): SQL {
+/**
+ * The payments a search names, as a union of indexed lookups (never a scan of the account):
+ * the id, the orderId (merchant/mode/orderId index), a receive address (chain/address index,
+ * over the chains given) and the completing transaction's hash (its own index).
+ */
+function searchCondition(account: { merchantId: string; mode: Mode }, search: string, chainIds: readonly string[]): SQL {
   const text = search.trim();
   const lower = text.toLowerCase();
-  const matches: SQL[] = [eq(payments.orderId, text), sql`lower(${payments.receiveAddress}) = ${lower}`, sql`lower(${payments.completingTxHash}) = ${lower}`];
-  if (uuidPattern.test(text)) matches.push(eq(payments.id, text));
-  return or(...matches)!;
+  const lookups: SQL[] = [];
+  if (uuidPattern.test(text)) lookups.push(sql`select id from payments where id = ${text}::uuid`);
+  lookups.push(sql`select id from payments where merchant_id = ${account.merchantId}::uuid and mode = ${account.mode} and order_id = ${text}`);
+  if (chainIds.length > 0) lookups.push(sql`select id from payments where chain_id in (${sql.join(chainIds.map((c) => sql`${c}`), sql`, `)}) and lower(receive_address) = ${lower}`);
+  lookups.push(sql`select id from payments where completing_tx_hash is not null and lower(completing_tx_hash) = ${lower}`);
+  return sql`${payments.id} in (${sql.join(lookups, sql` union all `)})`;
 }
 
 /**
@@ -62,7 +72,7 @@ export async function listDashboardPayments(
   if (filters.agentId) where.push(eq(payments.agentId, filters.agentId));
   if (filters.from) where.push(gte(payments.createdAt, filters.from));
   if (filters.toExclusive) where.push(lt(payments.createdAt, filters.toExclusive));
-  if (filters.search) where.push(searchCondition(filters.search));
+  if (filters.search) where.push(searchCondition(account, filters.search, filters.searchChainIds ?? []));
   // The cursor row is read within the same account: another account's id pages nothing.
   if (after) {
     where.push(

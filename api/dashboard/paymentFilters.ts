@@ -51,7 +51,10 @@ export function parsePaymentQuery(config: Config, query: Record<string, unknown>
     if (!bound) throw new ValidationError("to", "to: a date such as 2026-01-31 (inclusive)");
     filters.toExclusive = rangeEndExclusive(bound);
   }
-  if (echo.q) filters.search = echo.q;
+  if (echo.q) {
+    filters.search = echo.q;
+    filters.searchChainIds = config.networks.map((n) => n.chainId);
+  }
   const after = text(query, "after", 36);
   if (after && !uuidPattern.test(after)) throw new ValidationError("after", "after: a payment id");
   return { echo, filters, after: after || null };
