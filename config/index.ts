@@ -424,6 +424,6 @@ export function redactConfig(config: Config) {
     secrets: { keyId: config.secrets.keyId },
     operator: { ...config.operator, token: config.operator.token ? "[redacted]" : null },
     redis: { ...config.redis, url: hideUrl(config.redis.url) },
-    networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), wsUrl: hideUrl(n.wsUrl) })),
+    networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), rpcUrls: n.rpcUrls.map(hideUrl), wsUrl: hideUrl(n.wsUrl), wsUrls: n.wsUrls.map(hideUrl) })),
   };
 }
