@@ -37,7 +37,7 @@ describe("provider rotation", () => {
     expect(first).toMatchObject({ provider: "https://node0.example", inUse: false, reason: "error", detail: "fetch failed: https://node0.example refused" });
     expect(second).toMatchObject({ inUse: true, reason: "ok" });
     expect(rotation.usable(0)).toBe(false);
-    expect(JSON.stringify(rotation.states())).not.toContain("SECRET");
+    expect(JSON.stringify(rotation.states(), (_k, v) => (typeof v === "bigint" ? v.toString() : v))).not.toContain("SECRET");
     answers[0] = { chainId: "8453", head: 100n };
     await rotation.probeAll();
     expect(rotation.usable(0)).toBe(true);
