@@ -5,6 +5,8 @@ import { revertsAfterCompletion } from "../../db/paymentEvents.ts";
 import { transfersInFlight } from "../../db/transfersOut.ts";
 import { BRIDGE_STUCK_MS } from "../../domain/bridgeStatus.ts";
 import type { ChainStatusService } from "../../rails/chainStatus.ts";
+import { providerStates } from "../../rails/rpcRotation/registry.ts";
+import { redactMessage } from "../../rails/rpcRotation/redactUrl.ts";
 
 /** How far back `/payments/health` reports payments a deep reorg reverted after completion. */
 const REVERTS_WINDOW_HOURS = 7 * 24;
@@ -77,7 +79,16 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
       // Payments a reorg deeper than the required confirmations reverted after completion (last 7 days; `recent`: last 24 h).
       revertedAfterCompletion: revertsOf(c.network.chainId),
       payable: c.payable,
-      error: c.error,
+      // The RPC providers this chain uses (scheme and host only: keys live in URLs) and why one was dropped.
+      providers: providerStates(c.network).map((p) => ({
+        provider: p.provider,
+        inUse: p.inUse,
+        reason: p.reason,
+        detail: p.detail,
+        head: p.head?.toString() ?? null,
+        since: p.since?.toISOString() ?? null,
+      })),
+      error: c.error === null ? null : redactMessage(c.error),
     })),
     // Cross-chain requests still watched; `unread`: not read successfully for 5 minutes; `stuck`: carrying money, unchanged for 2 hours.
     bridges,

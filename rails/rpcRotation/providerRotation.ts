@@ -1,7 +1,10 @@
 import { redactMessage, redactUrl } from "./redactUrl.ts";
 
-/** Why a provider is or is not used: `ok` and `unchecked` are in rotation, the rest are out. */
-export type ProviderReason = "unchecked" | "ok" | "error" | "wrong_chain" | "stuck" | "lagging";
+/**
+ * Why a provider is or is not used: `only` (the chain's sole provider, never rotated),
+ * `unchecked` (not probed yet) and `ok` are in use; the rest are out of rotation.
+ */
+export type ProviderReason = "only" | "unchecked" | "ok" | "error" | "wrong_chain" | "stuck" | "lagging";
 
 /** What one probe of a provider read: its chain's identity (EVM chain id, Solana genesis hash) and its head. */
 export type ProbeResult = { chainId: string; head: bigint };
@@ -15,8 +18,8 @@ export type ProviderState = {
   head: bigint | null;
   /** What was wrong, URLs redacted; null while in rotation. */
   detail: string | null;
-  /** When it entered its current reason. */
-  since: Date;
+  /** When it entered its current reason; null for a sole provider. */
+  since: Date | null;
 };
 
 export type RotationLimits = {

@@ -32,5 +32,5 @@ export function providerStates(network: Network): ProviderState[] {
   const urls = rpcUrlsOf(network);
   const rotation = rotations.get(keyOf(network, urls));
   if (rotation) return rotation.states();
-  return urls.map((url) => ({ provider: redactUrl(url), inUse: true, reason: "unchecked", head: null, detail: null, since: new Date(0) }));
+  return urls.map((url) => ({ provider: redactUrl(url), inUse: true, reason: urls.length === 1 ? "only" : "unchecked", head: null, detail: null, since: null }));
 }

@@ -10,6 +10,7 @@ import { AppError } from "../../domain/errors.ts";
 import type { CliContext } from "./context.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { replay } from "./replay.ts";
+import { health } from "./health.ts";
 import { recover } from "./recover.ts";
 import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
@@ -150,6 +151,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
 
   recover,
 
+  health,
+
   ...transferCommands,
 
   async "wallet list"({ db, config }, flags) {
@@ -185,6 +188,7 @@ export const commandFlags: Record<string, readonly string[]> = {
   "transfers cancel": ["id"],
   recover: ["network", "destination", "deposits", "from-index", "gap", "dry-run"],
   "transfers sweep-native": ["payment"],
+  health: [],
 };
 
 /**
@@ -225,6 +229,8 @@ export const usage = `Usage: npm run cli -- <command> [flags]
                                                                         chain again, record evidence the indexer missed, reconcile what it touches
   indexer prune [--dry-run]                                             remove indexed transfers that are no payment's evidence
                                                                         (left by an indexer that recorded every transfer); never a payment's
+  health                                                                each chain's head, indexed block and payability, and its RPC
+                                                                        providers: in use, or dropped and why (error, wrong_chain, stuck, lagging)
   transfers list                                                        sweeps and refunds in flight (signed or waiting)
   transfers cancel --id TRANSFER_ID                                     spend a stuck sweep/refund's nonce on a transfer of nothing to the
                                                                         operator (later ones queue behind it); what it was to move is owed again

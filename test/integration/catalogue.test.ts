@@ -154,6 +154,8 @@ const unreachable = (network: string, chainId: string, isTestnet: boolean, requi
   transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
   payable: false,
+  // The only provider: always in use; scheme and host only.
+  providers: [{ provider: deadRpc.url.replace(/\/$/, ""), inUse: true, reason: "only", detail: null, head: null, since: null }],
   error: "HTTP request failed.",
 });
 
@@ -374,6 +376,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
         payable: false,
+        providers: [{ provider: anvil.rpcUrl, inUse: true, reason: "only", detail: null, head: null, since: null }],
         error: "not indexed yet",
       });
       expect((await api.request("/api/v1/networks/payable", testMode())).body).toEqual({ success: true, networks: [] });
@@ -397,6 +400,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
         payable: true,
+        providers: [{ provider: anvil.rpcUrl, inUse: true, reason: "only", detail: null, head: null, since: null }],
         error: null,
       });
       const payable = await api.request("/api/v1/networks/payable", testMode());
@@ -435,6 +439,7 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
         payable: false,
+        providers: [{ provider: anvil.rpcUrl, inUse: true, reason: "only", detail: null, head: null, since: null }],
         error: "indexer 20 blocks behind",
       });
       expect((await api.request("/api/v1/networks/payable", testMode())).body).toEqual({ success: true, networks: [] });

@@ -98,10 +98,10 @@ describe("provider rotation", () => {
     const { rotation, answers, tick } = setup(2);
     answers[1] = new Error("down");
     await rotation.probeAll();
-    const since = rotation.states()[1]!.since.getTime();
+    const since = rotation.states()[1]!.since!.getTime();
     tick(3_000);
     await rotation.probeAll();
-    expect(rotation.states()[1]!.since.getTime()).toBe(since);
+    expect(rotation.states()[1]!.since!.getTime()).toBe(since);
   });
 });
 
