@@ -56,7 +56,7 @@ describe("a Solana chain with three RPC URLs", () => {
     ]);
     // Every call fails over to the one provider in use.
     const connection = solanaConnection(network());
-    expect(await connection.getGenesisHash()).toBe(solana.network.chainId);
+    expect(await connection.getGenesisHash()).toBe(String(solana.network.chainId));
     expect(await connection.getSlot("confirmed")).toBe(solana.chain.slot("confirmed"));
   });
 
@@ -76,6 +76,6 @@ describe("a Solana chain with three RPC URLs", () => {
       [other.url, false, "wrong_chain"],
       [solana.chain.rpcUrl, true, "ok"],
     ]);
-    expect(chain.providers[1].detail).toBe(`answers for chain ${OTHER_GENESIS}, not ${solana.network.chainId}`);
+    expect(chain.providers[1].detail).toBe(`answers for chain ${OTHER_GENESIS}, not ${String(solana.network.chainId)}`);
   });
 });
