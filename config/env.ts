@@ -36,8 +36,8 @@ const evmAddress = z.string().transform((value, ctx) => {
 
 /**
  * Every environment variable the service reads, in one schema. RPC endpoints are
- * dynamic (`RPC_URL_<chainId>`, `RPC_URL_<SHORT_NAME>`, `WS_URL_…`) and are read in
- * `buildNetworks` from the same env record.
+ * dynamic (`RPC_URL_<chainId>`, `RPC_URL_<SHORT_NAME>`, `WS_URL_…`, each one URL or a
+ * comma-separated list of providers) and are read in `buildNetworks` from the same env record.
  */
 export const envSchema = z.object({
   APP_ENV: z.enum(["development", "test", "production"]).default("development"),
