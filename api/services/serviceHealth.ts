@@ -1,6 +1,7 @@
 import type { Config } from "../../config/index.ts";
 import { bridgeReadHealth } from "../../db/bridgeRequests.ts";
 import type { Db } from "../../db/client.ts";
+import { heldPaymentsByChain } from "../../db/heldPayments.ts";
 import { revertsAfterCompletion } from "../../db/paymentEvents.ts";
 import { transfersInFlight } from "../../db/transfersOut.ts";
 import { BRIDGE_STUCK_MS } from "../../domain/bridgeStatus.ts";
@@ -24,11 +25,12 @@ const BRIDGE_UNREAD_SECONDS = 300;
  */
 export async function serviceHealth(deps: { config: Config; db: Db; chainStatus: ChainStatusService }) {
   const { config, db } = deps;
-  const [chains, inFlight, reverts, bridges] = await Promise.all([
+  const [chains, inFlight, reverts, bridges, held] = await Promise.all([
     deps.chainStatus.statuses(config.networks.filter((n) => n.enabled)),
     transfersInFlight(db),
     revertsAfterCompletion(db, REVERTS_WINDOW_HOURS),
     bridgeReadHealth(db, BRIDGE_UNREAD_SECONDS, BRIDGE_STUCK_MS / 1000),
+    heldPaymentsByChain(db),
   ]);
   // A sweep or refund still not final after a few replacement rounds needs a look.
   const stuckAfterSeconds = (3 * config.transfers.replaceAfterMs) / 1000;
@@ -79,6 +81,8 @@ export async function serviceHealth(deps: { config: Config; db: Db; chainStatus:
       // Payments a reorg deeper than the required confirmations reverted after completion (last 7 days; `recent`: last 24 h).
       revertedAfterCompletion: revertsOf(c.network.chainId),
       payable: c.payable,
+      // Open payments whose own account could not be read through (Solana): their expiry waits, the chain's others do not.
+      ...(c.network.type === "solana" && { heldPayments: held.get(c.network.chainId) ?? 0 }),
       // The RPC providers this chain uses (scheme and host only: keys live in URLs) and why one was dropped.
       providers: providerStates(c.network).map((p) => ({
         provider: p.provider,
