@@ -9,17 +9,34 @@ export type UnfinishedListing = { until: string | null; top: SignatureAt; before
 
 type ListingRow = { listing_until: string | null; listing_top_signature: string | null; listing_top_slot: string | null; listing_before_signature: string | null; listing_before_slot: string | null };
 
-/** The address's unfinished listing, if one is under way. */
-export async function unfinishedListing(db: Db, chainId: string, address: string): Promise<UnfinishedListing | null> {
-  const [row] = await queryRows<ListingRow>(db, sql`
-    select listing_until, listing_top_signature, listing_top_slot::text, listing_before_signature, listing_before_slot::text
-    from solana_address_scans where chain_id = ${chainId} and address = ${address}`);
+const listingOf = (row: ListingRow | undefined): UnfinishedListing | null => {
   if (!row?.listing_top_signature || row.listing_top_slot === null) return null;
   return {
     until: row.listing_until,
     top: { signature: row.listing_top_signature, slot: BigInt(row.listing_top_slot) },
     before: row.listing_before_signature && row.listing_before_slot !== null ? { signature: row.listing_before_signature, slot: BigInt(row.listing_before_slot) } : null,
   };
+};
+
+/** The address's unfinished listing, if one is under way. */
+export async function unfinishedListing(db: Db, chainId: string, address: string): Promise<UnfinishedListing | null> {
+  return (await scanStart(db, chainId, address)).listing;
+}
+
+/**
+ * What a scan of the address starts from, in one read: its cursor, its unfinished listing,
+ * and the chain's finalized watermark (credits above it need no `finalized` check yet: the
+ * subscriber's finality pass checks them; one at or below it would be refused unchecked).
+ */
+export async function scanStart(db: Db, chainId: string, address: string): Promise<{ cursor: string | null; listing: UnfinishedListing | null; finalizedSlot: bigint }> {
+  const [row] = await queryRows<ListingRow & { last_signature: string | null; finalized_slot: string | null }>(db, sql`
+    select c.last_signature, s.listing_until, s.listing_top_signature, s.listing_top_slot::text, s.listing_before_signature, s.listing_before_slot::text,
+           h.finalized_slot::text
+    from (select 1) as one
+    left join solana_account_cursors c on c.chain_id = ${chainId} and c.address = ${address}
+    left join solana_address_scans s on s.chain_id = ${chainId} and s.address = ${address}
+    left join solana_ingest_heads h on h.chain_id = ${chainId}`);
+  return { cursor: row?.last_signature ?? null, listing: listingOf(row), finalizedSlot: row?.finalized_slot ? BigInt(row.finalized_slot) : -1n };
 }
 
 /** Notes where the address's listing stands (after its first page, and after each page recorded). */

@@ -4,13 +4,22 @@ import { STATUSES_PER_CALL } from "../rpcLimits.ts";
 import { mentions, tokenBalanceDelta } from "../tokenBalanceDelta.ts";
 import type { PaymentWatch } from "../watchedAccount.ts";
 import { addressCursor, recordCredits, type FoundBy, type FoundCredit } from "./recordCredits.ts";
-import { finishListing, saveListing, unfinishedListing, type SignatureAt, type UnfinishedListing } from "./addressScans.ts";
+import { finishListing, saveListing, scanStart, type SignatureAt, type UnfinishedListing } from "./addressScans.ts";
 
 const PAGE = 1000;
 /** Transactions fetched (one batched call) and recorded at a time. */
 const CHUNK = 100;
 
-type ScanDeps = { db: Db; connection: Connection; chainId: string; channel: string; pageSize?: number; chunkSize?: number };
+type ScanDeps = {
+  db: Db;
+  connection: Connection;
+  chainId: string;
+  channel: string;
+  pageSize?: number;
+  chunkSize?: number;
+  /** The chain's finalized watermark when the scan began (absent: every credit's status is asked). */
+  finalizedSlot?: bigint;
+};
 
 /**
  * One pass over one watched address: every signature since its cursor
@@ -31,13 +40,16 @@ type ScanDeps = { db: Db; connection: Connection; chainId: string; channel: stri
  */
 export async function scanAddress(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, minContextSlot?: number): Promise<{ inserted: number; complete: boolean }> {
   let inserted = 0;
-  const unfinished = await unfinishedListing(deps.db, deps.chainId, watch.scan);
-  if (unfinished) {
-    const resumed = await continueListing(deps, watch, foundBy, unfinished, minContextSlot);
+  const start = await scanStart(deps.db, deps.chainId, watch.scan);
+  deps = { ...deps, finalizedSlot: start.finalizedSlot };
+  let cursor = start.cursor;
+  if (start.listing) {
+    const resumed = await continueListing(deps, watch, foundBy, start.listing, minContextSlot);
     inserted += resumed.inserted;
     if (!resumed.complete) return { inserted, complete: false };
+    cursor = await addressCursor(deps.db, deps.chainId, watch.scan);
   }
-  const until = (await addressCursor(deps.db, deps.chainId, watch.scan)) ?? undefined;
+  const until = cursor ?? undefined;
   const limit = deps.pageSize ?? PAGE;
   const first = await deps.connection.getSignaturesForAddress(new PublicKey(watch.scan), { until, limit, minContextSlot }, "confirmed");
   if (first.length < limit) {
@@ -129,7 +141,9 @@ async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy
     complete = false;
   }
   const credits = read.slice(0, cut >= 0 ? cut : undefined).filter(isStamped);
-  await markFinalized(deps.connection, credits);
+  // Only a credit at or below the watermark needs its status now (it would be refused unchecked);
+  // newer ones are checked by the finality pass, many at a time: one status call less per scan.
+  await markFinalized(deps.connection, credits.filter((c) => deps.finalizedSlot === undefined || c.slot <= deps.finalizedSlot));
   const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, ...(moveCursor ? { scanned: { address: watch.scan, signatures } } : {}) });
   return { inserted, complete: complete && refused === null };
 }
