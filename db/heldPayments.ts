@@ -17,3 +17,10 @@ export async function heldPaymentsByChain(db: Db): Promise<Map<string, number>> 
     group by s.chain_id`);
   return new Map(rows.map((r) => [r.chain_id, r.held]));
 }
+
+/** Per chain, the payments open now (pending or confirming). */
+export async function openPaymentsByChain(db: Db): Promise<Map<string, number>> {
+  const rows = await queryRows<{ chain_id: string; open: number }>(db, sql`
+    select chain_id, count(*)::int as open from payments where status in ('pending', 'confirming') group by chain_id`);
+  return new Map(rows.map((r) => [r.chain_id, r.open]));
+}
