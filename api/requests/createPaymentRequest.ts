@@ -6,7 +6,8 @@ import { parseExpiresIn } from "./expiresIn.ts";
 import { parseFiatAmount, type FiatAmount } from "./fiatAmount.ts";
 import { parseAgentOwner, parseHttpUrl, parseJsonMetadata, resolveAgentId } from "./paymentFields.ts";
 import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
-import { parseReturnUrls, type ReturnUrls } from "./returnUrls.ts";
+import { merchantFieldsOf, type MerchantFields } from "./merchantFields.ts";
+import { parseReturnUrls } from "./returnUrls.ts";
 
 /** The body of `/payments/create` and `/deposits/create` as Elysia's schema lets it through (`api/schemas.ts`). */
 export type CreatePaymentBody = {
@@ -28,7 +29,7 @@ export type CreatePaymentBody = {
 };
 
 /** A payment creation, parsed: every field checked and in the type the service uses. */
-export type CreatePaymentRequest = {
+export type CreatePaymentRequest = MerchantFields & {
   network: Network;
   rail: Rail;
   token: Token;
@@ -39,11 +40,6 @@ export type CreatePaymentRequest = {
   agentId: string | null;
   agentOwner: string | null;
   metadata: Record<string, unknown>;
-  /** An http(s) URL, as given; whether it may be delivered to (SSRF) is checked by the service. */
-  callbackUrl: string | null;
-  returnUrls: ReturnUrls;
-  orderId: string | null;
-  customerEmail: string | null;
   /** Seconds until expiry, within what this caller may ask. */
   expiresIn: number;
 };
@@ -85,10 +81,7 @@ export function parseCreatePaymentRequest(body: CreatePaymentBody, scope: Create
     agentId,
     agentOwner,
     metadata,
-    callbackUrl: body.callbackUrl ?? null,
-    returnUrls,
-    orderId: body.orderId ?? null,
-    customerEmail: body.customerEmail ?? null,
+    ...merchantFieldsOf(body, returnUrls),
     expiresIn,
   };
 }

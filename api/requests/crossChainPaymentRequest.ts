@@ -4,7 +4,8 @@ import type { AuthContext } from "../plugins/auth.ts";
 import { parseCrossChainRoute, type CrossChainRouteRequest } from "./crossChainRoute.ts";
 import { parseExpiresIn } from "./expiresIn.ts";
 import { parseHttpUrl, parseMetadata, resolveAgentId } from "./paymentFields.ts";
-import { parseReturnUrls, type ReturnUrls } from "./returnUrls.ts";
+import { merchantFieldsOf, type MerchantFields } from "./merchantFields.ts";
+import { parseReturnUrls } from "./returnUrls.ts";
 
 /** The spec's default lifetime of a cross-chain payment, seconds. */
 export const CROSS_CHAIN_EXPIRES_IN = 1800;
@@ -30,18 +31,13 @@ export type CrossChainBody = {
 };
 
 /** A cross-chain creation, parsed: every field checked and in the type the service uses. */
-export type CrossChainPaymentRequest = {
+export type CrossChainPaymentRequest = MerchantFields & {
   route: CrossChainRouteRequest;
   /** What the merchant receives, as written: in units of the destination token once the route is resolved (`unitsOf`). */
   amount: WrittenAmount;
   agentId: string | null;
   /** A flat map of strings (cross-chain payments keep Stripe's metadata). */
   metadata: Record<string, string>;
-  /** An http(s) URL, as given; whether it may be delivered to (SSRF) is checked by the service. */
-  callbackUrl: string | null;
-  returnUrls: ReturnUrls;
-  orderId: string | null;
-  customerEmail: string | null;
   /** Seconds until expiry, within what this caller may ask; honoured to the second. */
   expiresIn: number;
 };
@@ -72,10 +68,7 @@ export function parseCrossChainPaymentRequest(body: CrossChainBody, scope: Cross
     amount,
     agentId,
     metadata,
-    callbackUrl: body.callbackUrl ?? null,
-    returnUrls,
-    orderId: body.orderId ?? null,
-    customerEmail: body.customerEmail ?? null,
+    ...merchantFieldsOf(body, returnUrls),
     expiresIn,
   };
 }

@@ -11,6 +11,7 @@ import { ratesFor } from "../../rates/index.ts";
 import { recordCreated } from "../../reconcile/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
+import { merchantColumns } from "../requests/merchantFields.ts";
 import type { CreationContext } from "./createPayment.ts";
 import { assertRoomForPayment } from "./openPaymentCap.ts";
 import { assertPublicWebhookTarget } from "./assertWebhookUrl.ts";
@@ -110,11 +111,7 @@ async function insertCrossChainPayment(
       networkId: destination.id,
       chainId: destination.chainId,
       merchantWallet: route.merchantWallet,
-      orderId: request.orderId,
-      customerEmail: request.customerEmail,
-      callbackUrl: request.callbackUrl,
-      successUrl: request.returnUrls.successUrl?.text ?? null,
-      cancelUrl: request.returnUrls.cancelUrl?.text ?? null,
+      ...merchantColumns(request),
       metadata,
       agentId,
       bridgeStatus: "awaiting_deposit",

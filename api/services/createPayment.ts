@@ -16,6 +16,7 @@ import { settlementRate } from "./settlementRate.ts";
 import { assertPublicWebhookTarget } from "./assertWebhookUrl.ts";
 import type { PaymentCreations } from "./batchedCreations.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
+import { merchantColumns } from "../requests/merchantFields.ts";
 import { assertRoomForPayment } from "./openPaymentCap.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
@@ -127,11 +128,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     ...prepared,
     merchantWallet,
     feeAmount: fee,
-    orderId: request.orderId,
-    customerEmail: request.customerEmail,
-    callbackUrl: request.callbackUrl,
-    successUrl: request.returnUrls.successUrl?.text ?? null,
-    cancelUrl: request.returnUrls.cancelUrl?.text ?? null,
+    ...merchantColumns(request),
     metadata: request.metadata,
     expiresAt,
     createdAt: now,
