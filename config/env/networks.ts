@@ -23,7 +23,7 @@ export const networksEnv = envSection(
       .describe("Comma-separated short names of networks not to serve even though their RPC URL is set (an unknown name stops the start). Read by: every role."),
     RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000).describe("Milliseconds one request to a chain's node may take (heads, balances, verifying a submitted transaction, health). Read by: every role, cli."),
     INDEXER_SCHEMA: schemaName.default("stablepay_indexer").describe("Postgres schema Ponder writes its tables to. A new indexer build or set of networks needs a new one (Ponder refuses a schema another build used). Read by: indexer."),
-    INDEXER_VIEWS_SCHEMA: schemaName.default("onchain").describe("Postgres schema of the views Ponder points at its live deployment: what the API and workers read, unchanged across redeploys. Read by: every role, cli."),
+    INDEXER_VIEWS_SCHEMA: schemaName.default("onchain").describe("Postgres schema of the views Ponder points at its live deployment: what the API and workers read, unchanged across redeploys. Read by: api, worker, indexer, cli."),
     INDEXER_PORT: port.default(42069).describe("Port of Ponder's own HTTP server (health, ready, status), bound to 127.0.0.1. Read by: indexer."),
     INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(5).describe("Blocks: a network is payable only while its ingest is at most this far behind the node's head. Read by: api, worker, indexer, solana."),
     NODE_STALE_AFTER_SECONDS: z.coerce

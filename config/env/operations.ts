@@ -7,7 +7,7 @@ export const operationsEnv = envSection("Metrics and the queue dashboard", "The 
     .string()
     .regex(/^[\x21-\x7e]{16,512}$/, "must be 16 to 512 printable characters without spaces (e.g. `openssl rand -hex 32`)")
     .optional()
-    .describe("Operators' bearer token for `/metrics` and the queue dashboard, 16 to 512 printable characters (`openssl rand -hex 32`). Unset: both are off. Read by: every role."),
+    .describe("Operators' bearer token for `/metrics` and the queue dashboard, 16 to 512 printable characters (`openssl rand -hex 32`). Unset: both are off. Read by: api, worker, indexer, solana."),
   METRICS_HOST: z.string().min(1).optional().describe("Interface the worker, indexer and solana roles serve their `/metrics` on (the API serves it on its own port). Unset: HOST. Read by: worker, indexer, solana."),
   WORKER_METRICS_PORT: port.default(9464).describe("Port of the worker's `/metrics`; 0: none. Read by: worker."),
   INDEXER_METRICS_PORT: port.default(9465).describe("Port of the indexer role's `/metrics`; 0: none. Read by: indexer."),
