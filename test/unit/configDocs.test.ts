@@ -53,7 +53,8 @@ describe("docs/configuration.md, generated from the env schema", () => {
     expect(entryOf(rendered, "`DATABASE_POOL_SIZE`")).toContain("integer 1–200 · default `10`");
     expect(entryOf(rendered, "`CORS_ORIGINS`")).toContain("default `*`");
     expect(entryOf(rendered, "`NETWORKS_DISABLED`")).toContain("default empty");
-    expect(entryOf(rendered, "`OPERATOR_TOKEN`")).toContain("unset by default · read by: every role");
+    expect(entryOf(rendered, "`OPERATOR_TOKEN`")).toContain("text · unset by default · read by: ");
+    expect(entryOf(rendered, "`LOG_LEVEL`")).toContain("`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent` · default `info` · read by: every role");
   });
 
   test("--check fails on a copy that differs, and passes on an exact one", () => {
