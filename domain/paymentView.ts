@@ -173,52 +173,49 @@ export function paymentView(p: PaymentRecord, context: PaymentViewContext) {
 }
 
 /**
- * The fields of `recordFields` an event's `data.payment` carries (docs/webhooks.md). Not the
- * customer's e-mail, the return and callback URLs, the contract address or the exchange rate:
- * a webhook body goes to every endpoint the merchant registered, and the feed keeps it.
+ * The payment as an event carries it (`data.payment`, docs/webhooks.md): a projection of
+ * `recordFields`, chosen here. Not the customer's e-mail, the return and callback URLs, the
+ * contract address or the exchange rate: a webhook body goes to every endpoint the merchant
+ * registered, and the feed keeps it. Written out rather than picked by a list of names: the
+ * reconcile job builds thousands a second.
  */
-export const EVENT_PAYMENT_FIELDS = [
-  "id",
-  "status",
-  "amount",
-  "amountReceived",
-  "amountRemaining",
-  "excessOwed",
-  "lateAmount",
-  "currency",
-  "token",
-  "tokenAddress",
-  "decimals",
-  "chainId",
-  "confirmations",
-  "transactionHash",
-  "receiveAddress",
-  "depositMethod",
-  "orderId",
-  "metadata",
-  "agentId",
-  "agentOwner",
-  "fiatAmount",
-  "fiatCurrency",
-  "isTest",
-  "closedReason",
-  "bridgeStatus",
-  "detectedAt",
-  "confirmedAt",
-  "expiresAt",
-  "createdAt",
-  "updatedAt",
-] as const satisfies ReadonlyArray<keyof ReturnType<typeof recordFields>>;
-
-export type EventPaymentView = Pick<ReturnType<typeof recordFields>, (typeof EVENT_PAYMENT_FIELDS)[number]>;
-
-/** The payment as an event carries it (`data.payment`): the `EVENT_PAYMENT_FIELDS` of its record. */
-export function eventPaymentView(p: PaymentRecord): EventPaymentView {
-  const fields = recordFields(p);
-  const view: Record<string, unknown> = {};
-  for (const name of EVENT_PAYMENT_FIELDS) view[name] = fields[name];
-  return view as EventPaymentView;
+export function eventPaymentView(p: PaymentRecord) {
+  const f = recordFields(p);
+  return {
+    id: f.id,
+    status: f.status,
+    amount: f.amount,
+    amountReceived: f.amountReceived,
+    amountRemaining: f.amountRemaining,
+    excessOwed: f.excessOwed,
+    lateAmount: f.lateAmount,
+    currency: f.currency,
+    token: f.token,
+    tokenAddress: f.tokenAddress,
+    decimals: f.decimals,
+    chainId: f.chainId,
+    confirmations: f.confirmations,
+    transactionHash: f.transactionHash,
+    receiveAddress: f.receiveAddress,
+    depositMethod: f.depositMethod,
+    orderId: f.orderId,
+    metadata: f.metadata,
+    agentId: f.agentId,
+    agentOwner: f.agentOwner,
+    fiatAmount: f.fiatAmount,
+    fiatCurrency: f.fiatCurrency,
+    isTest: f.isTest,
+    closedReason: f.closedReason,
+    bridgeStatus: f.bridgeStatus,
+    detectedAt: f.detectedAt,
+    confirmedAt: f.confirmedAt,
+    expiresAt: f.expiresAt,
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
+  };
 }
+
+export type EventPaymentView = ReturnType<typeof eventPaymentView>;
 
 /**
  * A payment as a public-key caller may read it: without the customer's e-mail, the merchant's
