@@ -1,6 +1,7 @@
 import { v5 as uuidv5 } from "uuid";
-import { normalizeAddress } from "../rails/addressFormats.ts";
+import { normalizeAddress } from "../domain/addressFormats.ts";
 import { catalogue } from "./catalogue.ts";
+import type { NetworkEndpointKind } from "./env/perNetwork.ts";
 import { networkFileSchema, readNetworksFile, toDefinition, type FileNetworkInput } from "./networksFile.ts";
 import type { Network, NetworkDefinition } from "./types.ts";
 
@@ -14,7 +15,7 @@ const envKey = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 
 function endpoint(
   env: Record<string, string | undefined>,
-  kind: "RPC_URL" | "WS_URL" | "SETTLEMENT_CONTRACT" | "FORWARDER_FACTORY",
+  kind: NetworkEndpointKind,
   def: NetworkDefinition,
 ): { name: string; value: string } | null {
   const names = [`${kind}_${envKey(def.shortName)}`];

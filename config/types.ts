@@ -1,8 +1,7 @@
-/** Kind of chain a network runs on. */
-export type NetworkType = "evm" | "solana";
 import type { Mode } from "../domain/mode.ts";
+import type { NetworkType } from "../domain/networkType.ts";
 
-export type { Mode };
+export type { Mode, NetworkType };
 
 /** A stablecoin as the service knows it on one network. */
 export type Token = {

@@ -5,7 +5,8 @@ import { refundMinimum } from "../../domain/refundable.ts";
 import { railForPayment } from "../../rails/index.ts";
 import { presentCheckoutBridge } from "./checkoutBridge.ts";
 import { owedBack, refundedOf } from "./deposit.ts";
-import { amountsOf, paymentUriOf } from "./payment.ts";
+import { amountsOf } from "../../domain/paymentView.ts";
+import { paymentUriOf } from "./payment.ts";
 
 /**
  * `GET /payments/public/{id}` and its event stream: what a checkout page in the

@@ -7,7 +7,7 @@ import { reconcilePayments, refreshEvidence } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { owedBack } from "../presenters/deposit.ts";
-import { presentStatus } from "../presenters/payment.ts";
+import { paymentStatusView } from "../../domain/paymentView.ts";
 import { failPayment } from "../services/failPayment.ts";
 import { processPayment } from "../services/processPayment.ts";
 import { uuidPattern } from "../schemas.ts";
@@ -24,7 +24,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       "/process",
       async ({ auth, body }) => {
         const payment = await processPayment(deps, auth, body);
-        return { success: true, payment: presentStatus(payment) };
+        return { success: true, payment: paymentStatusView(payment) };
       },
       {
         auth: "public",
@@ -48,7 +48,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       "/fail",
       async ({ auth, body }) => {
         const payment = await failPayment(deps, auth, body);
-        return { success: true, payment: presentStatus(payment) };
+        return { success: true, payment: paymentStatusView(payment) };
       },
       {
         auth: "public",
@@ -71,7 +71,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         await refreshEvidence(deps, payment);
         const after = (await reconcilePayments(db, config, [payment.id])).get(payment.id)?.after;
         const current = (await findMerchantPayment(db, auth.merchantId, auth.mode, payment.id))!;
-        const view = presentStatus(current);
+        const view = paymentStatusView(current);
         if (current.status === "confirming" || current.status === "completed") {
           return {
             success: true,

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../domain/errors.ts";
 import { evmRail } from "../evm/index.ts";
-import { normalizeEvmAddress } from "../evm/normalizeAddress.ts";
+import { normalizeEvmAddress } from "../../domain/evmAddress.ts";
 import type { Rail } from "../types.ts";
 import { destinationsFrom } from "./crossChainRoutes.ts";
 import { bridgeInTransit, loadBridgeCredits } from "./loadBridgeCredits.ts";

@@ -4,7 +4,7 @@ import { checkoutWallet } from "./checkoutWallet.ts";
 import { evmClient } from "./client.ts";
 import { contractDescription } from "./contractDescription.ts";
 import { depositBalance, nativeDepositBalance } from "./depositBalance.ts";
-import { normalizeEvmAddress } from "./normalizeAddress.ts";
+import { normalizeEvmAddress } from "../../domain/evmAddress.ts";
 import { operatorStatus } from "./operatorStatus.ts";
 import { preparePayment } from "./preparePayment.ts";
 import { announceIndexerCommits } from "./readModel/announceIngest.ts";

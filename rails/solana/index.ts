@@ -1,6 +1,6 @@
 import { findTransferOut } from "../../db/transfersOut.ts";
 import type { Rail } from "../types.ts";
-import { normalizeSolanaAddress } from "./normalizeAddress.ts";
+import { normalizeSolanaAddress } from "../../domain/solanaAddress.ts";
 import { forgetSolanaChains } from "./readModel/forgetChains.ts";
 import { ingestHeadOf, solanaEvidenceHorizons, solanaIndexedHeads } from "./readModel/ingestHeads.ts";
 import { loadSolanaCredits } from "./readModel/loadCredits.ts";

@@ -15,7 +15,7 @@ import { recover } from "./recover.ts";
 import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
-import { addressFormats } from "../../rails/addressFormats.ts";
+import { addressFormats } from "../../domain/addressFormats.ts";
 import { allRails, railFor } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 import { ratesFor } from "../../rates/index.ts";
