@@ -14,6 +14,12 @@ export function rpcUrlsOf(network: Pick<Network, "rpcUrl" | "rpcUrls">): string[
   return network.rpcUrls?.[0] === network.rpcUrl ? network.rpcUrls : [network.rpcUrl];
 }
 
+/** The websocket URLs of `network`, by the same rule: `wsUrl` is the authority. */
+export function wsUrlsOf(network: Pick<Network, "wsUrl" | "wsUrls">): string[] {
+  if (!network.wsUrl) return [];
+  return network.wsUrls?.[0] === network.wsUrl ? network.wsUrls : [network.wsUrl];
+}
+
 const keyOf = (network: Network, urls: string[]) => `${network.id}|${urls.join(",")}`;
 
 /** The process's rotation over these providers of `network`, made and started on first use. */

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { createLogger } from "../../config/logger.ts";
+import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { networkRotation } from "../../rails/providerRotations.ts";
+import { startChainSubscriber } from "../../rails/solana/ingest/chainSubscriber.ts";
 import { solanaConnection } from "../../rails/solana/connection.ts";
 import { startDeadRpc } from "../helpers/fixtures.ts";
 import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
@@ -77,5 +80,26 @@ describe("a Solana chain with three RPC URLs", () => {
       [solana.chain.rpcUrl, true, "ok"],
     ]);
     expect(chain.providers[1].detail).toBe(`answers for chain ${OTHER_GENESIS}, not ${String(solana.network.chainId)}`);
+  });
+
+  test("a websocket gone silent is replaced on the next WS_URL item, not the same one", async () => {
+    const silent = "ws://127.0.0.1:9"; // nothing listens: no slot notification ever comes
+    const watch = startChainSubscriber({
+      config: { ...api.config, solana: { ...api.config.solana, wsStaleMs: 300, pollIntervalMs: 600_000 } },
+      db: api.db,
+      logger: createLogger({ level: "silent" }),
+      network: { ...network(), wsUrl: silent, wsUrls: [silent, solana.chain.wsUrl] },
+      channel: INDEXED_CHANNEL,
+    });
+    try {
+      expect(watch.websocket!.endpoint()).toBe(0);
+      const until = Date.now() + 5_000;
+      while (watch.websocket!.replacements() === 0 && Date.now() < until) await Bun.sleep(50);
+      expect(watch.websocket!.replacements()).toBeGreaterThan(0);
+      // The second endpoint after one replacement (the live devchain: it makes no slots here, so it may be replaced again, back to the first).
+      expect(watch.websocket!.endpoint()).toBe(watch.websocket!.replacements() % 2);
+    } finally {
+      await watch.stop();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { Config, Network } from "../../../config/index.ts";
 import type { Logger } from "../../../config/logger.ts";
 import type { Db } from "../../../db/client.ts";
 import { solanaConnection } from "../connection.ts";
+import { rpcUrlsOf, wsUrlsOf } from "../../rpcRotation/registry.ts";
 import { recordEvidenceThrough } from "../readModel/ingestHeads.ts";
 import { recordAddressEvidence } from "./addressScans.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
@@ -80,8 +81,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     options.websocket === false
       ? null
       : startWebsocketWatch({
-          rpcUrl: network.rpcUrl!,
-          wsUrl: network.wsUrl,
+          // Each WS_URL_… item in turn, else each provider's default socket (a copy given another rpcUrl keeps its own).
+          endpoints: network.wsUrl ? wsUrlsOf(network).map((wsUrl) => ({ rpcUrl: network.rpcUrl!, wsUrl })) : rpcUrlsOf(network).map((rpcUrl) => ({ rpcUrl, wsUrl: null })),
           staleMs: config.solana.wsStaleMs,
           logger,
           onActivity: (address) => void scan(address, "websocket"),
