@@ -15,6 +15,7 @@ import { renderMetrics } from "../../metrics/registry.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
 import { startRpcProxy, type RpcProxy } from "../helpers/rpcProxy.ts";
+import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
 
 /**
  * Issue 44.2: a chain with two RPC URLs, the first a loopback proxy in front of anvil (with
@@ -142,5 +143,39 @@ describe("a provider on the wrong chain", () => {
     const client = evmClient(network);
     expect(await client.getChainId()).toBe(31337);
     expect(await client.getBlockNumber()).toBe(await chain.publicClient.getBlockNumber());
+  }, 30_000);
+});
+
+describe("a provider whose head stands still", () => {
+  test("is dropped as stuck while another moves on, as lagging once far behind, and back once it catches up", async () => {
+    let frozenAt: string | null = null;
+    // A node that stopped importing blocks: it answers, but always the same head.
+    const frozen = rewritingRpcProxy(chain.anvil.rpcUrl, (call, answer) => (call.method === "eth_blockNumber" && frozenAt !== null ? { ...answer, result: frozenAt } : answer));
+    try {
+      const urls = [frozen.url, chain.anvil.rpcUrl];
+      const rotation = evmRotation({ ...anvil(), rpcUrl: urls[0]!, rpcUrls: urls }, urls);
+      expect(rotation.limits.stuckMs).toBe(2_000); // a local chain's
+      await rotation.probeAll();
+      expect(rotation.states().map((s) => s.reason)).toEqual(["ok", "ok"]);
+      frozenAt = `0x${(await chain.publicClient.getBlockNumber()).toString(16)}`;
+      // One block every 300 ms: the frozen node falls behind, a block at a time.
+      const until = Date.now() + 10_000;
+      while (rotation.states()[0]!.reason === "ok" && Date.now() < until) {
+        await chain.mine(1);
+        await Bun.sleep(300);
+        await rotation.probeAll();
+      }
+      expect(rotation.states()[0]).toMatchObject({ inUse: false, reason: "stuck" });
+      expect(rotation.states()[1]).toMatchObject({ inUse: true, reason: "ok" });
+      await chain.mine(25);
+      await rotation.probeAll();
+      expect(rotation.states()[0]).toMatchObject({ inUse: false, reason: "lagging" });
+
+      frozenAt = null; // it caught up
+      await rotation.probeAll();
+      expect(rotation.states().map((s) => [s.inUse, s.reason])).toEqual([[true, "ok"], [true, "ok"]]);
+    } finally {
+      frozen.stop();
+    }
   }, 30_000);
 });
