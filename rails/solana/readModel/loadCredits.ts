@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../../db/client.ts";
 import type { PaymentRow } from "../../../db/schema/index.ts";
 import type { LoadedCredits, RailContext, SourcedCredit } from "../../types.ts";
-import { addressHorizons } from "../ingest/addressScans.ts";
+import { addressHorizons } from "./addressHorizons.ts";
 import { watchOf } from "../watchedAccount.ts";
 
 type CreditRow = { payment_id: string; signature: string; amount: string; slot: string; account_index: number; ts: string; source: "transfer" | "settlement"; payer: string | null };
