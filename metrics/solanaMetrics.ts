@@ -41,7 +41,7 @@ subscriberGauge(
 
 subscriberGauge(
   "stablepay_solana_payments_held",
-  "Open payments whose account the last poll could not read through: each one's expiry is held (the chain's other payments are not).",
+  "Accounts of open (or just closed) payments the last poll could not read through: each one's expiry is held, the chain's other payments are not.",
   (s) => s.held,
 );
 

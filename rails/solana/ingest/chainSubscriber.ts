@@ -164,7 +164,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     options.onWatched?.([...next.keys(), ...nextAliases.keys()]);
   }
 
-  /** Open payments' accounts whose last poll scan failed: their payments' expiry is held. */
+  /** Accounts of open (or just closed) payments whose last poll scan failed: their payments' expiry is held. */
   let held = 0;
   /** The newest slot a poll read: every scan lists signatures from a node at least there (the poll vouches for it). */
   let polledSlot: number | undefined;
@@ -239,7 +239,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     /** Credits stored so far, by what found them. */
     found: () => ({ ...found }),
     watched: () => watches.size,
-    /** Open payments' accounts the last poll could not read through (their expiry is held). */
+    /** Accounts of open (or just closed) payments the last poll could not read through (their expiry is held). */
     held: () => held,
     /** Watched addresses scanned on the late-money pace (closed a while ago). */
     lateOnly: () => lateOnly.size,
