@@ -3,7 +3,6 @@ import { queryRows } from "../../../db/client.ts";
 import type { PaymentRow } from "../../../db/schema/index.ts";
 import type { LoadedCredits, RailContext, SourcedCredit } from "../../types.ts";
 import { addressHorizons } from "./addressHorizons.ts";
-import { watchOf } from "../watchedAccount.ts";
 
 type CreditRow = { payment_id: string; signature: string; amount: string; slot: string; account_index: number; ts: string; source: "transfer" | "settlement"; payer: string | null };
 
@@ -43,6 +42,8 @@ const NOTHING_READ = new Date(0);
 /** Per payment, the evidence horizon of the account its subscriber scans. */
 async function paymentHorizons(ctx: RailContext, payments: readonly PaymentRow[]): Promise<Map<string, Date>> {
   const result = new Map<string, Date>();
+  // Loaded here, not at the top: it needs spl-token, which an EVM-only deployment never loads.
+  const { watchOf } = await import("../watchedAccount.ts");
   const byChain = new Map<string, PaymentRow[]>();
   for (const p of payments) byChain.set(p.chainId, [...(byChain.get(p.chainId) ?? []), p]);
   for (const [chainId, list] of byChain) {
