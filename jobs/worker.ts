@@ -15,7 +15,7 @@ import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
 import { replenish } from "./replenish.ts";
 import { sweep } from "./sweep.ts";
-import { startWebhookRelay } from "../webhooks/relay.ts";
+import { startWebhookRelay } from "./webhookRelay.ts";
 import { stockedMethods } from "../rails/index.ts";
 import { watchWorkerMetrics } from "./workerMetrics.ts";
 

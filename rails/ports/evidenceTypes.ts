@@ -1,3 +1,4 @@
+import type { EvidenceCursor } from "../../db/dispatchCursors.ts";
 import type { SourcedCredit } from "./context.ts";
 
 /**
@@ -21,8 +22,8 @@ export type LoadedCredits = Map<string, SourcedCredit[]> & {
   gaveUp?: ReadonlyMap<string, string>;
 };
 
-/** How far dispatch has looked at a chain's ingested evidence. */
-export type EvidenceCursor = { block: bigint; windowDigest: string | null };
+/** How far dispatch has looked at a chain's ingested evidence (stored by `db/dispatchCursors.ts`). */
+export type { EvidenceCursor };
 
 export type NewEvidence = { paymentIds: string[]; cursor: EvidenceCursor };
 

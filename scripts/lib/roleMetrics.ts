@@ -2,7 +2,7 @@ import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import { createDb } from "../../db/client.ts";
 import { rolePoolProbe } from "../../db/probedPool.ts";
-import { watchChains } from "../../metrics/chainMetrics.ts";
+import { watchChains } from "../../rails/chainMetrics.ts";
 import { startMetricsServer } from "../../metrics/metricsServer.ts";
 import { fetchPonderMetrics } from "../../metrics/ponderMetrics.ts";
 import { labelRole } from "../../metrics/registry.ts";
