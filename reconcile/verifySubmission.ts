@@ -13,6 +13,7 @@ import { reconcilePayments } from "./reconcilePayments.ts";
  */
 export async function verifySubmission(ctx: RailContext, payment: PaymentRow, transaction: string): Promise<PaymentRow> {
   const { network, method } = portsOf(ctx.config, payment);
+  if (!method.verifySubmission) throw new ValidationError("txHash", `Invalid field 'txHash': ${method.verifiedInstead ?? "this kind of payment takes no submitted transaction"}`);
   const paid = await method.verifySubmission(ctx, payment, network, transaction);
   if (paid.length === 0) throw new ValidationError("txHash", `Invalid field 'txHash': transaction ${transaction} does not pay payment ${payment.id}`);
   await insertSubmissions(

@@ -1,4 +1,3 @@
-import { ValidationError } from "../../domain/errors.ts";
 import type { PaymentMethod } from "../types.ts";
 
 /**
@@ -11,7 +10,5 @@ import type { PaymentMethod } from "../types.ts";
  */
 export const bridgeMethod: PaymentMethod = {
   kind: "cross_chain",
-  verifySubmission: async () => {
-    throw new ValidationError("txHash", "Invalid field 'txHash': a cross-chain payment is verified from its bridge (GET /payments/cross-chain/status/{paymentId}); there is nothing to submit");
-  },
+  verifiedInstead: "a cross-chain payment is verified from its bridge (GET /payments/cross-chain/status/{paymentId}); there is nothing to submit",
 };

@@ -14,10 +14,12 @@ export interface PaymentMethod {
   /**
    * Reads a transaction a client submitted for `payment` from the chain and returns what
    * in it pays the payment (nothing: it does not). Throws ValidationError for a
-   * transaction that is unknown or failed (or a method that takes no submissions),
-   * ServiceUnavailableError when the chain cannot be read.
+   * transaction that is unknown or failed, ServiceUnavailableError when the chain cannot be read.
+   * Left out by a method whose payments are paid by no transaction on their own chain.
    */
-  verifySubmission(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]>;
+  verifySubmission?(ctx: RailContext, payment: PaymentRow, network: Network, transaction: string): Promise<SubmittedCredit[]>;
+  /** Where `verifySubmission` is left out: how such a payment is verified instead (the 400 a submission gets says so). */
+  readonly verifiedInstead?: string;
   /** The URI a wallet opens from a QR code (EIP-681, Solana Pay); left out (or null) when there is none. */
   paymentUri?(payment: PaymentRow): string | null;
   /** What a customer's wallet sends (signed intent, transactions), merged into the full payment view; left out (or null) if nothing. */
@@ -49,6 +51,7 @@ export interface PaymentMethod {
  * payment is made by its own service, which asks its bridge for a quote.)
  */
 export interface CreatableMethod extends PaymentMethod {
+  verifySubmission: NonNullable<PaymentMethod["verifySubmission"]>;
   /** Whether `network` is set up (contracts deployed) for payments of this kind: a static capability. */
   supports(network: Network): boolean;
   /** Why `network` cannot take payments of this kind now (contracts or signer missing); null when it can. */
