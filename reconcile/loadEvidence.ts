@@ -8,19 +8,19 @@ export type Evidence = {
   credits: Map<string, SourcedCredit[]>;
   /** Money paid in time that is still on its way to the payment's chain, by payment: when it was paid. */
   inTransit: Map<string, Date>;
-  /** Payments whose money on its way was given back or lost (a rail's `gaveUp`), with why. */
+  /** Payments whose money on its way was given back or lost (a source's `gaveUp`), with why. */
   gaveUp: Map<string, string>;
-  /** Payments whose evidence could not be read now (a rail's `unreadable`): their stored answer stands. */
+  /** Payments whose evidence could not be read now (a source's `unreadable`): their stored answer stands. */
   unreadable: Set<string>;
-  /** Per payment, how far evidence read from outside its chain is complete (a rail's `evidenceThrough`). */
+  /** Per payment, how far evidence read from outside its chain is complete (a source's `evidenceThrough`). */
   evidenceThrough: Map<string, Date>;
 };
 
 /**
- * Every credit of these payments: what each one's rail has ingested from its chain,
+ * Every credit of these payments: what each one's evidence source has ingested from its chain,
  * plus transactions a client submitted that ingest has not reached yet (`heads`: the
  * ingested head per chain, read once by the caller), plus sandbox simulations; and what
- * each rail says is still in transit (a bridge carrying money paid in time).
+ * each source says is still in transit (a bridge carrying money paid in time).
  */
 export async function loadEvidence(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Evidence> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
