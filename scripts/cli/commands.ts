@@ -16,7 +16,7 @@ import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
 import { addressFormats } from "../../domain/addressFormats.ts";
-import { allRails, railFor } from "../../rails/index.ts";
+import { chainFor, ingests } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 import { ratesFor } from "../../rates/index.ts";
 
@@ -98,9 +98,9 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
       throw new UsageError(`--address: tokens sent to ${address} cannot come back (the null address, a token's own contract or the service's contracts)`);
     }
     // Read from the chain where it can be (Solana: a token account given as the wallet would take other tokens' sweeps for good).
-    const rail = railFor(network);
-    if (network.enabled && rail) {
-      const problem = await rail.settlementWalletProblem(network, address, 20_000).catch((error: Error) => {
+    const chain = chainFor(network);
+    if (network.enabled && chain) {
+      const problem = await chain.settlementWalletProblem(network, address, 20_000).catch((error: Error) => {
         throw new CommandFailedError(`could not read ${address} on ${network.name}: ${error.message.split("\n")[0]}`);
       });
       if (problem) throw new UsageError(`--address: sweeps sent to ${address} could not be spent: ${problem}`);
@@ -139,10 +139,10 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
   async "indexer prune"({ db, config, logger }, flags) {
     const dryRun = flags["dry-run"] === true;
     const lines = [];
-    for (const rail of allRails()) {
-      if (!rail.pruneIngested) continue;
-      const { removed, kept } = await rail.pruneIngested({ db, config, logger }, { dryRun });
-      lines.push(`${rail.name}: ${dryRun ? "would remove" : "removed"} ${removed} indexed rows that are no payment's evidence; ${kept} stay`);
+    for (const ingest of ingests()) {
+      if (!ingest.pruneIngested) continue;
+      const { removed, kept } = await ingest.pruneIngested({ db, config, logger }, { dryRun });
+      lines.push(`${ingest.name}: ${dryRun ? "would remove" : "removed"} ${removed} indexed rows that are no payment's evidence; ${kept} stay`);
     }
     return lines.length > 0 ? lines.join("\n") : "Nothing to prune.";
   },

@@ -10,7 +10,7 @@ import { startAnvil, type AnvilInstance } from "../../devchain/evm/anvil.ts";
 import { evmClient } from "../../rails/evm/client.ts";
 import { evmRotation } from "../../rails/evm/transport.ts";
 import { health } from "../../scripts/cli/health.ts";
-import { watchProviders } from "../../metrics/providerMetrics.ts";
+import { watchProviders } from "../../rails/rpcRotation/metrics.ts";
 import { renderMetrics } from "../../metrics/registry.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";

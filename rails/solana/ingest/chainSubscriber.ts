@@ -8,7 +8,7 @@ import { recordAddressEvidence } from "./addressScans.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf, type PaymentWatch } from "../watchedAccount.ts";
 import { advanceFinality } from "./advanceFinality.ts";
-import { countSolanaCredits, watchSolanaSubscriber } from "../../../metrics/solanaMetrics.ts";
+import { countSolanaCredits, watchSolanaSubscriber } from "./metrics.ts";
 import type { FoundBy } from "./recordCredits.ts";
 import { scanAddress } from "./scanAddress.ts";
 import { startWebsocketWatch, type WebsocketWatch } from "./websocketWatch.ts";

@@ -1,8 +1,8 @@
 import { Gauge } from "prom-client";
-import type { Network } from "../config/types.ts";
-import { networkRotation } from "../rails/providerRotations.ts";
-import { providerStates } from "../rails/rpcRotation/registry.ts";
-import { registry } from "./registry.ts";
+import type { Network } from "../../config/types.ts";
+import { networkRotation } from "../providerRotations.ts";
+import { providerStates } from "./registry.ts";
+import { registry } from "../../metrics/registry.ts";
 
 let followed: Network[] = [];
 

@@ -1,6 +1,6 @@
 import { Counter, Gauge } from "prom-client";
-import type { FoundBy } from "../rails/solana/ingest/recordCredits.ts";
-import { registry } from "./registry.ts";
+import type { FoundBy } from "./recordCredits.ts";
+import { registry } from "../../../metrics/registry.ts";
 
 /**
  * What the `solana` role's subscriber does: the credits it records and how it found them
