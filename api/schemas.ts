@@ -19,11 +19,11 @@ export const createPaymentBody = t.Object(
     callbackUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL for webhooks" })),
     successUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page sends the customer to once paid" })),
     cancelUrl: t.Optional(t.String({ maxLength: 2048, description: "http(s) URL the hosted checkout page offers to go back to without paying" })),
-    // Checked in the service: Elysia would coerce a string into a record of its characters.
+    // Parsed by `parseCreatePaymentRequest` (api/requests/): Elysia would coerce a string into a record of its characters.
     metadata: t.Optional(t.Unknown({ description: "Any JSON object: at most 50 keys, 5 levels deep, 16 KiB as JSON" })),
     expiresIn: t.Optional(t.Integer({ description: "Seconds until expiry" })),
     agentId: t.Optional(t.String({ maxLength: 200, description: "Agent creating the payment (or header X-Agent-Id); checked against its policy" })),
-    // Checked in the service, with the agent id it belongs to.
+    // Parsed by `parseCreatePaymentRequest`, with the agent id it belongs to.
     agentOwner: t.Optional(t.Unknown({ description: "Who is accountable for the agent: 1 to 100 letters, digits, '_' or '-'" })),
   },
   { additionalProperties: true },

@@ -1,5 +1,5 @@
 import { normalizeDecimal } from "../domain/decimal.ts";
-import { normalizeAddress } from "../rails/addressFormats.ts";
+import { normalizeAddress } from "../domain/addressFormats.ts";
 import type { Env } from "./env.ts";
 import type { Network } from "./types.ts";
 

@@ -1,178 +1,28 @@
 import { z } from "zod";
 import { normalizeDecimal } from "../domain/decimal.ts";
-import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKey, type SecretBox } from "../domain/secretBox.ts";
+import { createSecretBox, DEVELOPMENT_SECRETS_KEY, parseSecretsKey } from "../domain/secretBox.ts";
 import { buildBridgeConfig, type BridgeConfig } from "./bridge.ts";
-import { envSchema, type Env } from "./env.ts";
+import { ConfigError } from "./configError.ts";
+import type { Config } from "./configType.ts";
+import { envSchema } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
-import { parseSolanaSecretKey } from "../rails/solana/parseSecretKey.ts";
-import { normalizeSolanaAddress } from "../rails/solana/normalizeAddress.ts";
-import { privateKeyToAddress } from "viem/accounts";
-import { base58 } from "@scure/base";
+import { evmOperatorAddress } from "./operatorAddress.ts";
 import { foreignSecrets, type Role } from "./roles.ts";
+import { buildSolanaConfig } from "./solana.ts";
+import { parseStaticRates } from "./staticRates.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
 import type { Mode, Network } from "./types.ts";
 
 export type { Mode, Network, NetworkType, Token } from "./types.ts";
+export type { Config, OperatorConfig, RateBudget, RateLimitsConfig, RatesConfig, WebhooksConfig } from "./configType.ts";
+export type { SolanaConfig } from "./solana.ts";
+export { ConfigError } from "./configError.ts";
+export { redactConfig } from "./redactConfig.ts";
 export { ROLES, envForRole, foreignSecrets, type Role } from "./roles.ts";
 export { modeOfNetwork } from "./types.ts";
 export { networkIdOf } from "./networks.ts";
 export type { FileNetwork, FileNetworkInput } from "./networksFile.ts";
 export { bridgeAdapterFor, type BridgeAdapterName, type BridgeConfig } from "./bridge.ts";
-
-export type Config = {
-  appEnv: Env["APP_ENV"];
-  /** The role this process runs as (`scripts/role.ts`); null: every role at once (tests, the CLI, `npm start`'s supervisor). */
-  role: Role | null;
-  /** `corsOrigins`: browser origins allowed to call the API; `"*"` is any. */
-  http: { host: string; port: number; publicBaseUrl: string; corsOrigins: string[] | "*" };
-  /** Absent only outside production, where the dev stack starts embedded Postgres. */
-  databaseUrl: string | undefined;
-  databasePoolSize: number;
-  /** How long a role waits for its Postgres probe (`createProbedPool`); 0: no probe. */
-  databaseProbeTimeoutMs: number;
-  dataDir: string;
-  redis: { url: string; prefix: string; timeoutMs: number };
-  /** `nodeStaleAfterMs`: a (non-local) node whose newest block is older than this is taken to be stuck. */
-  indexer: {
-    schema: string;
-    viewsSchema: string;
-    maxLagBlocks: number;
-    nodeStaleAfterMs: number;
-    port: number;
-    /** Late money: how long after expiry an address is watched at all; and, on EVM, asked for in every block, then in ranges of `lateScanBlocks`. */
-    watchAfterExpiryHours: number;
-    everyBlockAfterExpiryMinutes: number;
-    lateScanBlocks: number;
-    replayBlockRange: number;
-  };
-  rpcTimeoutMs: number;
-  logLevel: Env["LOG_LEVEL"];
-  networks: Network[];
-  /** The EVM operator's key (the ForwarderFactory's operator): sweeps and refunds deposits. The worker's alone; null elsewhere. */
-  operatorPrivateKey: `0x${string}` | null;
-  /** The EVM operator's address: from its key where it is held, else OPERATOR_ADDRESS; null: no operator (no EVM payments). */
-  operatorAddress: `0x${string}` | null;
-  /** Signs payment intents (PaymentSettlement's operator). The API's alone; null: no contract payments. */
-  intentSignerPrivateKey: `0x${string}` | null;
-  fees: { bps: number; recipient: string | null };
-  /** Sweeps and refunds: a transaction still unmined after `replaceAfterMs` is re-sent with higher fees. */
-  transfers: { replaceAfterMs: number };
-  /** `minimum`: the least a refund sends, a decimal in token units (REFUND_MIN_AMOUNT, normalized). */
-  refunds: { minimum: string };
-  /**
-   * `publicKeyMaxExpiresIn`: the most a public-key create may ask (≤ maxExpiresIn). `maxOpen`: open
-   * payments per merchant and mode; `maxOpenPublicKey`: where public-key creates stop.
-   * `bodyWindowSeconds`: how long an identical body (no Idempotency-Key, no orderId) is a retry.
-   */
-  payments: {
-    defaultExpiresIn: number;
-    maxExpiresIn: number;
-    signingThreads: number;
-    publicKeyMaxExpiresIn: number;
-    maxOpen: number;
-    maxOpenPublicKey: number;
-    bodyWindowSeconds: number;
-  };
-  /** `publicKeyAccountReads`: the deprecated public-key reads of the payment list and stats (spec rule 4). */
-  auth: { publicKeyAccountReads: boolean };
-  rateLimits: RateLimitsConfig;
-  webhooks: WebhooksConfig;
-  /** The hosted checkout page: live streams one API process holds at most. */
-  checkout: { maxStreams: number };
-  /** The merchant dashboard (`/dashboard`): session timeouts, invitations, sign-in lockout; cookies `Secure` in production. */
-  dashboard: { idleMs: number; absoluteMs: number; inviteMs: number; signInAttempts: number; lockoutSeconds: number; secureCookies: boolean };
-  rates: RatesConfig;
-  /** Cross-chain payments: bridges per route, refund addresses, Relay and the local relayer. */
-  bridge: BridgeConfig;
-  solana: SolanaConfig;
-  /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
-  secrets: SecretBox;
-  operator: OperatorConfig;
-  /** `sharedLeaseMs`: the lease of the one worker that exports the gauges of shared state (METRICS_LEASE_SECONDS). */
-  metrics: { sharedLeaseMs: number };
-};
-
-/** Requests per window of one bucket: creates, and every other request ("reads"). */
-export type RateBudget = { creates: number; reads: number };
-
-/**
- * Rate limits (`api/plugins/rateLimits.ts`): per public key, per API key, and per client IP
- * (public-key and credential-free calls: `ip`; key + secret calls: `apiKey`'s figures).
- * `clientIpHeader`: read the client's IP from this header (a proxy you run sets it); null: the connection's.
- */
-export type RateLimitsConfig = {
-  enabled: boolean;
-  windowSeconds: number;
-  publicKey: RateBudget;
-  apiKey: RateBudget;
-  ip: RateBudget;
-  clientIpHeader: string | null;
-};
-
-/**
- * Operators' endpoints: `/metrics` of every role and the queue dashboard, behind `token`
- * (null: both off). The worker and indexer roles serve `/metrics` on their own port (0: none).
- */
-export type OperatorConfig = {
-  token: string | null;
-  metricsHost: string;
-  metricsPorts: { worker: number; indexer: number; solana: number };
-  queueDashboard: "read-only" | "read-write" | "off";
-};
-
-/** Exchange rates: units of each currency per one US dollar (see `rates/`). */
-export type RatesConfig = {
-  provider: "static" | "http";
-  /** Currency code → decimal string, from RATES_STATIC. */
-  static: Record<string, string>;
-  url: string;
-  timeoutMs: number;
-  cacheTtlMs: number;
-  maxAgeMs: number;
-};
-
-/**
- * The Solana rail: the operator keypair paying sweep/refund fees (null: no sweeps), the
- * subscriber's timers, how long closed payments stay watched, and Helius webhooks.
- */
-export type SolanaConfig = {
-  /** The worker's alone; null elsewhere. */
-  operatorSecretKey: Uint8Array | null;
-  /** From the secret key where it is held, else SOLANA_OPERATOR_ADDRESS; null: no operator (no deposit addresses). */
-  operatorAddress: string | null;
-  /** SOLANA_DEPOSIT_SEED: every deposit key derives from it. The worker's (and the CLI's) alone; null elsewhere. */
-  depositSeed: Uint8Array | null;
-  /** The pool of pre-derived deposit addresses the worker keeps filled: topped up to `size` once fewer than `refillBelow` are free. */
-  depositPool: { size: number; refillBelow: number };
-  pollIntervalMs: number;
-  headIntervalMs: number;
-  wsStaleMs: number;
-  watchAfterCloseMs: number;
-  /** Closed this recently: scanned on every poll and followed over the websocket; closed earlier (still watched): scanned every `latePollIntervalMs`. */
-  everyPollAfterCloseMs: number;
-  latePollIntervalMs: number;
-  webhook: { host: string; port: number; authHeader: string | null };
-  helius: { apiKey: string | null; webhookUrl: string | null };
-};
-
-/** Webhook delivery: retry delays (ms, one per retry), attempt timeout, re-drive period, rotation overlap. */
-/** `testTargets`: where test-mode webhooks may go (`public` addresses only, or `any`); live ones go only to public addresses. */
-export type WebhooksConfig = {
-  retryDelaysMs: number[];
-  timeoutMs: number;
-  redriveIntervalMs: number;
-  secretOverlapMs: number;
-  concurrency: number;
-  maxInFlightPerUrl: number;
-  maxInFlightPerMerchant: number;
-  testTargets: "any" | "public";
-  /** Redeliveries of one event a merchant may ask for in an hour. */
-  redeliveriesPerHour: number;
-};
-
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
 
 /** The variables set: `KEY=` in an env file is unset, not "" (a blank number would read as 0: port 0, no overlap, no watch). */
 export const setVariables = (env: Record<string, string | undefined>): Record<string, string> =>
@@ -213,18 +63,8 @@ export function buildConfig(
   // A public-key create without expiresIn gets the default: it must be one the public key may ask.
   if (e.PAYMENT_EXPIRES_IN > e.PUBLIC_KEY_MAX_EXPIRES_IN) throw new ConfigError("PAYMENT_EXPIRES_IN: must not exceed PUBLIC_KEY_MAX_EXPIRES_IN");
   if (e.MAX_OPEN_PAYMENTS_PUBLIC_KEY > e.MAX_OPEN_PAYMENTS) throw new ConfigError("MAX_OPEN_PAYMENTS_PUBLIC_KEY: must not exceed MAX_OPEN_PAYMENTS");
-  const solanaOperator = e.SOLANA_OPERATOR_SECRET_KEY ? parseSolanaSecretKey(e.SOLANA_OPERATOR_SECRET_KEY) : null;
-  if (e.SOLANA_OPERATOR_SECRET_KEY && !solanaOperator) {
-    throw new ConfigError("SOLANA_OPERATOR_SECRET_KEY: must be a Solana keypair's 64-byte secret key, base58 or a JSON array of bytes");
-  }
-  const operators = operatorAddresses(e, solanaOperator);
-  if (e.SOLANA_DEPOSIT_POOL_REFILL_BELOW > e.SOLANA_DEPOSIT_POOL_SIZE) throw new ConfigError("SOLANA_DEPOSIT_POOL_REFILL_BELOW: must not exceed SOLANA_DEPOSIT_POOL_SIZE");
-  if (e.SOLANA_WEBHOOK_PORT > 0 && !e.HELIUS_WEBHOOK_AUTH_HEADER) {
-    throw new ConfigError("HELIUS_WEBHOOK_AUTH_HEADER: required when SOLANA_WEBHOOK_PORT is set (every delivery must prove it comes from your Helius webhook)");
-  }
-  if (e.HELIUS_API_KEY && (!e.HELIUS_WEBHOOK_URL || !e.HELIUS_WEBHOOK_AUTH_HEADER)) {
-    throw new ConfigError("HELIUS_WEBHOOK_URL and HELIUS_WEBHOOK_AUTH_HEADER: required with HELIUS_API_KEY");
-  }
+  const operatorAddress = evmOperatorAddress(e);
+  const solana = buildSolanaConfig(e);
   // Every checkout link and logo is built on it: in production a loopback guess would be stored in answers.
   if (production && !e.PUBLIC_BASE_URL) throw new ConfigError("PUBLIC_BASE_URL: required when APP_ENV=production (the address customers reach, e.g. https://pay.example.com)");
   if (e.PUBLIC_BASE_URL && /[?#]/.test(e.PUBLIC_BASE_URL)) throw new ConfigError("PUBLIC_BASE_URL: must not carry a query or fragment (links are built by appending paths)");
@@ -273,7 +113,7 @@ export function buildConfig(
     logLevel: e.LOG_LEVEL,
     networks,
     operatorPrivateKey: (e.OPERATOR_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
-    operatorAddress: operators.evm,
+    operatorAddress,
     intentSignerPrivateKey: (e.INTENT_SIGNER_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
     transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
@@ -325,20 +165,7 @@ export function buildConfig(
       maxAgeMs: e.RATES_MAX_AGE_SECONDS * 1000,
     },
     bridge,
-    solana: {
-      operatorSecretKey: solanaOperator,
-      operatorAddress: operators.solana,
-      depositSeed: e.SOLANA_DEPOSIT_SEED ? Uint8Array.from(Buffer.from(e.SOLANA_DEPOSIT_SEED.replace(/^0x/, ""), "hex")) : null,
-      depositPool: { size: e.SOLANA_DEPOSIT_POOL_SIZE, refillBelow: e.SOLANA_DEPOSIT_POOL_REFILL_BELOW },
-      pollIntervalMs: e.SOLANA_POLL_INTERVAL_MS,
-      headIntervalMs: e.SOLANA_HEAD_INTERVAL_MS,
-      wsStaleMs: e.SOLANA_WS_STALE_MS,
-      watchAfterCloseMs: Math.round(e.SOLANA_WATCH_AFTER_CLOSE_HOURS * 3_600_000),
-      everyPollAfterCloseMs: e.SOLANA_EVERY_POLL_AFTER_CLOSE_MINUTES * 60_000,
-      latePollIntervalMs: e.SOLANA_LATE_POLL_INTERVAL_MS,
-      webhook: { host: e.SOLANA_WEBHOOK_HOST, port: e.SOLANA_WEBHOOK_PORT, authHeader: e.HELIUS_WEBHOOK_AUTH_HEADER ?? null },
-      helius: { apiKey: e.HELIUS_API_KEY ?? null, webhookUrl: e.HELIUS_WEBHOOK_URL ?? null },
-    },
+    solana,
     secrets: createSecretBox(secretsKey),
     operator: {
       token: e.OPERATOR_TOKEN ?? null,
@@ -348,42 +175,6 @@ export function buildConfig(
     },
     metrics: { sharedLeaseMs: e.METRICS_LEASE_SECONDS * 1000 },
   };
-}
-
-/**
- * The operators' addresses: derived from their keys where this role holds them, else as
- * configured (OPERATOR_ADDRESS, SOLANA_OPERATOR_ADDRESS); a key and an address that disagree
- * are a mistake caught at start (the API would report one account's gas while the worker spends another's).
- */
-function operatorAddresses(e: Env, solanaOperator: Uint8Array | null): { evm: `0x${string}` | null; solana: string | null } {
-  const evmKeyAddress = e.OPERATOR_PRIVATE_KEY ? privateKeyToAddress(e.OPERATOR_PRIVATE_KEY as `0x${string}`) : null;
-  if (evmKeyAddress && e.OPERATOR_ADDRESS && evmKeyAddress !== e.OPERATOR_ADDRESS) {
-    throw new ConfigError(`OPERATOR_ADDRESS: ${e.OPERATOR_ADDRESS} is not the address of OPERATOR_PRIVATE_KEY (${evmKeyAddress})`);
-  }
-  const solanaAddress = e.SOLANA_OPERATOR_ADDRESS === undefined ? null : normalizeSolanaAddress(e.SOLANA_OPERATOR_ADDRESS);
-  if (e.SOLANA_OPERATOR_ADDRESS !== undefined && !solanaAddress) throw new ConfigError("SOLANA_OPERATOR_ADDRESS: must be a Solana address (base58)");
-  const solanaKeyAddress = solanaOperator ? base58.encode(solanaOperator.subarray(32)) : null;
-  if (solanaKeyAddress && solanaAddress && solanaKeyAddress !== solanaAddress) {
-    throw new ConfigError(`SOLANA_OPERATOR_ADDRESS: ${solanaAddress} is not the address of SOLANA_OPERATOR_SECRET_KEY (${solanaKeyAddress})`);
-  }
-  return { evm: evmKeyAddress ?? (e.OPERATOR_ADDRESS as `0x${string}` | undefined) ?? null, solana: solanaKeyAddress ?? solanaAddress };
-}
-
-/** "EUR=0.92, NGN=1550" → {EUR: "0.92", NGN: "1550"}; codes are 3 letters, rates positive decimals. */
-function parseStaticRates(text: string): Record<string, string> {
-  const rates: Record<string, string> = {};
-  for (const entry of text.split(",").map((s) => s.trim()).filter(Boolean)) {
-    const match = /^([A-Za-z]{3})\s*=\s*(\S+)$/.exec(entry);
-    const code = match?.[1]!.toUpperCase();
-    const rate = match ? normalizeDecimal(match[2]!) : null;
-    if (!code || !rate || rate === "0") {
-      throw new ConfigError(`RATES_STATIC: "${entry}" is not CODE=rate (units per US dollar, e.g. EUR=0.92)`);
-    }
-    if (code === "USD" && rate !== "1") throw new ConfigError("RATES_STATIC: USD is the base and is always 1");
-    if (rates[code] !== undefined) throw new ConfigError(`RATES_STATIC: ${code} is listed twice`);
-    rates[code] = rate;
-  }
-  return rates;
 }
 
 function describeEnvError(error: z.ZodError): string {
@@ -402,38 +193,3 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
 
 export const networksForMode = (config: Config, mode: Mode) =>
   config.networks.filter((n) => n.isTestnet === (mode === "test"));
-
-/** Secret-free view of the config for logs: credentials and RPC paths (often API keys) removed. */
-export function redactConfig(config: Config) {
-  const hideUrl = (value: string | null | undefined) => {
-    if (!value) return value ?? null;
-    try {
-      const u = new URL(value);
-      return `${u.protocol}//${u.host}${u.pathname.length > 1 || u.search ? "/…" : ""}`;
-    } catch {
-      return "…";
-    }
-  };
-  return {
-    ...config,
-    databaseUrl: hideUrl(config.databaseUrl),
-    operatorPrivateKey: config.operatorPrivateKey ? "[redacted]" : null,
-    intentSignerPrivateKey: config.intentSignerPrivateKey ? "[redacted]" : null,
-    bridge: {
-      ...config.bridge,
-      relay: { ...config.bridge.relay, apiKey: config.bridge.relay.apiKey ? "[redacted]" : null },
-      local: config.bridge.local ? { ...config.bridge.local, relayerPrivateKey: "[redacted]" } : null,
-    },
-    solana: {
-      ...config.solana,
-      operatorSecretKey: config.solana.operatorSecretKey ? "[redacted]" : null,
-      depositSeed: config.solana.depositSeed ? "[redacted]" : null,
-      webhook: { ...config.solana.webhook, authHeader: config.solana.webhook.authHeader ? "[redacted]" : null },
-      helius: { apiKey: config.solana.helius.apiKey ? "[redacted]" : null, webhookUrl: config.solana.helius.webhookUrl },
-    },
-    secrets: { keyId: config.secrets.keyId },
-    operator: { ...config.operator, token: config.operator.token ? "[redacted]" : null },
-    redis: { ...config.redis, url: hideUrl(config.redis.url) },
-    networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), wsUrl: hideUrl(n.wsUrl) })),
-  };
-}

@@ -1,4 +1,5 @@
-import { ConfigError, type Config } from "./index.ts";
+import { ConfigError } from "./configError.ts";
+import type { Config } from "./configType.ts";
 import type { Network } from "./types.ts";
 
 export type IndexedNetwork = Network & { rpcUrl: string; startBlock: number | "latest" };

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, inArray, isNull, sql } from "drizzle-orm";
-import { formatAmount } from "../domain/amounts.ts";
-import { depositMethodOf } from "../domain/depositMethod.ts";
+import { eventDataJson } from "../domain/eventPayload.ts";
 import { filterMatches, type PaymentEventType } from "../domain/paymentEvents.ts";
 import { queryRows, type Db } from "./client.ts";
 import { paymentEvents, webhookDeliveries, webhookEndpoints, type PaymentRow } from "./schema/index.ts";
@@ -11,57 +10,6 @@ export type PaymentEventRow = typeof paymentEvents.$inferSelect;
 
 /** Postgres channel announcing new deliveries; the NOTIFY is sent on commit of the event's transaction. */
 export const WEBHOOK_CHANNEL = "stablepay_webhooks";
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/**
- * The payment as an event carries it: amounts as decimal strings in token units, dates
- * ISO 8601, addresses as stored (checksummed when the payment was created).
- */
-export function paymentSnapshot(p: PaymentRow) {
-  const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
-  return {
-    id: p.id,
-    status: p.status,
-    amount: units(p.amount),
-    amountReceived: units(p.amountReceived),
-    amountRemaining: units(p.amountRemaining),
-    excessOwed: units(p.excessOwed),
-    lateAmount: units(p.lateAmount),
-    currency: p.currency,
-    token: p.tokenSymbol,
-    tokenAddress: p.tokenAddress,
-    decimals: p.tokenDecimals,
-    chainId: p.chainId,
-    confirmations: p.confirmations,
-    transactionHash: p.completingTxHash,
-    receiveAddress: p.receiveAddress,
-    depositMethod: depositMethodOf(p.kind),
-    orderId: p.orderId,
-    metadata: p.metadata,
-    // The agent that created the payment, and who answers for it (null: not an agent's).
-    agentId: p.agentId,
-    agentOwner: p.agentOwner,
-    fiatAmount: p.fiatAmount ?? null,
-    fiatCurrency: p.fiatCurrency ?? null,
-    isTest: p.isTest,
-    closedReason: p.closedReason,
-    bridgeStatus: p.bridgeStatus ?? null,
-    detectedAt: iso(p.detectedAt),
-    confirmedAt: iso(p.confirmedAt),
-    expiresAt: iso(p.expiresAt),
-    createdAt: iso(p.createdAt),
-    updatedAt: iso(p.updatedAt),
-  };
-}
-
-/**
- * An event as merchants receive it, in a webhook body and in the feed alike
- * (Standard Webhooks' `{type, timestamp, data}`, plus the id and the mode).
- */
-export function eventEnvelope(e: PaymentEventRow) {
-  return { id: e.id, type: e.type, timestamp: e.createdAt.toISOString(), mode: e.mode, paymentId: e.paymentId, data: e.payload };
-}
 
 export type NewPaymentEvent = {
   /** The payment as it is after the change (in this transaction). */
@@ -97,15 +45,14 @@ async function insertPaymentEvents(tx: Db, events: readonly NewPaymentEvent[], r
   const targets = enabledEndpointsOf(tx, merchantIds);
 
   // The reconcile job writes thousands of events a second, several per payment, so what
-  // events share is sent once: per subject (a payment, and its payload: the snapshot,
+  // events share is sent once: per subject (a payment, and its payload: its event view,
   // plus `extra` for an event that has one), then per event its id, type and subject.
   const subjects: Array<{ payment: PaymentRow; payload: string }> = [];
   const shared = new Map<PaymentRow, number>();
   const subjectOf = ({ payment, extra }: NewPaymentEvent): number => {
     const known = extra ? undefined : shared.get(payment);
     if (known !== undefined) return known;
-    // A snapshot holds no bigint (amounts are formatted), so only `extra` needs the replacer.
-    const payload = extra ? JSON.stringify({ payment: paymentSnapshot(payment), ...extra }, bigintAsString) : JSON.stringify({ payment: paymentSnapshot(payment) });
+    const payload = eventDataJson(payment, extra);
     const index = subjects.push({ payment, payload });
     if (!extra) shared.set(payment, index);
     return index;
@@ -180,9 +127,6 @@ const enabledEndpointsOf = (tx: Db, merchantIds: string[]): Promise<EndpointTarg
     .where(and(inArray(webhookEndpoints.merchantId, merchantIds), isNull(webhookEndpoints.disabledAt), isNull(webhookEndpoints.deletedAt)));
 
 type EndpointTarget = { id: string; merchantId: string; mode: Mode; url: string; events: string[] };
-
-/** Amounts in `extra` may be bigints: they are written as decimal strings of smallest units. */
-const bigintAsString = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
 
 /** What `recordPaymentEvents` returns of each event it wrote. */
 export type RecordedEvent = Pick<PaymentEventRow, "id" | "sequence" | "merchantId" | "mode" | "paymentId" | "type">;

@@ -4,7 +4,7 @@ import { enterLogContext } from "../config/logContext.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { findEvent } from "../db/eventFeed.ts";
-import { eventEnvelope } from "../db/paymentEvents.ts";
+import { eventEnvelope } from "../domain/eventPayload.ts";
 import { claimDelivery, recordAttempt, releaseDelivery, waitsForItsUrl, type AttemptRecord, type DeliveryOutcome } from "../db/webhookDeliveries.ts";
 import { callbackSigningSecret, findWebhookEndpoint, signingSecrets } from "../db/webhookEndpoints.ts";
 import { retryDelay } from "../domain/retryDelay.ts";

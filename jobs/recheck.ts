@@ -4,7 +4,7 @@ import { dispatchCursorBlocks } from "../db/dispatchCursors.ts";
 import { paymentsToRecheck } from "../db/paymentsToRevisit.ts";
 import { confirmedTransfersAbove, paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
 import { recheckTransfer } from "../payouts/index.ts";
-import { railFor, type RailContext } from "../rails/index.ts";
+import { chainFor, type RailContext } from "../rails/index.ts";
 import { watchIngest } from "../reconcile/index.ts";
 import type { Prompts } from "../domain/prompts.ts";
 import type { JobPayloads } from "./queues.ts";
@@ -24,8 +24,8 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   // Each chain's final block, from its node (null where it cannot be read now).
   const finality = await Promise.all(
     config.networks.map(async (n) => {
-      const rail = n.enabled ? railFor(n) : undefined;
-      const finalized = rail ? await rail.finalizedHead(n, config.rpcTimeoutMs).catch(() => null) : null;
+      const chain = n.enabled ? chainFor(n) : undefined;
+      const finalized = chain ? await chain.finalizedHead(n, config.rpcTimeoutMs).catch(() => null) : null;
       return { chainId: n.chainId, blocks: n.requiredConfirmations, finalized };
     }),
   );

@@ -15,8 +15,8 @@ import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
 import { replenish } from "./replenish.ts";
 import { sweep } from "./sweep.ts";
-import { startWebhookRelay } from "../webhooks/relay.ts";
-import { allRails, networksOf } from "../rails/index.ts";
+import { startWebhookRelay } from "./webhookRelay.ts";
+import { stockedMethods } from "../rails/index.ts";
 import { watchWorkerMetrics } from "./workerMetrics.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
@@ -70,8 +70,8 @@ export async function startWorkers(deps: {
   const options = { connection, prefix: config.redis.prefix, settings: { backoffStrategy: cappedBackoff } };
 
   const prompts = createPrompts(config);
-  // Scheduled only where a rail that stocks addresses serves a network.
-  const schedules: readonly string[] = [...SCHEDULES, ...(allRails().some((rail) => rail.replenish && networksOf(config, rail).length > 0) ? ["replenish"] : [])];
+  // Scheduled only where a payment method that stocks addresses serves a network.
+  const schedules: readonly string[] = [...SCHEDULES, ...(stockedMethods(config).some((s) => s.networks.length > 0) ? ["replenish"] : [])];
   const maintenanceQueue = openQueue(config, QUEUES.maintenance);
   const webhookQueue = openQueue(config, QUEUES.webhook);
   // Job schedulers are upserts: every worker replica can declare them safely. They live

@@ -1,5 +1,5 @@
 import type { Network } from "../config/types.ts";
-import { normalizeAddress } from "./addressFormats.ts";
+import { normalizeAddress } from "../domain/addressFormats.ts";
 
 /** A chain's null address: tokens sent there are burnt. */
 const NULL_ADDRESS: Record<Network["type"], string> = {

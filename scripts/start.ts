@@ -21,7 +21,7 @@ import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
 import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
-import { allRails, networksFollowedBy } from "../rails/index.ts";
+import { ingests, networksFollowedBy, stockedMethods } from "../rails/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { roleEnv } from "./lib/roleEnv.ts";
@@ -152,8 +152,8 @@ if (prod) {
   for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors"]) {
     await handle.db.execute(sql`delete from ${sql.identifier(table)} where chain_id in (${sql.join(localChainIds.map((id) => sql`${id}`), sql`, `)})`);
   }
-  // And each rail's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).
-  for (const rail of allRails()) await rail.forgetChains?.(handle.db, localChainIds);
+  // And each ingest's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).
+  for (const ingest of ingests()) await ingest.forgetChains?.(handle.db, localChainIds);
   let previous: Partial<SandboxMerchant> | undefined;
   try {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));
@@ -163,7 +163,7 @@ if (prod) {
   const dashboardLogin = await sandboxDashboardLogin(handle.db, merchant.merchantId);
   // The sandbox starts stocked (Solana's deposit addresses derived): the first create finds one.
   const stocking = { config: cfg, db: handle.db, logger: createLogger({ level: "warn", name: "start" }) };
-  for (const rail of allRails()) await rail.replenish?.(stocking);
+  for (const { method } of stockedMethods(cfg)) await method.replenish(stocking);
   await handle.close();
 
   startRoles(env, cfg, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);

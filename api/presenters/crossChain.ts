@@ -3,7 +3,7 @@ import type { BridgeFillRow, BridgeRequestRow } from "../../db/bridgeRequests.ts
 import { bridgeSnapshot } from "../../db/bridgeSnapshot.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { presentNetwork } from "./network.ts";
-import { presentStatus } from "./payment.ts";
+import { paymentStatusView } from "../../domain/paymentView.ts";
 
 /**
  * A chain a customer can pay from, with its tokens and where a bridge takes payments from it;
@@ -25,7 +25,7 @@ export const presentCrossChainSource = (n: Network, destinations: Network[], min
  */
 export function presentCrossChainStatus(p: PaymentRow, network: Network | undefined, request: BridgeRequestRow, fills: readonly BridgeFillRow[]) {
   return {
-    ...presentStatus(p),
+    ...paymentStatusView(p),
     network: network?.shortName ?? null,
     chainId: p.chainId,
     requiredConfirmations: network?.requiredConfirmations ?? null,

@@ -3,7 +3,7 @@ import type { PaymentRow } from "../../db/payments.ts";
 import type { TransferOutRow } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
 import { depositMethodOf } from "../../domain/depositMethod.ts";
-import { amountsOf } from "./payment.ts";
+import { amountsOf } from "../../domain/paymentView.ts";
 
 const presentTransfer = (t: TransferOutRow, decimals: number) => ({
   id: t.id,

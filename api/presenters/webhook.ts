@@ -1,4 +1,5 @@
-import { eventEnvelope, type PaymentEventRow } from "../../db/paymentEvents.ts";
+import type { PaymentEventRow } from "../../db/paymentEvents.ts";
+import { eventEnvelope } from "../../domain/eventPayload.ts";
 import type { deliveriesOfEvents } from "../../db/webhookDeliveries.ts";
 import type { WebhookEndpointRow } from "../../db/webhookEndpoints.ts";
 

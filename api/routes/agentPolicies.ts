@@ -4,7 +4,8 @@ import { findUnknownAgents } from "../../db/agentSettings.ts";
 import { NotFoundError, ValidationError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
-import { agentIdOfPath, parseAgentPolicyInput, presentAgentPolicy } from "../services/agentPolicies.ts";
+import { agentIdOfPath } from "../requests/agentId.ts";
+import { parseAgentPolicyInput, presentAgentPolicy } from "../services/agentPolicies.ts";
 
 // Null: a path whose percent-escapes do not decode (no agent can have that id).
 const agentParams = t.Object({ agentId: t.Union([t.String(), t.Null()], { description: "The agent's id, as sent in X-Agent-Id" }) });

@@ -2,12 +2,12 @@ import { Elysia, t } from "elysia";
 import { findMerchantPayment, type PaymentRow } from "../../db/payments.ts";
 import { movedOut } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
-import { railOfPayment } from "../../rails/index.ts";
+import { portsOf } from "../../rails/index.ts";
 import { reconcilePayments, refreshEvidence } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { owedBack } from "../presenters/deposit.ts";
-import { presentStatus } from "../presenters/payment.ts";
+import { paymentStatusView } from "../../domain/paymentView.ts";
 import { failPayment } from "../services/failPayment.ts";
 import { processPayment } from "../services/processPayment.ts";
 import { uuidPattern } from "../schemas.ts";
@@ -24,7 +24,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       "/process",
       async ({ auth, body }) => {
         const payment = await processPayment(deps, auth, body);
-        return { success: true, payment: presentStatus(payment) };
+        return { success: true, payment: paymentStatusView(payment) };
       },
       {
         auth: "public",
@@ -48,7 +48,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
       "/fail",
       async ({ auth, body }) => {
         const payment = await failPayment(deps, auth, body);
-        return { success: true, payment: presentStatus(payment) };
+        return { success: true, payment: paymentStatusView(payment) };
       },
       {
         auth: "public",
@@ -71,7 +71,7 @@ export const paymentActionRoutes = (deps: ApiDeps) => {
         await refreshEvidence(deps, payment);
         const after = (await reconcilePayments(db, config, [payment.id])).get(payment.id)?.after;
         const current = (await findMerchantPayment(db, auth.merchantId, auth.mode, payment.id))!;
-        const view = presentStatus(current);
+        const view = paymentStatusView(current);
         if (current.status === "confirming" || current.status === "completed") {
           return {
             success: true,
@@ -113,8 +113,8 @@ async function onChainData(deps: ApiDeps, payment: PaymentRow): Promise<{ transa
   const transactionHash = payment.completingTxHash;
   if (!transactionHash) return { transactionHash, from: null };
   try {
-    const { network, rail } = railOfPayment(deps.config, payment);
-    return { transactionHash, from: (await rail.transactionSender?.(network, transactionHash, deps.config.rpcTimeoutMs)) ?? null };
+    const { network, evidence } = portsOf(deps.config, payment);
+    return { transactionHash, from: (await evidence.transactionSender?.(network, transactionHash, deps.config.rpcTimeoutMs)) ?? null };
   } catch (error) {
     deps.logger.warn({ err: error, payment: payment.id }, "could not read the paying transaction's sender");
     return { transactionHash, from: null };

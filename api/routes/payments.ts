@@ -3,7 +3,8 @@ import { findPaymentStatuses } from "../../db/paymentStatuses.ts";
 import { PaymentLookupError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
-import { presentPayment, presentSettlement, presentStatus, withoutPrivateFields } from "../presenters/payment.ts";
+import { paymentStatusView, settlementView, withoutPrivateFields } from "../../domain/paymentView.ts";
+import { presentPayment } from "../presenters/payment.ts";
 import { answerCreation } from "../services/answerCreation.ts";
 import { serviceHealth } from "../services/serviceHealth.ts";
 import { createBatchedReads } from "../services/batchedReads.ts";
@@ -21,7 +22,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
   const statusRead = async (auth: { merchantId: string; mode: Mode }, paymentId: string | null) => {
     const payment = paymentId !== null && uuidPattern.test(paymentId) ? await statusReads.load(paymentId.toLowerCase()) : null;
     if (!payment || payment.merchantId !== auth.merchantId || payment.mode !== auth.mode) throw new PaymentLookupError(paymentId ?? "");
-    return { success: true, payment: presentStatus(payment) };
+    return { success: true, payment: paymentStatusView(payment) };
   };
 
   return new Elysia({ prefix: "/payments", tags: ["Payments"] })
@@ -58,7 +59,7 @@ export const paymentRoutes = (deps: ApiDeps) => {
       "/splitter-status/:paymentId",
       async ({ auth, params }) => {
         const payment = await requirePayment(db, auth, params.paymentId);
-        return { success: true, paymentSplitterStatus: presentSettlement(payment, networkOf(payment.chainId)) };
+        return { success: true, paymentSplitterStatus: settlementView(payment, networkOf(payment.chainId)) };
       },
       { auth: "public", params: paymentIdParams, detail: { summary: "Settlement progress of a payment" } },
     )

@@ -1,6 +1,7 @@
 import type { ApiDeps } from "../deps.ts";
 import type { AuthContext } from "../plugins/auth.ts";
-import { createPayment, type CreatePaymentBody, type CreatePaymentContext } from "./createPayment.ts";
+import type { CreatePaymentBody } from "../requests/createPaymentRequest.ts";
+import { createPayment, type CreatePaymentContext } from "./createPayment.ts";
 
 type CreationRequest = {
   auth: AuthContext;

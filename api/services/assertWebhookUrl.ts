@@ -1,5 +1,6 @@
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import { checkWebhookUrl } from "../../webhooks/checkWebhookUrl.ts";
+import { parseHttpUrl } from "../requests/paymentFields.ts";
 
 /**
  * Refuses a webhook target before it is stored: it must be an http(s) URL and, when
@@ -8,16 +9,12 @@ import { checkWebhookUrl } from "../../webhooks/checkWebhookUrl.ts";
  * 400 names the field; a DNS failure that may pass later is a 503.
  */
 export async function assertWebhookUrl(field: string, url: string, publicOnly: boolean): Promise<void> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ValidationError(field, `Invalid field '${field}': not a URL`);
-  }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-    throw new ValidationError(field, `Invalid field '${field}': must be an http or https URL`);
-  }
-  if (!publicOnly) return;
+  parseHttpUrl(field, url);
+  if (publicOnly) await assertPublicWebhookTarget(field, url);
+}
+
+/** The SSRF half of `assertWebhookUrl`, for a URL already parsed as http(s): it resolves only to public addresses. */
+export async function assertPublicWebhookTarget(field: string, url: string): Promise<void> {
   const check = await checkWebhookUrl(url);
   if (check.ok) return;
   if (check.problem === "dns_error") throw new ServiceUnavailableError(`Could not check '${field}': ${check.reason}; retry shortly.`);

@@ -1,6 +1,6 @@
 import type { Network } from "../../config/index.ts";
-import { addressFormats } from "../../rails/addressFormats.ts";
-import { railFor } from "../../rails/index.ts";
+import { addressFormats } from "../../domain/addressFormats.ts";
+import { chainFor } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 
 /** The address to store (normalized), or why it is refused, in words that follow the address's name. */
@@ -20,9 +20,9 @@ export async function checkSettlementWallet(network: Network, given: string, tim
   if (unreceivableAddresses(network).has(address)) {
     return { refused: `tokens sent to ${address} cannot come back (the null address, a token's own contract or the service's contracts)` };
   }
-  const rail = railFor(network);
-  if (network.enabled && rail) {
-    const problem = await rail.settlementWalletProblem(network, address, timeoutMs);
+  const chain = chainFor(network);
+  if (network.enabled && chain) {
+    const problem = await chain.settlementWalletProblem(network, address, timeoutMs);
     if (problem) return { refused: `sweeps sent to ${address} could not be spent: ${problem}` };
   }
   return { address };

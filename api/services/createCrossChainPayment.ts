@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { insertBridgeRequest } from "../../db/bridgeRequests.ts";
 import { withIdempotency } from "../../db/idempotency.ts";
 import { insertPayment } from "../../db/payments.ts";
-import { formatAmount, parseAmount } from "../../domain/amounts.ts";
-import { ValidationError } from "../../domain/errors.ts";
+import { formatAmount, unitsOf } from "../../domain/amounts.ts";
 import { idempotencyKeyOf, replayWindowOf } from "../../domain/idempotency.ts";
 import { bridgeAdapterFor } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
@@ -12,42 +11,22 @@ import { ratesFor } from "../../rates/index.ts";
 import { recordCreated } from "../../reconcile/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
-import { assertExpiresIn, type CreationContext } from "./createPayment.ts";
+import { merchantColumns } from "../requests/merchantFields.ts";
+import type { CreationContext } from "./createPayment.ts";
 import { assertRoomForPayment } from "./openPaymentCap.ts";
-import { assertWebhookUrl } from "./assertWebhookUrl.ts";
+import { assertPublicWebhookTarget } from "./assertWebhookUrl.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
-import { parseHttpUrl, parseMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
+import { parseCrossChainPaymentRequest, type CrossChainBody, type CrossChainPaymentRequest } from "../requests/crossChainPaymentRequest.ts";
 import { resolveCrossChainRoute, type CrossChainRoute } from "./resolveCrossChainRoute.ts";
 import { settlementRate } from "./settlementRate.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
-
-/** The spec's default lifetime of a cross-chain payment, seconds. */
-export const CROSS_CHAIN_EXPIRES_IN = 1800;
-
-export type CrossChainBody = {
-  amount: string | number;
-  originChainId: number;
-  originCurrency: string;
-  customerEmail?: string;
-  callbackUrl?: string;
-  /** Where the hosted checkout page sends the customer once paid, or back without paying. */
-  successUrl?: string;
-  cancelUrl?: string;
-  orderId?: string;
-  metadata?: unknown;
-  expiresIn?: number;
-  /** The destination network (a short name) and token; chosen for the merchant when absent. */
-  network?: string;
-  currency?: string;
-  /** The agent creating the payment (same as the `X-Agent-Id` header). */
-  agentId?: unknown;
-};
 
 export type CrossChainContext = CreationContext;
 
 /**
  * Creates a cross-chain payment once per idempotency key (header, else orderId, else the
- * body; /api and /api/v1 share keys): resolves the route, asks its bridge for a deposit
+ * body; /api and /api/v1 share keys): parses the body into a typed request
+ * (`parseCrossChainPaymentRequest`), resolves the route, asks its bridge for a deposit
  * address inside the idempotency transaction (so concurrent duplicates quote once), and
  * stores the payment — on the merchant's chain, for the amount the merchant receives —
  * with its bridge request and `payment.created`. Expiry is whole seconds from now.
@@ -66,18 +45,14 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const replay = await ctx.creations.storedResponse(idempotency);
   if (replay) return replay;
 
-  const agentId = resolveAgentId(ctx.agentId, body.agentId);
-  const metadata = parseMetadata(body.metadata);
-  if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
-  // Honoured to the second, up to the most this caller may ask (shorter with a public key).
-  const expiresIn = body.expiresIn ?? CROSS_CHAIN_EXPIRES_IN;
-  assertExpiresIn(config, auth, expiresIn);
+  // Parsed after the replay: a stored answer stands even if the networks have changed since.
+  const request = parseCrossChainPaymentRequest(body, { config, auth, agentHeader: ctx.agentId });
+  const { expiresIn } = request;
   const merchant = await ctx.creations.settings(auth.merchantId);
-  assertReturnUrls(auth, merchant, body);
-  const wallets = merchant?.wallets ?? new Map<string, string>();
-  const route = resolveCrossChainRoute(config, auth.mode, wallets, body);
-  const amount = parseAmount("amount", body.amount, route.destinationToken.decimals);
-  if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
+  assertReturnUrls(auth, merchant, request.returnUrls);
+  const route = resolveCrossChainRoute(config, auth.mode, merchant?.wallets ?? new Map<string, string>(), request.route);
+  const amount = unitsOf(request.amount, route.destinationToken.decimals);
+  if (request.callbackUrl !== null && publicTargetsOnly(config.webhooks, auth.mode)) await assertPublicWebhookTarget("callbackUrl", request.callbackUrl);
   // Before the bridge is asked for a quote.
   await assertRoomForPayment(ctx);
   const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", null);
@@ -91,7 +66,7 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
   const quoteLocally = bridgeAdapterFor(config.bridge, route.origin, route.destination) === "local";
   const shared = quoteLocally ? null : shareQuote(`${auth.merchantId}:${auth.mode}:${key}:${requestHash}`, () => quoteFor(ctx, route, amount, expiresIn, db));
   try {
-    return await insertCrossChainPayment(ctx, body, { idempotency, agentId, metadata, route, amount, expiresIn, settlement }, shared ? await shared.quote : null);
+    return await insertCrossChainPayment(ctx, request, { idempotency, route, amount, settlement }, shared ? await shared.quote : null);
   } finally {
     shared?.release();
   }
@@ -100,20 +75,18 @@ export async function createCrossChainPayment(ctx: CrossChainContext, body: Cros
 /** The payment, its bridge request and `payment.created`, once per idempotency key; then its expiry and first bridge read. */
 async function insertCrossChainPayment(
   ctx: CrossChainContext,
-  body: CrossChainBody,
+  request: CrossChainPaymentRequest,
   input: {
     idempotency: Parameters<typeof withIdempotency>[1];
-    agentId: string | null;
-    metadata: ReturnType<typeof parseMetadata>;
     route: CrossChainRoute;
     amount: bigint;
-    expiresIn: number;
     settlement: Awaited<ReturnType<typeof settlementRate>>;
   },
   offTransaction: QuotedPayment | null,
 ) {
   const { config, db, auth } = ctx;
-  const { idempotency, agentId, metadata, route, amount, expiresIn, settlement } = input;
+  const { idempotency, route, amount, settlement } = input;
+  const { agentId, metadata, expiresIn } = request;
   const result = await withIdempotency(db, idempotency, async (tx) => {
     const { id, now, expiresAt, quoted } = offTransaction ?? (await quoteFor(ctx, route, amount, expiresIn, tx));
     const { adapter, quote, refundTo } = quoted;
@@ -138,7 +111,7 @@ async function insertCrossChainPayment(
       networkId: destination.id,
       chainId: destination.chainId,
       merchantWallet: route.merchantWallet,
-      ...merchantFields(body),
+      ...merchantColumns(request),
       metadata,
       agentId,
       bridgeStatus: "awaiting_deposit",

@@ -4,7 +4,6 @@ import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import { writePaymentCreation } from "../../reconcile/index.ts";
 import type { NewPayment, PaymentRow } from "../../db/payments.ts";
-import { parseAmount } from "../../domain/amounts.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { idempotencyKeyOf, replayWindowOf } from "../../domain/idempotency.ts";
@@ -12,33 +11,15 @@ import { presentPayment } from "../presenters/payment.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { priceInFiat } from "./priceInFiat.ts";
+import { parseCreatePaymentRequest, type CreatePaymentBody } from "../requests/createPaymentRequest.ts";
 import { settlementRate } from "./settlementRate.ts";
-import { assertWebhookUrl } from "./assertWebhookUrl.ts";
+import { assertPublicWebhookTarget } from "./assertWebhookUrl.ts";
 import type { PaymentCreations } from "./batchedCreations.ts";
-import { parseAgentOwner, parseHttpUrl, parseJsonMetadata, resolveAgentId, merchantFields } from "./paymentFields.ts";
-import { resolvePaymentTarget } from "./resolvePaymentTarget.ts";
 import { assertReturnUrls } from "./returnUrls.ts";
+import { merchantColumns } from "../requests/merchantFields.ts";
 import { assertRoomForPayment } from "./openPaymentCap.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { publicTargetsOnly } from "../../webhooks/publicTargetsOnly.ts";
-
-export type CreatePaymentBody = {
-  amount: string | number;
-  currency: string;
-  network: string;
-  token?: string;
-  orderId?: string;
-  customerEmail?: string;
-  callbackUrl?: string;
-  successUrl?: string;
-  cancelUrl?: string;
-  metadata?: unknown;
-  expiresIn?: number;
-  /** The agent creating the payment (same as the `X-Agent-Id` header). */
-  agentId?: unknown;
-  /** Who is accountable for that agent (the MCP server sends it), recorded beside its id. */
-  agentOwner?: unknown;
-};
 
 /** What every create needs: the service's parts, who asks, and their idempotency key and agent. */
 export type CreationContext = {
@@ -63,21 +44,9 @@ export type CreatePaymentContext = CreationContext & {
 };
 
 /**
- * `expiresIn` in whole seconds, from 60 to the most this caller may ask: a public-key create
- * gets a shorter maximum (PUBLIC_KEY_MAX_EXPIRES_IN) than a key + secret one
- * (PAYMENT_MAX_EXPIRES_IN): each open payment is an address watched until it expires.
- */
-export function assertExpiresIn(config: Config, auth: Pick<AuthContext, "scheme">, expiresIn: number) {
-  const { maxExpiresIn, publicKeyMaxExpiresIn } = config.payments;
-  const max = auth.scheme === "public_key" ? publicKeyMaxExpiresIn : maxExpiresIn;
-  if (Number.isInteger(expiresIn) && expiresIn >= 60 && expiresIn <= max) return;
-  const more = auth.scheme === "public_key" && maxExpiresIn > max ? ` with a public key (up to ${maxExpiresIn} with the API key and secret)` : "";
-  throw new ValidationError("expiresIn", `Invalid field 'expiresIn': seconds between 60 and ${max}${more}`);
-}
-
-/**
- * Creates a payment once per idempotency key: validates the target, lets the network's
- * rail prepare it (receive address, signed intent), stores it with the stored
+ * Creates a payment once per idempotency key: parses the body into a typed request
+ * (`parseCreatePaymentRequest`), checks it against the merchant's account, lets the network's
+ * payment method prepare it (receive address, signed intent), stores it with the stored
  * response, then schedules expiry after commit.
  */
 export async function createPayment(ctx: CreatePaymentContext, body: CreatePaymentBody) {
@@ -90,42 +59,37 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   // A retry of a finished request gets its stored answer before anything else is looked at.
   const replay = await ctx.creations.storedResponse(idempotency);
   if (replay) return replay;
-  const { network, rail, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, ctx.kind, body);
-  const tokenAmount = fiatCurrency ? null : parseAmount("amount", body.amount, token.decimals);
-  const agentId = resolveAgentId(ctx.agentId, body.agentId);
-  const agentOwner = parseAgentOwner(body.agentOwner, agentId);
-  const metadata = parseJsonMetadata(body.metadata);
-  if (body.callbackUrl !== undefined) parseHttpUrl("callbackUrl", body.callbackUrl);
+  // Parsed after the replay: a stored answer stands even if the networks have changed since.
+  const request = parseCreatePaymentRequest(body, { config, auth, kind: ctx.kind, agentHeader: ctx.agentId, fixedExpiresIn: ctx.fixedExpiresIn });
+  const { network, method, token, agentId, expiresIn } = request;
   // Public addresses only (SSRF: live mode, and test mode on production), checked again at each delivery.
-  if (body.callbackUrl !== undefined && publicTargetsOnly(config.webhooks, auth.mode)) await assertWebhookUrl("callbackUrl", body.callbackUrl, true);
-  const expiresIn = ctx.fixedExpiresIn ?? body.expiresIn ?? config.payments.defaultExpiresIn;
-  assertExpiresIn(config, auth, expiresIn);
-  const unavailable = rail.unavailable(config, network, ctx.kind);
+  if (request.callbackUrl !== null && publicTargetsOnly(config.webhooks, auth.mode)) await assertPublicWebhookTarget("callbackUrl", request.callbackUrl);
+  const unavailable = method.unavailable(config, network);
   if (unavailable) throw new ServiceUnavailableError(unavailable);
   await assertRoomForPayment(ctx);
 
   const merchant = await settings;
-  assertReturnUrls(auth, merchant, body);
+  assertReturnUrls(auth, merchant, request.returnUrls);
   const merchantWallet = merchant?.wallets.get(network.id);
   if (!merchantWallet) {
     throw new ValidationError("network", `Invalid field 'network': no settlement wallet is configured for ${network.name}; set one before accepting payments there`);
   }
 
   // Priced in fiat: converted now at a fresh rate (503 without one), rounded up; the rate is stored.
-  const fiat = fiatCurrency ? await priceInFiat(ratesFor(config), body.amount, fiatCurrency, token.decimals) : null;
-  const owed = fiat?.units ?? tokenAmount!;
+  const fiat = request.price.fiat ? await priceInFiat(ratesFor(config), request.price.fiat, token.decimals) : null;
+  const owed = fiat?.units ?? request.price.units!;
   const settlement = await settlementRate(ratesFor(config), merchant?.settlementCurrency ?? "USD", fiat);
 
   const id = randomUUID();
   const now = new Date();
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
   // Fees round down: the merchant is never charged more than the configured rate. Only where
-  // the rail collects it (not Solana Pay, which pays the merchant's wallet whole).
-  const feeBps = rail.collectsFee(ctx.kind) ? config.fees.bps : 0;
+  // the method collects it (not Solana Pay, which pays the merchant's wallet whole).
+  const feeBps = method.collectsFee ? config.fees.bps : 0;
   const fee = feeBps > 0 ? (owed * BigInt(feeBps)) / 10_000n : 0n;
-  // Before the transaction: a rail may read or write its own rows (Solana's deposit addresses) on the
+  // Before the transaction: a method may read or write its own rows (Solana's deposit addresses) on the
   // pool, which must never wait for a connection while this request holds one.
-  const prepared = await rail.prepare({ config, db, prompts: ctx.prompts }, {
+  const prepared = await method.prepare({ config, db, prompts: ctx.prompts }, {
     paymentId: id,
     kind: ctx.kind,
     network,
@@ -147,7 +111,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     amount: owed,
     amountRemaining: owed,
     // `amount` is in the token: a fiat price keeps its currency, amount and rate beside it.
-    currency: fiat ? token.symbol : body.currency.trim().toUpperCase(),
+    currency: fiat ? token.symbol : request.currency,
     fiatAmount: fiat?.fiatAmount ?? null,
     fiatCurrency: fiat?.fiatCurrency ?? null,
     exchangeRate: fiat?.rate ?? null,
@@ -155,7 +119,7 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     exchangeRateAt: fiat?.rateAt ?? null,
     ...settlement,
     agentId,
-    agentOwner,
+    agentOwner: request.agentOwner,
     tokenSymbol: token.symbol,
     tokenAddress: token.address,
     tokenDecimals: token.decimals,
@@ -164,8 +128,8 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
     ...prepared,
     merchantWallet,
     feeAmount: fee,
-    ...merchantFields(body),
-    metadata,
+    ...merchantColumns(request),
+    metadata: request.metadata,
     expiresAt,
     createdAt: now,
     updatedAt: now,

@@ -1,7 +1,8 @@
 import { fiatToTokenUnits } from "../../domain/convertFiat.ts";
-import { decimalFromNumber, formatDecimal, parseDecimal } from "../../domain/decimal.ts";
+import { formatDecimal } from "../../domain/decimal.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { usableRate, type RatesProvider } from "../../rates/index.ts";
+import type { FiatAmount } from "../requests/fiatAmount.ts";
 
 export type FiatPricing = {
   /** Token smallest units the customer pays: the fiat amount converted, rounded up. */
@@ -19,15 +20,7 @@ export type FiatPricing = {
  * 1:1 without asking any source; any other currency needs a fresh rate (RateUnavailableError,
  * a 503, otherwise). Rounds up, so the merchant is never short.
  */
-export async function priceInFiat(rates: RatesProvider, amount: unknown, currency: string, tokenDecimals: number): Promise<FiatPricing> {
-  const text = typeof amount === "number" ? decimalFromNumber(amount) : typeof amount === "string" ? amount.trim() : null;
-  const fiat = text === null ? null : parseDecimal(text, 18);
-  if (!fiat || fiat.units <= 0n) {
-    throw new ValidationError("amount", `Invalid field 'amount': expected a positive ${currency} amount such as "10.50" (at most 18 decimals)`);
-  }
-  if (typeof amount === "number" && text!.replace(".", "").replace(/^0+/, "").length > 15) {
-    throw new ValidationError("amount", "Invalid field 'amount': too many digits for a JSON number; send the amount as a string");
-  }
+export async function priceInFiat(rates: RatesProvider, { value: fiat, currency }: FiatAmount, tokenDecimals: number): Promise<FiatPricing> {
   let rate = { units: 1n, scale: 0 };
   let source = "fixed";
   let rateAt = new Date();

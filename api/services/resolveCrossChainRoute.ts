@@ -1,6 +1,7 @@
 import { networksForMode, type Config, type Mode, type Network, type Token } from "../../config/index.ts";
 import { NoDestinationError, ValidationError } from "../../domain/errors.ts";
-import { destinationsFrom, originNetwork } from "../../rails/bridge/index.ts";
+import { destinationsFrom } from "../../rails/bridge/index.ts";
+import type { CrossChainRouteRequest } from "../requests/crossChainRoute.ts";
 
 export type CrossChainRoute = {
   origin: Network;
@@ -12,31 +13,18 @@ export type CrossChainRoute = {
 };
 
 /**
- * Where a cross-chain payment comes from and goes to. The origin is the customer's chain
- * and token (ORIGIN_NOT_SUPPORTED unless a bridge leaves from it). The destination is
- * the merchant's: the network named in `network` or, by default, the first network of
- * the catalogue that a bridge reaches from the origin and where the merchant has a
- * settlement wallet (NO_DESTINATION when there is none); its token is `currency`, else
- * the origin's symbol when the destination has it, else USDC, else its first token.
+ * Where a cross-chain payment goes, from the route the body asked for (`parseCrossChainRoute`).
+ * The destination is the merchant's: the network named in `network` or, by default, the first
+ * network of the catalogue that a bridge reaches from the origin and where the merchant has a
+ * settlement wallet (NO_DESTINATION when there is none); its token is `currency`, else the
+ * origin's symbol when the destination has it, else USDC, else its first token.
  */
-export function resolveCrossChainRoute(
-  config: Config,
-  mode: Mode,
-  wallets: ReadonlyMap<string, string>,
-  body: { originChainId: number; originCurrency: string; network?: string; currency?: string },
-): CrossChainRoute {
-  const origin = originNetwork(config, mode, body.originChainId);
-  const symbol = body.originCurrency.trim().toUpperCase();
-  const originToken = origin.tokens.find((t) => t.symbol === symbol);
-  if (!originToken) {
-    throw new ValidationError("originCurrency", `Invalid field 'originCurrency': ${symbol} is not a token on ${origin.name} (one of: ${origin.tokens.map((t) => t.symbol).join(", ")})`);
-  }
-
+export function resolveCrossChainRoute(config: Config, mode: Mode, wallets: ReadonlyMap<string, string>, asked: CrossChainRouteRequest): CrossChainRoute {
+  const { origin, originToken } = asked;
   const reachable = destinationsFrom(config, origin).filter((n) => networksForMode(config, mode).includes(n));
   let destination: Network | undefined;
-  if (body.network !== undefined) {
-    const named = networksForMode(config, mode).find((n) => n.shortName === body.network!.trim());
-    if (!named) throw new ValidationError("network", `Invalid field 'network': unknown network "${body.network}" for ${mode} mode`);
+  if (asked.network !== null) {
+    const named = asked.network;
     if (!reachable.includes(named)) throw new NoDestinationError(`No bridge is configured from ${origin.name} to ${named.name}.`);
     if (!wallets.has(named.id)) throw new NoDestinationError(`No settlement wallet is configured on ${named.name}; set one before accepting payments there.`);
     destination = named;
@@ -51,10 +39,10 @@ export function resolveCrossChainRoute(
     }
   }
 
-  const wanted = body.currency?.trim().toUpperCase();
+  const wanted = asked.currency;
   const destinationToken = wanted
     ? destination.tokens.find((t) => t.symbol === wanted)
-    : (destination.tokens.find((t) => t.symbol === symbol) ?? destination.tokens.find((t) => t.symbol === "USDC") ?? destination.tokens[0]);
+    : (destination.tokens.find((t) => t.symbol === originToken.symbol) ?? destination.tokens.find((t) => t.symbol === "USDC") ?? destination.tokens[0]);
   if (!destinationToken) {
     throw new ValidationError("currency", `Invalid field 'currency': ${wanted} is not a token on ${destination.name} (one of: ${destination.tokens.map((t) => t.symbol).join(", ")})`);
   }

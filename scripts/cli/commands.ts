@@ -11,12 +11,13 @@ import { AppError } from "../../domain/errors.ts";
 import type { CliContext } from "./context.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 import { replay } from "./replay.ts";
+import { health } from "./health.ts";
 import { recover } from "./recover.ts";
 import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
 import { userCommands } from "./users.ts";
-import { allRails } from "../../rails/index.ts";
+import { ingests } from "../../rails/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 
 export { CommandFailedError, UsageError, type Flags } from "./flags.ts";
@@ -131,10 +132,10 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
   async "indexer prune"({ db, config, logger }, flags) {
     const dryRun = flags["dry-run"] === true;
     const lines = [];
-    for (const rail of allRails()) {
-      if (!rail.pruneIngested) continue;
-      const { removed, kept } = await rail.pruneIngested({ db, config, logger }, { dryRun });
-      lines.push(`${rail.name}: ${dryRun ? "would remove" : "removed"} ${removed} indexed rows that are no payment's evidence; ${kept} stay`);
+    for (const ingest of ingests()) {
+      if (!ingest.pruneIngested) continue;
+      const { removed, kept } = await ingest.pruneIngested({ db, config, logger }, { dryRun });
+      lines.push(`${ingest.name}: ${dryRun ? "would remove" : "removed"} ${removed} indexed rows that are no payment's evidence; ${kept} stay`);
     }
     return lines.length > 0 ? lines.join("\n") : "Nothing to prune.";
   },
@@ -142,6 +143,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
   replay,
 
   recover,
+
+  health,
 
   ...transferCommands,
 
@@ -179,6 +182,7 @@ export const commandFlags: Record<string, readonly string[]> = {
   "transfers cancel": ["id"],
   recover: ["network", "destination", "deposits", "from-index", "gap", "dry-run"],
   "transfers sweep-native": ["payment"],
+  health: [],
 };
 
 /**
@@ -220,6 +224,8 @@ export const usage = `Usage: npm run cli -- <command> [flags]
                                                                         chain again, record evidence the indexer missed, reconcile what it touches
   indexer prune [--dry-run]                                             remove indexed transfers that are no payment's evidence
                                                                         (left by an indexer that recorded every transfer); never a payment's
+  health                                                                each chain's head, indexed block and payability, and its RPC
+                                                                        providers: in use, or dropped and why (error, wrong_chain, stuck, lagging)
   transfers list                                                        sweeps and refunds in flight (signed or waiting)
   transfers cancel --id TRANSFER_ID                                     spend a stuck sweep/refund's nonce on a transfer of nothing to the
                                                                         operator (later ones queue behind it); what it was to move is owed again

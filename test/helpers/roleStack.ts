@@ -9,7 +9,7 @@ import { createDb, type Db } from "../../db/client.ts";
 import { buildRoles } from "../../scripts/build.ts";
 import { roleEnv } from "../../scripts/lib/roleEnv.ts";
 import { createLogger } from "../../config/logger.ts";
-import { allRails } from "../../rails/index.ts";
+import { stockedMethods } from "../../rails/index.ts";
 import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
@@ -60,7 +60,7 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
   const handle = createDb(database.url, { max: 10 });
   const db: Db = handle.db;
   // Stocked as `npm start` stocks the sandbox (Solana's deposit addresses): the API may start before any worker.
-  for (const rail of allRails()) await rail.replenish?.({ config, db, logger: createLogger({ level: "silent" }) });
+  for (const { method } of stockedMethods(config)) await method.replenish({ config, db, logger: createLogger({ level: "silent" }) });
   const network = config.networks.find((n) => n.shortName === "anvil")!;
   const processes: Subprocess[] = [];
 

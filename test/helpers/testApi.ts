@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createApp } from "../../api/app.ts";
 import { anvilAccounts } from "../../devchain/evm/anvil.ts";
-import { allRails } from "../../rails/index.ts";
+import { stockedMethods } from "../../rails/index.ts";
 import { buildQueueDashboard } from "../../api/queueDashboard.ts";
 import type { ApiDeps } from "../../api/deps.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
@@ -85,7 +85,7 @@ export async function createTestApi(
     startedAt: new Date(),
   };
   // Stocked as the sandbox starts (Solana's deposit addresses), whether or not the test runs workers.
-  for (const rail of allRails()) await rail.replenish?.({ config, db: handle.db, logger });
+  for (const { method } of stockedMethods(config)) await method.replenish({ config, db: handle.db, logger });
   const queues = openAllQueues(config, { failFast: true });
   deps.queueDashboard = await buildQueueDashboard(config, queues);
   const app = createApp(deps);

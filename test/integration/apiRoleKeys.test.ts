@@ -19,7 +19,7 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { freePort } from "../../devchain/freePort.ts";
 import { ensureFactories } from "../../rails/bridge/local/relayer/ensureFactories.ts";
 import { computeDepositAddress } from "../../rails/evm/settlement/index.ts";
-import { allRails } from "../../rails/index.ts";
+import { stockedMethods } from "../../rails/index.ts";
 import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { customer, intentSignerKey, merchantWallet, operatorKey } from "../helpers/paymentChain.ts";
@@ -122,7 +122,7 @@ beforeAll(async () => {
   handle = createDb(database.url, { max: 4 });
   const logger = createLogger({ level: "silent" });
   // As `npm start` stocks the sandbox, and the relayer deploys its factories when it starts.
-  for (const rail of allRails()) await rail.replenish?.({ config: worker, db: handle.db, logger });
+  for (const { method } of stockedMethods(worker)) await method.replenish({ config: worker, db: handle.db, logger });
   await ensureFactories({ config: worker, db: handle.db, logger });
   const row = await createMerchant(handle.db, { name: "API role merchant" });
   const [publicKey, secret] = await Promise.all([issueCredential(handle.db, row.id, "public", "test"), issueCredential(handle.db, row.id, "secret", "test")]);

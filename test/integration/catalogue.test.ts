@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { type AnvilInstance, startAnvil } from "../../devchain/evm/anvil.ts";
 import { networkIdOf } from "../../config/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
@@ -154,6 +155,13 @@ const unreachable = (network: string, chainId: string, isTestnet: boolean, requi
   transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
   payable: false,
+  // No provider answers: down; no stall recorded (no worker runs here), nothing open to hold.
+  state: "down",
+  since: null,
+  openPayments: 0,
+  heldPayments: 0,
+  // The only provider: always in use; scheme and host only.
+  providers: [{ provider: deadRpc.url.replace(/\/$/, ""), inUse: true, reason: "only", detail: null, head: null, since: null }],
   error: "HTTP request failed.",
 });
 
@@ -374,6 +382,11 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
         payable: false,
+        state: "down",
+        since: null,
+        openPayments: 0,
+        heldPayments: 0,
+        providers: [{ provider: anvil.rpcUrl, inUse: true, reason: "only", detail: null, head: null, since: null }],
         error: "not indexed yet",
       });
       expect((await api.request("/api/v1/networks/payable", testMode())).body).toEqual({ success: true, networks: [] });
@@ -397,6 +410,11 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
         payable: true,
+        state: "ok",
+        since: null,
+        openPayments: 0,
+        heldPayments: 0,
+        providers: [{ provider: anvil.rpcUrl, inUse: true, reason: "only", detail: null, head: null, since: null }],
         error: null,
       });
       const payable = await api.request("/api/v1/networks/payable", testMode());
@@ -435,6 +453,11 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
         transfers: NO_TRANSFERS,
         revertedAfterCompletion: NO_REVERTS,
         payable: false,
+        state: "lagging",
+        since: null,
+        openPayments: 0,
+        heldPayments: 0,
+        providers: [{ provider: anvil.rpcUrl, inUse: true, reason: "only", detail: null, head: null, since: null }],
         error: "indexer 20 blocks behind",
       });
       expect((await api.request("/api/v1/networks/payable", testMode())).body).toEqual({ success: true, networks: [] });
@@ -447,6 +470,18 @@ describe("catalogue with a dead RPC and a live anvil chain", () => {
       await setIndexedBlock(api.db, api.config.indexer.viewsSchema, { name: "anvil", chainId: 31337 }, 20);
       expect(await anvilHealth()).toMatchObject({ headBlock: "20", indexedBlock: "20", lag: "0", payable: true });
       expect((await api.request("/api/v1/networks/payable", testMode())).body.networks).toEqual([ANVIL]);
+    });
+
+    test("a stall the worker recorded: lagging since it began, though within the lag now", async () => {
+      expect(await anvilHealth()).toMatchObject({ state: "ok", since: null });
+      const since = new Date(Date.now() - 60_000);
+      await api.db.execute(sql`insert into ingest_watch (chain_id, stalled_since, checked_at) values ('31337', ${since}, now())
+        on conflict (chain_id) do update set stalled_since = excluded.stalled_since`);
+      try {
+        expect(await anvilHealth()).toMatchObject({ state: "lagging", since: since.toISOString(), lag: "0", heldPayments: 0 });
+      } finally {
+        await api.db.execute(sql`update ingest_watch set stalled_since = null where chain_id = '31337'`);
+      }
     });
   });
 

@@ -109,3 +109,14 @@ describe("Relay webhooks", () => {
     }
   });
 });
+describe("POST /payments/process", () => {
+  test("a cross-chain payment takes no submitted transaction: 400 naming txHash and where it is verified, and nothing is recorded", async () => {
+    const response = await x.api.request("/api/v1/payments/process", { headers: headers(), body: { paymentId: created.id, txHash: `0x${"cd".repeat(32)}` } });
+    expect([response.status, response.body.error]).toEqual([400, "invalid_request"]);
+    expect(response.body.message).toBe(
+      "Invalid field 'txHash': a cross-chain payment is verified from its bridge (GET /payments/cross-chain/status/{paymentId}); there is nothing to submit",
+    );
+    const view = await x.api.request(`/api/v1/payments/cross-chain/status/${created.id}`, { headers: headers() });
+    expect(view.body.payment).toMatchObject({ status: "pending", amountReceived: "0" });
+  });
+});

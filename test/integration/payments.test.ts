@@ -12,7 +12,7 @@ import { createLogger } from "../../config/logger.ts";
 import { findPayment } from "../../db/payments.ts";
 import { insertTransferOut, updateTransferOut } from "../../db/transfersOut.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
-import { evmRail } from "../../rails/evm/index.ts";
+import { evmContractPayment } from "../../rails/evm/index.ts";
 import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
 
 /**
@@ -632,7 +632,7 @@ describe("POST /payments/process (receipt-verified, no indexer)", () => {
       const network = api.config.networks.find((n) => n.shortName === "anvil")!;
       const ctx = { config: api.config, db: api.db, logger: createLogger({ level: "silent" }) };
       const payment = (await findPayment(api.db, paid.id))!;
-      const failure = await evmRail.verifySubmission(ctx, payment, { ...network, rpcUrl: proxy.url }, hashes.pay).catch((error: Error) => error);
+      const failure = await evmContractPayment.verifySubmission(ctx, payment, { ...network, rpcUrl: proxy.url }, hashes.pay).catch((error: Error) => error);
       expect(failure).toBeInstanceOf(ServiceUnavailableError);
       expect((failure as Error).message).toContain("Could not read block");
     } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { explorerAddressUrl } from "../../domain/explorerAddressUrl.ts";
-import { JSON_METADATA_LIMITS } from "../../api/services/paymentFields.ts";
+import { JSON_METADATA_LIMITS } from "../../api/requests/paymentFields.ts";
 import { operatorKey } from "../helpers/paymentChain.ts";
 import { ANVIL_USDC, anvilNetwork } from "../helpers/fixtures.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";

@@ -182,7 +182,7 @@ describe("Helius webhooks only prompt the same scan", () => {
   });
 });
 
-describe("a poll that could not read everything listed does not vouch for the chain's evidence", () => {
+describe("a poll that could not read everything listed at an account does not vouch for its evidence", () => {
   /**
    * A loopback JSON-RPC proxy in front of the chain that answers `getTransaction` for the
    * signatures in `withheld` with null, as a node that lists a signature before it can
@@ -202,6 +202,11 @@ describe("a poll that could not read everything listed does not vouch for the ch
   }
   const horizon = async () => {
     const [row] = await queryRows<{ through: Date | null }>(api.db, sql`select evidence_through as through from solana_ingest_heads where chain_id = ${network().chainId}`);
+    return row?.through ? new Date(row.through).getTime() : null;
+  };
+  /** The evidence horizon of the account a payment's subscriber scans (issue 44.3: each account its own). */
+  const accountHorizon = async (paymentId: string) => {
+    const [row] = await queryRows<{ through: Date | null }>(api.db, sql`select evidence_through as through from solana_address_scans where payment_id = ${paymentId}`);
     return row?.through ? new Date(row.through).getTime() : null;
   };
 
@@ -238,16 +243,21 @@ describe("a poll that could not read everything listed does not vouch for the ch
       await quiet.poll(); // watched from here on
       const signature = await solana.pay({ to: deposit.receiveAddress, amount: 6_000_000n });
       proxy.withheld.add(signature);
-      const before = await horizon();
+      const before = await accountHorizon(deposit.id);
+      const chainBefore = await horizon();
       await pollLater(quiet);
       expect(await creditsOf(deposit.id)).toEqual([]);
-      // Everything else at the address was read, but not this transaction: expiry must not be judged past it.
-      expect(await horizon()).toBe(before);
+      // Everything else at the address was read, but not this transaction: its payment's expiry must not be judged past it.
+      expect(await accountHorizon(deposit.id)).toBe(before);
+      expect(quiet.held()).toBe(1);
+      // The chain's other payments are not held by it.
+      expect(await horizon()).toBeGreaterThan(chainBefore ?? 0);
 
       proxy.withheld.clear();
       await pollLater(quiet);
       expect((await creditsOf(deposit.id)).map(({ finalized: _, ...c }) => c)).toEqual([{ signature, amount: "6000000", found_by: "poll" }]);
-      expect(await horizon()).toBeGreaterThan(before ?? 0);
+      expect(await accountHorizon(deposit.id)).toBeGreaterThan(before ?? 0);
+      expect(quiet.held()).toBe(0);
     } finally {
       await quiet.stop();
       proxy.stop();
@@ -277,16 +287,16 @@ describe("a poll that could not read everything listed does not vouch for the ch
       await quiet.poll(); // watched from here on
       laggingAt = await new Connection(solana.chain.rpcUrl).getSlot("confirmed");
       await solana.pay({ to: deposit.receiveAddress, amount: 5_000_000n });
-      const before = await horizon();
+      const before = await accountHorizon(deposit.id);
       await pollLater(quiet);
       expect(await creditsOf(deposit.id)).toEqual([]);
-      expect(await horizon()).toBe(before);
+      expect(await accountHorizon(deposit.id)).toBe(before);
       expect(refused).toBeGreaterThan(0);
 
       laggingAt = null; // caught up
       await pollLater(quiet);
       expect((await creditsOf(deposit.id)).map((c) => c.amount)).toEqual(["5000000"]);
-      expect(await horizon()).toBeGreaterThan(before ?? 0);
+      expect(await accountHorizon(deposit.id)).toBeGreaterThan(before ?? 0);
     } finally {
       await quiet.stop();
       proxy.stop();
@@ -311,11 +321,14 @@ describe("a poll that could not read everything listed does not vouch for the ch
       laggingAt = polled;
       await expect(scanAddress(deps, watchOf(network(), row), "poll", polled)).rejects.toThrow("Minimum context slot");
       expect(lagging.refused()).toBe(1);
-      expect(await creditsOf(deposit.id)).toEqual([]); // nothing recorded, the cursor where it was
+      // The first page is kept (issue 44.3); the cursor stays where it was until the listing reaches it.
+      expect((await creditsOf(deposit.id)).map((c) => c.signature)).toEqual(signatures.slice(1));
+      expect(await addressCursor(api.db, network().chainId, watchOf(network(), row).scan)).toBeNull();
 
       laggingAt = null; // caught up
-      expect(await scanAddress(deps, watchOf(network(), row), "poll", polled)).toEqual({ inserted: 3, complete: true });
+      expect(await scanAddress(deps, watchOf(network(), row), "poll", polled)).toEqual({ inserted: 1, complete: true });
       expect((await creditsOf(deposit.id)).map((c) => c.signature)).toEqual(signatures);
+      expect(await addressCursor(api.db, network().chainId, watchOf(network(), row).scan)).toBe(signatures[2]!);
     } finally {
       proxy.stop();
     }

@@ -10,7 +10,7 @@ import { insertPayments } from "../../db/payments.ts";
 import { insertReplayed } from "../../db/replayedEvidence.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import type { SplitPaymentParams } from "../../domain/splitPayment.ts";
-import { evmRail } from "../../rails/evm/index.ts";
+import { evmEvidence } from "../../rails/evm/index.ts";
 import { evidenceQuery } from "../../rails/evm/readModel/evidence.ts";
 import { splitPaymentCall } from "../../rails/evm/settlement/index.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -70,7 +70,7 @@ async function indexed(paymentId: string, params: SplitPaymentParams, over: { re
 }
 
 const ctx = () => ({ config, db: handle.db, logger: createLogger({ level: "silent" }) });
-const creditsOf = async (p: PaymentRow) => (await evmRail.loadCredits(ctx(), [p], new Map())).get(p.id)!;
+const creditsOf = async (p: PaymentRow) => (await evmEvidence.loadCredits(ctx(), [p], new Map())).get(p.id)!;
 
 describe("a split payment credits a payment", () => {
   test("when its params are exactly the issued call: for what the recipients received", async () => {

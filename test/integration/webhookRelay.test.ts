@@ -9,7 +9,7 @@ import { recordPaymentEvents } from "../../db/paymentEvents.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { payments } from "../../db/schema/index.ts";
 import { insertWebhookEndpoint } from "../../db/webhookEndpoints.ts";
-import { enqueueDueDeliveries, startWebhookRelay } from "../../webhooks/relay.ts";
+import { enqueueDueDeliveries, startWebhookRelay } from "../../jobs/webhookRelay.ts";
 import { assignFeedPositions } from "../../db/eventFeed.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";

@@ -8,8 +8,8 @@ import { signerFor, signRefundMessage } from "../../api/checkout/assets/refundSi
 import { LANGUAGES } from "../../api/checkout/messages/index.ts";
 import { en } from "../../api/checkout/messages/en.ts";
 import { messageOf } from "../../payouts/refundRequestView.ts";
-import { evmRail } from "../../rails/evm/index.ts";
-import { solanaRail } from "../../rails/solana/index.ts";
+import { evmChain } from "../../rails/evm/index.ts";
+import { solanaChain } from "../../rails/solana/index.ts";
 
 /**
  * The page's refund signing (refundSign.js) against scripted browser wallets, checked by the
@@ -45,7 +45,7 @@ test("EVM: personal_sign through the injected wallet, hex of the text's bytes; t
   const signature = await signRefundMessage("eip1193", wallet, message);
   expect(calls.map((c) => c.method)).toEqual(["eth_requestAccounts", "personal_sign"]);
   expect(calls[1]!.params![1]).toBe(payer.address);
-  expect(await evmRail.verifySignedMessage(payer.address, message, signature)).toBe(true);
+  expect(await evmChain.verifySignedMessage(payer.address, message, signature)).toBe(true);
 });
 
 test("Solana: the injected wallet's signMessage (connected first), sent as base64; the service verifies it as the payer's", async () => {
@@ -69,11 +69,11 @@ test("Solana: the injected wallet's signMessage (connected first), sent as base6
   const message = messageFor({ ...view, networkName: "Solana", chainId: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" }, { to: payer, amount: "1" });
   const signature = await signRefundMessage("solana", wallet, message);
   expect(connected).toBe(true);
-  expect(await solanaRail.verifySignedMessage(payer, message, signature)).toBe(true);
+  expect(await solanaChain.verifySignedMessage(payer, message, signature)).toBe(true);
   // A wallet answering the bytes alone (window.solana) works the same.
   const bare = { signMessage: async (bytes: Uint8Array) => ed25519.sign(bytes, secret) };
   globals.window = { solana: bare };
-  expect(await solanaRail.verifySignedMessage(payer, message, await signRefundMessage("solana", signerFor("solana"), message))).toBe(true);
+  expect(await solanaChain.verifySignedMessage(payer, message, await signRefundMessage("solana", signerFor("solana"), message))).toBe(true);
 });
 
 test("no wallet, or none for the rail: nothing to sign with", () => {

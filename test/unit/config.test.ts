@@ -290,6 +290,29 @@ describe("network enablement", () => {
     expect(byShortName(config, "polygon").wsUrl).toBe("wss://polygon.example");
   });
 
+  test("RPC_URL_* and WS_URL_* take a comma-separated list; the first stays rpcUrl / wsUrl", () => {
+    const config = buildConfig({
+      RPC_URL_8453: "https://a.example/v2/key-a , https://b.example",
+      WS_URL_8453: "wss://a.example,wss://b.example",
+      RPC_URL_SOLANA: "https://sol-a.example,https://sol-b.example/?api-key=k",
+    });
+    const base = byShortName(config, "base");
+    expect(base.rpcUrl).toBe("https://a.example/v2/key-a");
+    expect(base.rpcUrls).toEqual(["https://a.example/v2/key-a", "https://b.example"]);
+    expect(base.wsUrl).toBe("wss://a.example");
+    expect(base.wsUrls).toEqual(["wss://a.example", "wss://b.example"]);
+    expect(byShortName(config, "solana").rpcUrls).toEqual(["https://sol-a.example", "https://sol-b.example/?api-key=k"]);
+    expect(byShortName(config, "polygon").rpcUrls).toEqual([]);
+  });
+
+  test("a bad item of an RPC URL list stops start-up naming the variable and the item", () => {
+    expect(configError({ RPC_URL_8453: "https://a.example,ftp://b.example" }).message).toContain("RPC_URL_8453 (item 2): must use http: or https: or ws: or wss:");
+    expect(configError({ RPC_URL_8453: "https://a.example,,https://b.example" }).message).toContain("RPC_URL_8453: item 2 of the list is empty");
+    expect(configError({ RPC_URL_SOLANA: "https://a.example,wss://b.example" }).message).toContain("RPC_URL_SOLANA (item 2): must use http: or https:");
+    expect(configError({ WS_URL_8453: "wss://a.example,https://b.example" }).message).toContain("WS_URL_8453 (item 2): must use ws: or wss:");
+    expect(configError({ RPC_URL_8453: "https://a.example,not a url" }).message).toContain("RPC_URL_8453 (item 2): not a URL");
+  });
+
   test("a blank RPC URL does not enable a network", () => {
     expect(enabledShortNames(buildConfig({ RPC_URL_8453: "   " }))).toEqual([]);
   });
@@ -392,7 +415,9 @@ describe("extra networks and networks files", () => {
       finalityBlocks: null,
       tokens: [{ symbol: "USDC", name: "USD Coin", address: "0x5FbDB2315678afecb367f032d93F642f64180aa3", decimals: 6 }],
       rpcUrl: "http://127.0.0.1:8545",
+      rpcUrls: ["http://127.0.0.1:8545"],
       wsUrl: null,
+      wsUrls: [],
       settlementContract: null,
       forwarderFactory: null,
       logo: "http://127.0.0.1:3000/api/static/networks/anvil.svg",
@@ -514,11 +539,11 @@ describe("redactConfig", () => {
     expect(redacted.databaseUrl).toBe("postgres://db.internal:5432/…");
     expect(redacted.redis).toEqual({ url: "redis://cache.internal:6379/…", prefix: "stablepay", timeoutMs: 1_000 });
     expect(redacted.networks.find((n) => n.shortName === "base")).toEqual({
-      shortName: "base", enabled: true, rpcUrl: "https://base-mainnet.g.alchemy.com/…", wsUrl: "wss://base.example",
+      shortName: "base", enabled: true, rpcUrl: "https://base-mainnet.g.alchemy.com/…", rpcUrls: ["https://base-mainnet.g.alchemy.com/…"], wsUrl: "wss://base.example", wsUrls: ["wss://base.example"],
     });
     expect(redacted.networks.find((n) => n.shortName === "polygon")?.rpcUrl).toBe("https://polygon.example/…");
     expect(redacted.networks.find((n) => n.shortName === "ethereum")?.rpcUrl).toBe("https://eth.example");
-    expect(redacted.networks.find((n) => n.shortName === "solana")).toEqual({ shortName: "solana", enabled: false, rpcUrl: null, wsUrl: null });
+    expect(redacted.networks.find((n) => n.shortName === "solana")).toEqual({ shortName: "solana", enabled: false, rpcUrl: null, rpcUrls: [], wsUrl: null, wsUrls: [] });
 
     expect(redacted.secrets).toEqual({ keyId: config.secrets.keyId });
     const logged = JSON.stringify(redacted);

@@ -21,8 +21,8 @@ test("the API, the workers and configuration load no Solana library until a Sola
 test("a Solana rail method loads them on its first call", () => {
   const loaded = solanaModulesLoaded(
     ["rails/solana/index.ts"],
-    `const { solanaRail } = await import(${JSON.stringify(`${ROOT}rails/solana/index.ts`)});
-const c = solanaRail.contract({ chainId: 900, shortName: "sol", type: "solana", tokens: [] });
+    `const { solanaPay } = await import(${JSON.stringify(`${ROOT}rails/solana/index.ts`)});
+const c = solanaPay.contract({ chainId: 900, shortName: "sol", type: "solana", tokens: [] });
 if (c.contractAddress !== null) throw new Error("unexpected contract description");`,
   );
   expect(loaded.some((k) => k.includes("@solana/spl-token"))).toBe(true);

@@ -9,8 +9,8 @@ import { depositKeyPath, depositKeypair } from "../../rails/solana/depositKeys.t
 import { createLogger } from "../../config/logger.ts";
 import { addressesInHeliusPayload, heliusAuthorized, isHeliusPayload } from "../../rails/solana/ingest/heliusPayload.ts";
 import { serveHeliusWebhook } from "../../rails/solana/ingest/serveHeliusWebhook.ts";
-import { normalizeSolanaAddress } from "../../rails/solana/normalizeAddress.ts";
-import { parseSolanaSecretKey } from "../../rails/solana/parseSecretKey.ts";
+import { normalizeSolanaAddress } from "../../domain/solanaAddress.ts";
+import { parseSolanaSecretKey } from "../../domain/solanaSecretKey.ts";
 import { solanaPayReference } from "../../rails/solana/solanaPayReference.ts";
 import { tokenBalanceDelta } from "../../rails/solana/tokenBalanceDelta.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";

@@ -7,7 +7,8 @@ import { listReturnOrigins, replaceReturnOrigins } from "../../../db/returnOrigi
 import { mayChange } from "../../../domain/dashboardRole.ts";
 import { AppError, NotFoundError, ValidationError } from "../../../domain/errors.ts";
 import type { ApiDeps } from "../../deps.ts";
-import { parseAgentId, parseAgentPolicyInput } from "../../services/agentPolicies.ts";
+import { parseAgentId } from "../../requests/agentId.ts";
+import { parseAgentPolicyInput } from "../../services/agentPolicies.ts";
 import { parseReturnOrigins } from "../../services/returnOrigins.ts";
 import { dashboardGuard, type DashboardContext } from "../guard.ts";
 import { settingsPage } from "../pages/settingsPage.ts";

@@ -3,8 +3,7 @@ export const RELAY_MAINNET_URL = "https://api.relay.link";
 /** Relay's testnet API: a separate base URL, same paths (docs.relay.link, "Testnet Support"). */
 export const RELAY_TESTNET_URL = "https://api.testnets.relay.link";
 
-/** How long after a deposit's block Relay is taken to report it, unless configured (`RELAY_DEPOSIT_LAG_MS`). */
-export const RELAY_DEPOSIT_LAG_MS = 60_000;
+export { RELAY_DEPOSIT_LAG_MS } from "../../../config/env.ts";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 

@@ -1,7 +1,7 @@
 import type { PaymentRow } from "../../../db/schema/index.ts";
 import { queryRows } from "../../../db/client.ts";
 import type { RailContext, SourcedCredit } from "../../types.ts";
-import { normalizeEvmAddress } from "../normalizeAddress.ts";
+import { normalizeEvmAddress } from "../../../domain/evmAddress.ts";
 import { evidenceQuery, type EvidenceRow } from "./evidence.ts";
 import { indexedTables } from "./tables.ts";
 

@@ -1,6 +1,6 @@
-import type { NetworkType } from "../config/types.ts";
-import { normalizeEvmAddress } from "./evm/normalizeAddress.ts";
-import { normalizeSolanaAddress } from "./solana/normalizeAddress.ts";
+import type { NetworkType } from "./networkType.ts";
+import { normalizeEvmAddress } from "./evmAddress.ts";
+import { normalizeSolanaAddress } from "./solanaAddress.ts";
 
 /**
  * How addresses are written on each network type: the validator that returns an

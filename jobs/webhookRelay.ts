@@ -6,7 +6,7 @@ import { startNotifyLoop } from "../db/notifyLoop.ts";
 import { assignFeedPositions } from "../db/eventFeed.ts";
 import { WEBHOOK_CHANNEL } from "../db/paymentEvents.ts";
 import { claimDueDeliveries, releaseRelayed } from "../db/webhookDeliveries.ts";
-import { webhookJobOptions, type JobPayloads } from "../jobs/queues.ts";
+import { webhookJobOptions, type JobPayloads } from "./queues.ts";
 
 const BATCH = 1_000;
 /** At most ~10 relay runs a second per worker under load; a lone event is relayed at once. */

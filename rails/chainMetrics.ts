@@ -1,7 +1,7 @@
 import { Gauge } from "prom-client";
 import type { Network } from "../config/types.ts";
-import type { ChainStatus, ChainStatusService } from "../rails/chainStatus.ts";
-import { registry } from "./registry.ts";
+import { registry } from "../metrics/registry.ts";
+import type { ChainStatus, ChainStatusService } from "./chainStatus.ts";
 
 type Source = { chainStatus: ChainStatusService; networks: Network[] };
 let source: Source | null = null;

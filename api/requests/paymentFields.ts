@@ -1,7 +1,7 @@
 import { ValidationError } from "../../domain/errors.ts";
-import { parseAgentId } from "./agentPolicies.ts";
+import { parseAgentId } from "./agentId.ts";
 
-/** Body fields every payment creation takes alike (`/payments/create`, `/deposits/create`, cross-chain). */
+/** Parsers of the body fields every payment creation takes alike (`/payments/create`, `/deposits/create`, cross-chain). */
 
 /** Metadata is a flat map of strings, as Stripe's: at most 50 keys of 100 chars, values of 1000. */
 export function parseMetadata(value: unknown): Record<string, string> {
@@ -97,12 +97,3 @@ export function resolveAgentId(header: string | undefined, body: unknown): strin
   }
   return fromHeader ?? fromBody;
 }
-
-/** The merchant's own fields of a new payment, as given (validated before): null when absent. */
-export const merchantFields = (body: { orderId?: string; customerEmail?: string; callbackUrl?: string; successUrl?: string; cancelUrl?: string }) => ({
-  orderId: body.orderId ?? null,
-  customerEmail: body.customerEmail ?? null,
-  callbackUrl: body.callbackUrl ?? null,
-  successUrl: body.successUrl ?? null,
-  cancelUrl: body.cancelUrl ?? null,
-});

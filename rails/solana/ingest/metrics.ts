@@ -1,6 +1,6 @@
 import { Counter, Gauge } from "prom-client";
-import type { FoundBy } from "../rails/solana/ingest/recordCredits.ts";
-import { registry } from "./registry.ts";
+import type { FoundBy } from "./recordCredits.ts";
+import { registry } from "../../../metrics/registry.ts";
 
 /**
  * What the `solana` role's subscriber does: the credits it records and how it found them
@@ -15,11 +15,11 @@ const credits = new Counter({
   registers: [registry],
 });
 
-type Reading = () => { watched: number; subscriptions: number };
+type Reading = () => { watched: number; subscriptions: number; held: number };
 /** The running subscribers, by network (the newest counts if a process runs two): read at each scrape. */
 const subscribers = new Map<string, Reading[]>();
 
-function subscriberGauge(name: string, help: string, value: (s: { watched: number; subscriptions: number }) => number) {
+function subscriberGauge(name: string, help: string, value: (s: ReturnType<Reading>) => number) {
   return new Gauge({
     name,
     help,
@@ -37,6 +37,12 @@ subscriberGauge(
   "stablepay_solana_websocket_subscriptions",
   "Live account subscriptions on the Solana node's websocket (0 while it is down: the poll alone finds credits).",
   (s) => s.subscriptions,
+);
+
+subscriberGauge(
+  "stablepay_solana_payments_held",
+  "Accounts of open (or just closed) payments the last poll could not read through: each one's expiry is held, the chain's other payments are not.",
+  (s) => s.held,
 );
 
 export const countSolanaCredits = (network: string, foundBy: FoundBy, n: number) => {

@@ -47,4 +47,6 @@ ALTER TABLE "dashboard_users" ADD CONSTRAINT "dashboard_users_merchant_id_mercha
 CREATE INDEX "dashboard_audit_merchant_idx" ON "dashboard_audit" USING btree ("merchant_id","created_at");--> statement-breakpoint
 CREATE INDEX "dashboard_sessions_user_idx" ON "dashboard_sessions" USING btree ("user_id") WHERE not revoked;--> statement-breakpoint
 CREATE UNIQUE INDEX "dashboard_users_email_idx" ON "dashboard_users" USING btree ("email");--> statement-breakpoint
-CREATE INDEX "dashboard_users_merchant_idx" ON "dashboard_users" USING btree ("merchant_id");
+CREATE INDEX "dashboard_users_merchant_idx" ON "dashboard_users" USING btree ("merchant_id");--> statement-breakpoint
+CREATE INDEX "payments_merchant_order_idx" ON "payments" USING btree ("merchant_id","mode","order_id") WHERE order_id is not null;--> statement-breakpoint
+CREATE INDEX "payments_completing_tx_idx" ON "payments" USING btree (lower("completing_tx_hash")) WHERE completing_tx_hash is not null;

@@ -1,2 +1,0 @@
-CREATE INDEX "payments_merchant_order_idx" ON "payments" USING btree ("merchant_id","mode","order_id") WHERE order_id is not null;--> statement-breakpoint
-CREATE INDEX "payments_completing_tx_idx" ON "payments" USING btree (lower("completing_tx_hash")) WHERE completing_tx_hash is not null;

@@ -1,0 +1,2 @@
+/** Kind of chain a network runs on. */
+export type NetworkType = "evm" | "solana";
