@@ -48,3 +48,17 @@ export async function revokeUserSessions(db: Db, userId: string): Promise<number
     .returning({ id: dashboardSessions.id });
   return rows.length;
 }
+
+/** Deletes the user's sessions that can never be used again (revoked or timed out): the table does not grow with every sign-in. */
+export async function deleteDeadSessions(db: Db, userId: string, limits: { idleMs: number; absoluteMs: number }): Promise<void> {
+  await db
+    .delete(dashboardSessions)
+    .where(
+      and(
+        eq(dashboardSessions.userId, userId),
+        sql`(${dashboardSessions.revoked}
+          or ${dashboardSessions.lastSeenAt} <= now() - make_interval(secs => ${limits.idleMs / 1000})
+          or ${dashboardSessions.createdAt} <= now() - make_interval(secs => ${limits.absoluteMs / 1000}))`,
+      ),
+    );
+}
