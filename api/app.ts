@@ -29,6 +29,7 @@ import { returnOriginRoutes } from "./routes/returnOrigins.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { webhookEndpointRoutes, webhookSecretRoutes } from "./routes/webhookEndpoints.ts";
+import { x402Routes } from "./routes/x402.ts";
 
 /** The product API under one prefix; mounted twice (versioned and unversioned paths). */
 const versionedApi = (prefix: string, deps: ApiDeps) =>
@@ -51,7 +52,8 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(agentSettingRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(currencyRoutes(deps))
-    .use(bridgeWebhookRoutes(deps));
+    .use(bridgeWebhookRoutes(deps))
+    .use(x402Routes(deps));
 
 /** Builds the whole HTTP app. Tests call `app.handle(new Request("http://localhost/…"))`. */
 export function createApp(deps: ApiDeps) {

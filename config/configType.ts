@@ -44,6 +44,8 @@ export type Config = {
   fees: { bps: number; recipient: string | null };
   /** Sweeps and refunds: a transaction still unmined after `replaceAfterMs` is re-sent with higher fees. */
   transfers: { replaceAfterMs: number };
+  /** The x402 facilitator: how long a settle waits for the worker, and the worker for a receipt. */
+  x402: { settleWaitMs: number; confirmationTimeoutMs: number; dailyGasCapWei: bigint };
   /** `minimum`: the least a refund sends, a decimal in token units (REFUND_MIN_AMOUNT, normalized). */
   refunds: { minimum: string };
   /**

@@ -117,6 +117,7 @@ export function buildConfig(
     intentSignerPrivateKey: (e.INTENT_SIGNER_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
     transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
+    x402: { settleWaitMs: e.X402_SETTLE_WAIT_MS, confirmationTimeoutMs: e.X402_CONFIRMATION_TIMEOUT_MS, dailyGasCapWei: BigInt(e.X402_DAILY_GAS_CAP_WEI) },
     refunds: { minimum: normalizeDecimal(e.REFUND_MIN_AMOUNT)! },
     payments: {
       defaultExpiresIn: e.PAYMENT_EXPIRES_IN,

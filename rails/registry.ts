@@ -5,6 +5,7 @@ import { bridgeRails } from "./bridge/index.ts";
 import { evmRails } from "./evm/index.ts";
 import type { KindRails, NetworkRails } from "./registration.ts";
 import { solanaRails } from "./solana/index.ts";
+import { x402Rails } from "./x402/index.ts";
 import type { ChainIngest, ChainPort, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
 
 /** Each network type's chain, ingest and payment methods. Adding a network type is its folder plus one line here. */
@@ -13,9 +14,10 @@ const byType: Record<NetworkType, NetworkRails> = {
   solana: solanaRails,
 };
 
-/** Payment methods chosen by the kind of payment rather than its network: cross-chain payments arrive through a bridge. */
+/** Payment methods chosen by the kind of payment rather than its network: cross-chain payments arrive through a bridge, x402 ones by an agent's authorization. */
 const byKind: Partial<Record<PaymentKind, KindRails>> = {
   cross_chain: bridgeRails,
+  x402: x402Rails,
 };
 
 type Typed = Pick<Network, "type">;
@@ -31,7 +33,7 @@ export const ingestFor = (network: Typed): ChainIngest | undefined => byType[net
 export function methodFor(network: Typed, kind: "payment" | "deposit"): CreatableMethod | undefined;
 export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined;
 export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined {
-  return byKind[kind]?.method ?? (kind === "cross_chain" ? undefined : byType[network.type]?.methods[kind]);
+  return byKind[kind]?.method ?? (kind === "payment" || kind === "deposit" ? byType[network.type]?.methods[kind] : undefined);
 }
 
 /** Where the credits of `payment` on `network` come from: its kind's source (a bridge), else its chain's ingest. */

@@ -2,13 +2,17 @@
 pragma solidity ^0.8.24;
 
 /// @title TestStablecoin
-/// @notice Minimal ERC-20 with owner-only minting and EIP-2612 permit, used to stand in for
-///         USDC/USDT (6 decimals) and DAI (18 decimals) on local chains. Not for production.
+/// @notice Minimal ERC-20 with owner-only minting, EIP-2612 permit and, as real USDC has,
+///         EIP-3009 transfer/receive with authorization (what x402's `exact` scheme settles with),
+///         used to stand in for USDC/USDT (6 decimals) and DAI (18 decimals) on local chains.
+///         Not for production. Its EIP-712 domain is (name, version), as USDC's ("USD Coin", "2").
 ///         Like USDT it has a fee switch (off unless the owner sets it): a transfer then
 ///         delivers `amount - fee` and the fee goes to a collector, each with its own `Transfer`.
 contract TestStablecoin {
     string public name;
     string public symbol;
+    /// @notice The EIP-712 domain's version (USDC's is "2").
+    string public version;
     uint8 public immutable decimals;
     address public immutable owner;
 
@@ -27,7 +31,17 @@ contract TestStablecoin {
         keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
     bytes32 private constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
-    bytes32 private constant VERSION_HASH = keccak256("1");
+    bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
+        "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+    );
+    bytes32 public constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH = keccak256(
+        "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"
+    );
+
+    /// @notice EIP-3009: whether `authorizer`'s authorization `nonce` was used (each settles at most once).
+    mapping(address => mapping(bytes32 => bool)) public authorizationState;
+
+    bytes32 private immutable _versionHash;
 
     bytes32 private immutable _nameHash;
     // Cached for the deployment chain; recomputed if the chain id changes (fork safety).
@@ -37,6 +51,7 @@ contract TestStablecoin {
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
     event FeeChanged(uint256 feeBps, address collector);
+    event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
 
     error NotOwner();
     error InsufficientBalance();
@@ -45,13 +60,19 @@ contract TestStablecoin {
     error PermitExpired();
     error InvalidSignature();
     error InvalidFee();
+    error AuthorizationNotYetValid();
+    error AuthorizationExpired();
+    error AuthorizationUsedOrCanceled();
+    error CallerMustBePayee();
 
-    constructor(string memory name_, string memory symbol_, uint8 decimals_) {
+    constructor(string memory name_, string memory symbol_, uint8 decimals_, string memory version_) {
         name = name_;
         symbol = symbol_;
         decimals = decimals_;
+        version = version_;
         owner = msg.sender;
         _nameHash = keccak256(bytes(name_));
+        _versionHash = keccak256(bytes(version_));
         _cachedChainId = block.chainid;
         _cachedDomainSeparator = _buildDomainSeparator();
     }
@@ -131,13 +152,105 @@ contract TestStablecoin {
         _approve(owner_, spender, value);
     }
 
+    /// @notice EIP-3009: anyone may submit `from`'s signed authorization to pay `to` (x402's facilitator does).
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        bytes32 digest = _authorizationDigest(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce);
+        _useAuthorization(digest, from, nonce, validAfter, validBefore, v, r, s);
+        _transfer(from, to, value);
+    }
+
+    /// @notice EIP-3009 with the signature as bytes (USDC v2.2's overload); 65-byte ECDSA signatures only.
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes calldata signature
+    ) external {
+        (uint8 v, bytes32 r, bytes32 s) = _split(signature);
+        bytes32 digest = _authorizationDigest(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce);
+        _useAuthorization(digest, from, nonce, validAfter, validBefore, v, r, s);
+        _transfer(from, to, value);
+    }
+
+    /// @notice EIP-3009: only the payee `to` may submit it (no front-running a contract that pulls the money).
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        if (to != msg.sender) revert CallerMustBePayee();
+        bytes32 digest = _authorizationDigest(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce);
+        _useAuthorization(digest, from, nonce, validAfter, validBefore, v, r, s);
+        _transfer(from, to, value);
+    }
+
+    function _authorizationDigest(
+        bytes32 typehash,
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce
+    ) private view returns (bytes32) {
+        bytes32 structHash = keccak256(abi.encode(typehash, from, to, value, validAfter, validBefore, nonce));
+        return keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+    }
+
+    /// Checks the window and the signer, then spends the nonce (before the transfer: no re-entry can reuse it).
+    function _useAuthorization(
+        bytes32 digest,
+        address from,
+        bytes32 nonce,
+        uint256 validAfter,
+        uint256 validBefore,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) private {
+        if (block.timestamp <= validAfter) revert AuthorizationNotYetValid();
+        if (block.timestamp >= validBefore) revert AuthorizationExpired();
+        if (authorizationState[from][nonce]) revert AuthorizationUsedOrCanceled();
+        if (uint256(s) > 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0) revert InvalidSignature();
+        address signer = ecrecover(digest, v, r, s);
+        if (signer == address(0) || signer != from) revert InvalidSignature();
+        authorizationState[from][nonce] = true;
+        emit AuthorizationUsed(from, nonce);
+    }
+
+    function _split(bytes calldata signature) private pure returns (uint8 v, bytes32 r, bytes32 s) {
+        if (signature.length != 65) revert InvalidSignature();
+        r = bytes32(signature[0:32]);
+        s = bytes32(signature[32:64]);
+        v = uint8(signature[64]);
+    }
+
     // solhint-disable-next-line func-name-mixedcase
     function DOMAIN_SEPARATOR() public view returns (bytes32) {
         return block.chainid == _cachedChainId ? _cachedDomainSeparator : _buildDomainSeparator();
     }
 
     function _buildDomainSeparator() private view returns (bytes32) {
-        return keccak256(abi.encode(DOMAIN_TYPEHASH, _nameHash, VERSION_HASH, block.chainid, address(this)));
+        return keccak256(abi.encode(DOMAIN_TYPEHASH, _nameHash, _versionHash, block.chainid, address(this)));
     }
 
     function _transfer(address from, address to, uint256 amount) private {

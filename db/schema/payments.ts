@@ -18,8 +18,9 @@ export const payments = pgTable(
     /**
      * `payment`: settlement contract (and QR to its deposit address); `deposit`: deposit address only;
      * `cross_chain`: paid on another chain and bridged to the merchant's wallet (its request in `bridge_requests`).
+     * `x402`: an agent paid the merchant's wallet per request through the x402 facilitator (its authorization in `x402_settlements`).
      */
-    kind: text("kind", { enum: ["payment", "deposit", "cross_chain"] }).notNull().default("payment"),
+    kind: text("kind", { enum: ["payment", "deposit", "cross_chain", "x402"] }).notNull().default("payment"),
     status: text("status", { enum: paymentStatuses }).notNull().default("pending"),
     /** Amount owed, in the token's smallest unit. */
     amount: amount("amount").notNull(),

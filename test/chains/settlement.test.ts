@@ -230,7 +230,7 @@ describe("PaymentSettlement", () => {
       const permitDeadline = intent.deadline;
       const permit = parseSignature(
         await bob.signTypedData({
-          domain: { name: t.name, version: "1", chainId, verifyingContract: t.address },
+          domain: { name: t.name, version: t.version, chainId, verifyingContract: t.address },
           types: permitTypes,
           primaryType: "Permit",
           message: { owner: bob.address, spender: settlement, value: amount, nonce, deadline: permitDeadline },
@@ -263,7 +263,7 @@ describe("PaymentSettlement", () => {
     const nonce = await publicClient.readContract({ address: t.address, abi: testStablecoinAbi, functionName: "nonces", args: [bob.address] });
     const { v, r, s } = parseSignature(
       await bob.signTypedData({
-        domain: { name: t.name, version: "1", chainId, verifyingContract: t.address },
+        domain: { name: t.name, version: t.version, chainId, verifyingContract: t.address },
         types: permitTypes,
         primaryType: "Permit",
         message: { owner: bob.address, spender: settlement, value: intent.amount, nonce, deadline: intent.deadline },

@@ -140,7 +140,7 @@ describe("TestStablecoin", () => {
   for (const symbol of ["USDC", "DAI"] as const) {
     test(`${symbol} permit signed with signTypedData sets the allowance`, async () => {
       const t = token(symbol);
-      const domain = { name: t.name, version: "1", chainId, verifyingContract: t.address } as const;
+      const domain = { name: t.name, version: t.version, chainId, verifyingContract: t.address } as const;
       const onChainSeparator = await publicClient.readContract({
         address: t.address,
         abi: testStablecoinAbi,
@@ -194,7 +194,7 @@ describe("TestStablecoin", () => {
     const t = token("USDT");
     const deadline = (await publicClient.getBlock()).timestamp - 1n;
     const signature = await alice.signTypedData({
-      domain: { name: t.name, version: "1", chainId, verifyingContract: t.address },
+      domain: { name: t.name, version: t.version, chainId, verifyingContract: t.address },
       types: permitTypes,
       primaryType: "Permit",
       message: { owner: alice.address, spender: bob.address, value: 1n, nonce: 0n, deadline },

@@ -40,7 +40,7 @@ beforeAll(async () => {
   usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
   // The counterfeit: the same contract as the listed test tokens, the same name and symbol, not in the catalogue.
   const forger = createWalletClient({ account: customer, transport: http(chain.anvil.rpcUrl) });
-  const deployed = await forger.deployContract({ abi: testStablecoinAbi, bytecode: testStablecoinBytecode, args: ["USD Coin", "USDC", 6], chain: null });
+  const deployed = await forger.deployContract({ abi: testStablecoinAbi, bytecode: testStablecoinBytecode, args: ["USD Coin", "USDC", 6, "2"], chain: null });
   fake = (await chain.publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress!;
   await chain.publicClient.waitForTransactionReceipt({ hash: await forger.writeContract({ address: fake, abi: testStablecoinAbi, functionName: "mint", args: [customer.address, 10n ** 15n], chain: null }) });
   fakeMint = await solana.chain.createMint({ decimals: 6 });
