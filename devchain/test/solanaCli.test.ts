@@ -14,12 +14,15 @@ const run = (args: string[]) => {
 };
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
   const decoder = new TextDecoder();
   let text = "";
-  for await (const chunk of stream) {
-    text += decoder.decode(chunk);
-    if (text.includes("\n")) break;
+  while (!text.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`the server ended before printing a line: ${JSON.stringify(text)}`);
+    text += decoder.decode(value);
   }
+  reader.releaseLock();
   return text.slice(0, text.indexOf("\n"));
 }
 
