@@ -1,6 +1,7 @@
 /**
  * `npm run check:imports`: fails when a product file imports `test/` or `devchain/` (by path or
- * as the workspace package `@stablepay/devchain`), or when
+ * as the workspace package `@stablepay/devchain`), when devchain/ imports anything outside
+ * itself, or when
  * top-level product folders import each other in a cycle; prints what it finds (each cycle
  * with one import per edge, to start untangling from). Imports are read with the TypeScript
  * compiler's pre-processor (static, dynamic, `require`, `import type` alike: a type is a
@@ -37,10 +38,10 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every relative or devchain-package import of every product file, as repository paths. */
-function productImports(root: string): Import[] {
+/** Every relative or devchain-package import of every file in `folders`, as repository paths. */
+function importsOf(root: string, folders: readonly string[]): Import[] {
   const imports: Import[] = [];
-  for (const folder of PRODUCT) {
+  for (const folder of folders) {
     for (const file of sourceFiles(join(root, folder))) {
       const from = relative(root, file).split(sep).join("/");
       const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
@@ -94,7 +95,11 @@ function cycles(edges: Map<string, Set<string>>): string[][] {
 /** What is wrong with the imports of the repository at `root`, one message per problem (none: all is well). */
 export function checkImports(root = ROOT): string[] {
   const problems: string[] = [];
-  const imports = productImports(root);
+  // devchain/ is a package of its own: it imports nothing from the repository around it.
+  for (const { from, to } of importsOf(root, ["devchain"])) {
+    if (topOf(to) !== "devchain") problems.push(`${from} imports ${to}: devchain/ is a package of its own and imports nothing outside it`);
+  }
+  const imports = importsOf(root, PRODUCT);
   for (const { from, to, specifier } of imports) {
     const target = topOf(to);
     if (target && FORBIDDEN.includes(target) && !DEV_ONLY.has(from)) problems.push(`${from} imports ${specifier}: product code never imports ${target}/`);
@@ -130,5 +135,5 @@ if (import.meta.main) {
     console.error(`\n${problems.length} import problem(s).`);
     process.exit(1);
   }
-  console.log("imports: no product file imports test/ or devchain/ (@stablepay/devchain); no import cycles between folders.");
+  console.log("imports: no product file imports test/ or devchain/ (@stablepay/devchain), devchain/ imports nothing outside itself; no import cycles between folders.");
 }
