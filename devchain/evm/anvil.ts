@@ -11,7 +11,7 @@ export const anvilMnemonic = "test test test test test test test test test test 
 /**
  * Private keys of the first 10 accounts of `anvilMnemonic` (m/44'/60'/0'/0/i), each funded
  * with 10 000 ETH by a default anvil. Hard-coded because deriving them costs a PBKDF2 run
- * per account; `test/chains/anvil.test.ts` checks them against viem's derivation.
+ * per account; `test/anvil.test.ts` checks them against viem's derivation.
  */
 export const anvilAccounts = [
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
