@@ -17,7 +17,7 @@ import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { parseSignature, toHex, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { testStablecoinAbi } from "../contracts/artifacts/index.ts";
+import { testStablecoinAbi } from "@stablepay/devchain/evm";
 import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";

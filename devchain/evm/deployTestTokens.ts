@@ -9,14 +9,13 @@ import {
   http,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { testStablecoinAbi, testStablecoinBytecode } from "../../contracts/artifacts/index.ts";
-import type { Token } from "../../config/types.ts";
+import { testStablecoinAbi, testStablecoinBytecode } from "./artifacts/index.ts";
 import { localChain } from "./localChain.ts";
 
 export type TestTokenSymbol = "USDC" | "USDT" | "DAI";
 
-/** A deployed test token, as the catalogue describes tokens (address EIP-55 checksummed), and its EIP-712 domain version. */
-export type DeployedToken = Token & { symbol: TestTokenSymbol; address: Address; version: string };
+/** A deployed test token, shaped like a token catalogue entry (address EIP-55 checksummed), and its EIP-712 domain version. */
+export type DeployedToken = { symbol: TestTokenSymbol; name: string; address: Address; decimals: number; version: string };
 
 export type DeployTestTokensParameters = {
   rpcUrl: string;

@@ -3,7 +3,7 @@ import { type Hex, type PublicClient, parseSignature, toHex } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { anvilAccounts } from "../../devchain/evm/anvil.ts";
 import type { DeployedToken } from "../../devchain/evm/deployTestTokens.ts";
-import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { testStablecoinAbi } from "@stablepay/devchain/evm";
 import { type TokenChain, freshAddress, revertName, startTokenChain } from "../helpers/tokenChain.ts";
 
 // EIP-3009 as real USDC has it: what x402's `exact` scheme on EVM settles with.

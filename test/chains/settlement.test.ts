@@ -13,8 +13,7 @@ import {
   zeroAddress,
 } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts } from "../../devchain/evm/anvil.ts";
-import type { DeployedToken } from "../../devchain/evm/deployTestTokens.ts";
+import { anvilAccounts, type AnvilInstance, type DeployedToken, testStablecoinAbi } from "@stablepay/devchain/evm";
 import {
   InvalidPaymentIdError,
   type PaymentIntent,
@@ -28,7 +27,7 @@ import {
   settlementDomain,
   signPaymentIntent,
 } from "../../rails/evm/settlement/index.ts";
-import { paymentSettlementAbi, testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { type TokenChain, freshAddress, permitTypes, revertOf, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;

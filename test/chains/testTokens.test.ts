@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type PublicClient, createPublicClient, domainSeparator, getContractAddress, http, parseEventLogs, parseSignature } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts, startAnvil } from "../../devchain/evm/anvil.ts";
-import { type DeployedToken, deployTestTokens } from "../../devchain/evm/deployTestTokens.ts";
-import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { anvilAccounts, type DeployedToken, deployTestTokens, startAnvil, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { type TokenChain, permitTypes, revertName, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;

@@ -6,8 +6,8 @@ import { join, resolve } from "node:path";
 import pg from "pg";
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { freePort } from "../../devchain/freePort.ts";
-import { localChain } from "../../devchain/evm/localChain.ts";
+import { freePort } from "@stablepay/devchain/freePort";
+import { localChain } from "@stablepay/devchain/evm";
 
 /**
  * The headline flow of the foundation: `npm start` with no configuration gives a

@@ -8,7 +8,7 @@ import { getAddress } from "viem";
 import { catalogue } from "../../config/catalogue.ts";
 import { MAX_LATE_SCAN_BLOCKS } from "../../config/env.ts";
 import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, setVariables, type Config } from "../../config/index.ts";
-import { SANDBOX_RATES, sandboxAccounts } from "../../devchain/startLocalChains.ts";
+import { SANDBOX_RATES, sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { indexedEvmNetworks } from "../../config/indexer.ts";
 import { networksFollowedBy } from "../../rails/index.ts";

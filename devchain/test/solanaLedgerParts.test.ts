@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { uiTokenAmount } from "../../devchain/solana/encode/uiTokenAmount.ts";
-import { AccountHistory } from "../../devchain/solana/ledger/accountHistory.ts";
-import type { AccountState } from "../../devchain/solana/ledger/accountState.ts";
-import { SlotClock } from "../../devchain/solana/ledger/slotClock.ts";
+import { uiTokenAmount } from "../solana/encode/uiTokenAmount.ts";
+import { AccountHistory } from "../solana/ledger/accountHistory.ts";
+import type { AccountState } from "../solana/ledger/accountState.ts";
+import { SlotClock } from "../solana/ledger/slotClock.ts";
 
 describe("uiTokenAmount", () => {
   test.each([

@@ -1,10 +1,9 @@
 import { getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts, startAnvil, type AnvilInstance } from "./evm/anvil.ts";
-import { deployTestTokens } from "./evm/deployTestTokens.ts";
-import { deployForwarderFactory, deploySettlement } from "../rails/evm/settlement/index.ts";
-import type { FileNetwork } from "../config/index.ts";
-import { startSandboxSolana, type SandboxSolana } from "./solana/sandboxSolana.ts";
+import { anvilAccounts, deployTestTokens, startAnvil, type AnvilInstance } from "@stablepay/devchain/evm";
+import { deployForwarderFactory, deploySettlement } from "../../rails/evm/settlement/index.ts";
+import type { FileNetwork } from "../../config/index.ts";
+import { startSandboxSolana, type SandboxSolana } from "./sandboxSolana.ts";
 
 /** Roles of anvil's well-known accounts in the sandbox. */
 export const sandboxAccounts = {

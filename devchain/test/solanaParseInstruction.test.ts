@@ -13,7 +13,7 @@ import {
   TOKEN_PROGRAM_ID,
 } from "@solana/spl-token";
 import { Keypair, PublicKey, SystemProgram, SYSVAR_RENT_PUBKEY, type TransactionInstruction } from "@solana/web3.js";
-import { parseInstruction } from "../../devchain/solana/parse/parseInstruction.ts";
+import { parseInstruction } from "../solana/parse/parseInstruction.ts";
 
 const [source, destination, owner, mint, signerA, signerB, payer] = Array.from({ length: 7 }, () => Keypair.generate().publicKey.toBase58()) as [
   string, string, string, string, string, string, string,

@@ -20,7 +20,7 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from "@solana/web3.js";
-import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../../devchain/solana/index.ts";
+import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../solana/index.ts";
 
 const memoProgram = new PublicKey("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
 let chain: SolanaDevChain;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, Keypair, LAMPORTS_PER_SOL, NONCE_ACCOUNT_LENGTH, NonceAccount, SendTransactionError, SystemProgram, Transaction } from "@solana/web3.js";
-import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../../devchain/solana/index.ts";
+import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../solana/index.ts";
 
 // Slots only move when the test says so (slotMs: 0), so each commitment step is exact.
 let chain: SolanaDevChain;

@@ -13,7 +13,7 @@ import {
   transferCheckedWithFee,
 } from "@solana/spl-token";
 import { Connection, Keypair, type ParsedAccountData, type ParsedInstruction, type PublicKey, type TokenBalance, type VersionedTransactionResponse } from "@solana/web3.js";
-import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../../devchain/solana/index.ts";
+import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../solana/index.ts";
 
 let chain: SolanaDevChain;
 let connection: Connection;

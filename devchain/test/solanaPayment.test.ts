@@ -6,7 +6,7 @@ import {
   transferChecked,
 } from "@solana/spl-token";
 import { Connection, Keypair, LAMPORTS_PER_SOL, type ParsedInstruction } from "@solana/web3.js";
-import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../../devchain/solana/index.ts";
+import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../solana/index.ts";
 
 // A wallet paying a merchant in a USDC-like token through an unmodified web3.js Connection.
 let chain: SolanaDevChain;

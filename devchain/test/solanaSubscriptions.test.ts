@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AccountLayout, createTransferCheckedInstruction, getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { getBase58Decoder } from "@solana/kit";
 import { type Context, Connection, Keypair, type Logs, type PublicKey, type SignatureResult, Transaction } from "@solana/web3.js";
-import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../../devchain/solana/index.ts";
+import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../solana/index.ts";
 
 // web3.js subscriptions (onLogs, onAccountChange, onSignature, onSlotChange) over the devchain's PubSub.
 let chain: SolanaDevChain;

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { bytesToHex, createPublicClient, http, parseEther } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, AnvilStartError, anvilAccounts, anvilMnemonic, startAnvil } from "../../devchain/evm/anvil.ts";
-import { localChain } from "../../devchain/evm/localChain.ts";
+import { anvilAccounts, type AnvilInstance, anvilMnemonic, AnvilStartError, localChain, startAnvil } from "../evm/index.ts";
 
 describe("anvilAccounts", () => {
   test("are the first 10 keys of the default mnemonic", () => {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { getBase58Codec } from "@solana/kit";
 import { Keypair, LAMPORTS_PER_SOL } from "@solana/web3.js";
+import { startSolanaDevChain, type SolanaDevChain } from "@stablepay/devchain/solana";
 import type { FileNetwork } from "../../config/index.ts";
-import { startSolanaDevChain, type SolanaDevChain } from "./startSolanaDevChain.ts";
 
 /** Well-known sandbox keypairs (like anvil's accounts): fixed seeds, so addresses stay the same across starts. Test money only. */
 const sandboxKeypair = (role: string) => Keypair.fromSeed(createHash("sha256").update(`stablepay sandbox solana ${role}`).digest());
