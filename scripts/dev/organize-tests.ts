@@ -43,6 +43,7 @@ const OVERRIDES: Record<string, string | null> = {
   // Shape of the code base, not one module.
   "test/unit/eventWriters.test.ts": "test/architecture/eventWriters.test.ts",
   "test/unit/solanaLoadedOnUse.test.ts": "test/architecture/solanaLoadedOnUse.test.ts",
+  "test/unit/checkImports.test.ts": "test/architecture/checkImports.test.ts",
   // Routes driven over HTTP through the harness's test API.
   "test/integration/payments.test.ts": "test/api/routes/payments.test.ts",
   "test/integration/checkout.test.ts": "test/api/routes/checkout.test.ts",
