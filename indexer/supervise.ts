@@ -9,12 +9,13 @@ const MAX_DELAY_MS = 15_000;
 const HEALTHY_AFTER_MS = 60_000;
 
 /**
- * Runs Ponder and starts it again whenever it exits on its own. Ponder exits when its
- * database goes away (a Postgres restart or failover); the indexer role stays up and
- * resumes from Ponder's checkpoint once the database is back, so an outage needs no
- * restart of any role. `stop` ends it for good.
+ * Runs one chain's Ponder and starts it again whenever it exits on its own. Ponder exits when
+ * its database goes away (a Postgres restart or failover) or its chain's node does (and cannot
+ * start while it stays down); the indexer role stays up and resumes from Ponder's checkpoint
+ * once they are back, so an outage needs no restart of any role, and each chain's Ponder backs
+ * off on its own. `stop` ends it for good.
  */
-export function superviseIndexer(config: Config, databaseUrl: string, options: { port: number; logLevel: string }, logger: Logger) {
+export function superviseIndexer(config: Config, databaseUrl: string, options: { chainId: string; port: number; logLevel: string; env?: Record<string, string> }, logger: Logger) {
   let child: ChildProcess | null = null;
   let stopping = false;
   let delay = FIRST_DELAY_MS;
@@ -32,9 +33,9 @@ export function superviseIndexer(config: Config, databaseUrl: string, options: {
       ended = true;
       child = null;
       if (stopping) return;
-      if (error) logger.error({ err: error }, "the indexer (Ponder) could not be started");
+      if (error) logger.error({ err: error, chainId: options.chainId }, "the indexer (Ponder) could not be started");
       if (Date.now() - startedAt > HEALTHY_AFTER_MS) delay = FIRST_DELAY_MS;
-      logger.error({ code, signal, restartInMs: delay }, "the indexer (Ponder) exited; starting it again");
+      logger.error({ code, signal, chainId: options.chainId, restartInMs: delay }, "the indexer (Ponder) exited; starting it again");
       timer = setTimeout(start, delay);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     };
@@ -44,6 +45,8 @@ export function superviseIndexer(config: Config, databaseUrl: string, options: {
   start();
 
   return {
+    /** The running Ponder's process id; null between a crash and its restart. */
+    pid: () => child?.pid ?? null,
     stop: async () => {
       stopping = true;
       clearTimeout(timer);

@@ -10,3 +10,4 @@ export * from "./replayed.ts";
 export * from "./ingestWatch.ts";
 export * from "./refunds.ts";
 export * from "./leases.ts";
+export * from "./indexedSources.ts";
