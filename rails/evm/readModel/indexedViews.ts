@@ -83,7 +83,13 @@ async function buildViews(client: pg.PoolClient | pg.Client, viewsSchema: string
   await client.query(`create schema if not exists ${vs}`);
   for (const table of [...ROW_TABLES, INDEXED_TABLES.meta]) await client.query(`drop view if exists ${vs}.${quote(table)}`);
   for (const table of ROW_TABLES) {
-    const branches = sources.map((s) => `select * from ${quote(s.schema)}.${quote(table)} where chain_id = ${Number(s.chainId)}`);
+    // Named columns, the first source's: schemas written by different Ponder runs may order them differently.
+    const { rows: columns } = await client.query<{ name: string }>(
+      "select column_name as name from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position",
+      [sources[0]!.schema, table],
+    );
+    const list = columns.map((c) => quote(c.name)).join(", ");
+    const branches = sources.map((s) => `select ${list} from ${quote(s.schema)}.${quote(table)} where chain_id = ${Number(s.chainId)}`);
     await client.query(`create view ${vs}.${quote(table)} as ${branches.join(" union all ")}`);
   }
   // Each Ponder's metadata (its readiness above all), named by the chain it stands for.
