@@ -2,6 +2,9 @@ import { ConfigError } from "./configError.ts";
 import type { Config } from "./configType.ts";
 import type { Network } from "./types.ts";
 
+/** The schema one chain's Ponder writes to: one Ponder per EVM chain, `INDEXER_SCHEMA`_<chainId>. */
+export const chainSchema = (schema: string, chainId: string) => `${schema}_${chainId}`;
+
 export type IndexedNetwork = Network & { rpcUrl: string; startBlock: number | "latest" };
 
 /**

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Config } from "../config/index.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
-import { chainSchema } from "../rails/evm/readModel/indexedViews.ts";
+import { chainSchema } from "../config/indexer.ts";
 
 /**
  * Runs Ponder (`ponder start`) as a child process with the service's configuration, for one

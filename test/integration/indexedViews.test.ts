@@ -103,6 +103,6 @@ test("a single Ponder's deployment is adopted, each chain moves to its own Ponde
   // Each Ponder's readiness is its own: 31337's restart (not ready) makes only 31337 re-read.
   await setReady(`${SCHEMA}_31337`, false);
   const heads = await indexedBlocks(handle.db, VIEWS);
-  expect([...heads.rereading].sort()).toEqual(["31337", "31339"]);
+  expect([...(heads.rereading ?? [])].sort()).toEqual(["31337", "31339"]);
   expect(heads.get("31338")).toBe(100n);
 });

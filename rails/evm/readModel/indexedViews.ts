@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { chainSchema } from "../../../config/indexer.ts";
 import { INDEXED_TABLES } from "./tables.ts";
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -8,8 +9,6 @@ const ROW_TABLES = [INDEXED_TABLES.transfers, INDEXED_TABLES.settlements, INDEXE
 /** The views' comment: the sources they were built from, to rebuild only on a change. */
 const MARK = "stablepay indexed sources: ";
 
-/** The schema one chain's Ponder writes to (one Ponder per EVM chain). */
-export const chainSchema = (schema: string, chainId: string) => `${schema}_${chainId}`;
 
 type Source = { chainId: string; schema: string };
 
