@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import pg from "pg";
+import { buildConfig } from "../../config/index.ts";
+import { createLogger } from "../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
+import { pruneUnreferencedTransfers } from "../../rails/evm/readModel/pruneUnreferenced.ts";
 import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
 import { syncIndexedViews } from "../../rails/evm/readModel/indexedViews.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -105,4 +108,16 @@ test("a single Ponder's deployment is adopted, each chain moves to its own Ponde
   const heads = await indexedBlocks(handle.db, VIEWS);
   expect([...(heads.rereading ?? [])].sort()).toEqual(["31337", "31339"]);
   expect(heads.get("31338")).toBe(100n);
+});
+
+test("`indexer prune` deletes from the chain's own Ponder's table (the union views cannot be written through)", async () => {
+  const config = buildConfig({ APP_ENV: "test", DATABASE_URL: database.url, INDEXER_VIEWS_SCHEMA: VIEWS });
+  await ponderSchema(`${SCHEMA}_31337`, [31337], { block: 5_000, ready: true, tag: "d" });
+  await insertIndexedTransfer(handle.db, `${SCHEMA}_31337`, { chainId: 31337, blockNumber: 10, txHash: "0xold", token: "0x01", from: "0x02", to: "0x0e", amount: 1n, at: new Date() });
+  expect(await seen()).toContain("31337:0xold");
+  const result = await pruneUnreferencedTransfers({ config, db: handle.db, logger: createLogger({ level: "silent" }) }, { dryRun: false });
+  expect(result.removed).toBeGreaterThanOrEqual(1);
+  expect(await seen()).not.toContain("31337:0xold");
+  // Recent rows (within 1,000 blocks of the head) stay.
+  expect(await seen()).toContain("31337:0xd31337");
 });
