@@ -1,7 +1,9 @@
 import pg from "pg";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
+import { chainSchema } from "../config/indexer.ts";
 import { syncIndexedViews } from "../rails/evm/readModel/indexedViews.ts";
+import { holdIndexerRole, releaseDeadPonderLock } from "../rails/evm/readModel/ponderLock.ts";
 import { superviseIndexer } from "./supervise.ts";
 
 /** How often the views schema is checked against the chains' Ponders (a new one, one ready). */
@@ -12,6 +14,8 @@ const VIEWS_EVERY_MS = 2_000;
  * `port`, each restarted with its own backoff, so a chain whose node is dead stalls only its
  * own payments; and the views schema kept one face over their schemas (`syncIndexedViews`),
  * checked every 2 s. `syncViews` runs a check now (tests wait for it).
+ * The role starts its Ponders before it holds the role's lock (first tick): a Ponder dying in
+ * that moment waits out its schema lock, as before.
  */
 export function superviseIndexers(
   config: Config,
@@ -19,10 +23,33 @@ export function superviseIndexers(
   options: { chainIds: readonly string[]; port: number; logLevel: string; env?: Record<string, string> },
   logger: Logger,
 ) {
+  // The only indexer role of this INDEXER_SCHEMA may release the schema lock its own dead Ponder
+  // left (a killed Ponder's restart would wait 25 s for it); taken on a connection of its own.
+  let role: pg.Client | null = null;
+  let warnedShared = false;
+  const claimRole = async () => {
+    if (role) return;
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true });
+    client.on("error", () => {
+      if (role === client) role = null;
+      void client.end().catch(() => {});
+    });
+    await client.connect();
+    if (await holdIndexerRole(client, config.indexer.schema)) {
+      role = client;
+      return;
+    }
+    await client.end();
+    if (!warnedShared) logger.warn({ schema: config.indexer.schema }, "another indexer role runs this INDEXER_SCHEMA: a Ponder that dies waits for its schema lock to lapse (25 s) before it starts again");
+    warnedShared = true;
+  };
+  const releaseLock = (chainId: string) => async () => {
+    if (role) await releaseDeadPonderLock(role, chainSchema(config.indexer.schema, chainId));
+  };
   const chains = options.chainIds.map((chainId, i) => ({
     chainId,
     port: options.port + i,
-    ponder: superviseIndexer(config, databaseUrl, { chainId, port: options.port + i, logLevel: options.logLevel, env: options.env }, logger),
+    ponder: superviseIndexer(config, databaseUrl, { chainId, port: options.port + i, logLevel: options.logLevel, env: options.env, onExit: releaseLock(chainId) }, logger),
   }));
   // One connection at a time; a lost one is replaced at the next check.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
@@ -38,7 +65,9 @@ export function superviseIndexers(
   };
   let running = Promise.resolve();
   const tick = () => {
-    running = syncViews().then(
+    running = claimRole()
+      .then(syncViews)
+      .then(
       () => void (lastError = ""),
       (error: Error) => {
         // Logged once per distinct failure: a database outage would otherwise log every 2 s.
@@ -58,6 +87,7 @@ export function superviseIndexers(
       await Promise.all(chains.map((c) => c.ponder.stop()));
       await running;
       await pool.end();
+      await role?.end().catch(() => {});
     },
   };
 }
