@@ -50,7 +50,9 @@ for (const n of chains.map((c) => c.network.shortName)) {
   if (r.status !== 201) throw new Error(`create on ${n}: ${r.status} ${JSON.stringify(r.body)}`);
 }
 const started = Date.now();
-const indexer = await startTestIndexer(api.config, api.databaseUrl, networksFile);
+// BENCH_PONDER_NODE_OPTIONS: Node options for each Ponder (e.g. a smaller heap), to compare.
+const extra = process.env.BENCH_PONDER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PONDER_NODE_OPTIONS } : undefined;
+const indexer = await startTestIndexer(api.config, api.databaseUrl, networksFile, extra);
 console.log(`${CHAINS} Ponders ready in ${((Date.now() - started) / 1000).toFixed(1)} s (started together from one --root)`);
 const mining = setInterval(() => void Promise.all(chains.map((c) => c.mine(1))).catch(() => {}), 1_000);
 
