@@ -4,7 +4,8 @@ import { createDb } from "../../db/client.ts";
 import { rolePoolProbe } from "../../db/probedPool.ts";
 import { watchChains } from "../../metrics/chainMetrics.ts";
 import { startMetricsServer } from "../../metrics/metricsServer.ts";
-import { fetchPonderMetrics } from "../../metrics/ponderMetrics.ts";
+import { indexedEvmNetworks } from "../../config/indexer.ts";
+import { fetchAllPonderMetrics } from "../../metrics/ponderMetrics.ts";
 import { labelRole } from "../../metrics/registry.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
 import { networksFollowedBy } from "../../rails/index.ts";
@@ -31,11 +32,20 @@ export function startRoleMetrics(role: string, config: Config, logger: Logger, d
   if (port === 0) return async () => {};
   const handle = createDb(databaseUrl, { max: 2, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
   const unwatch = watchChains(createChainStatusService(config, handle.db), followed);
-  const extra = role === "indexer" ? () => fetchPonderMetrics(config.indexer.port) : undefined;
+  const extra = role === "indexer" ? () => fetchAllPonderMetrics(ponderPorts(config)) : undefined;
   const server = startMetricsServer({ host, port, token, logger, extra });
   return async () => {
     await server?.stop();
     unwatch();
     await handle.close();
   };
+}
+
+/** Each chain's Ponder and its port, as the indexer role starts them (`indexer/indexers.ts`); none if the configuration is refused (the role exits then). */
+function ponderPorts(config: Config): Array<{ chainId: string; port: number }> {
+  try {
+    return indexedEvmNetworks(config, process.env).map((n, i) => ({ chainId: n.chainId, port: config.indexer.port + i }));
+  } catch {
+    return [];
+  }
 }
