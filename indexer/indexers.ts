@@ -14,8 +14,8 @@ const VIEWS_EVERY_MS = 2_000;
  * `port`, each restarted with its own backoff, so a chain whose node is dead stalls only its
  * own payments; and the views schema kept one face over their schemas (`syncIndexedViews`),
  * checked every 2 s. `syncViews` runs a check now (tests wait for it).
- * The role starts its Ponders before it holds the role's lock (first tick): a Ponder dying in
- * that moment waits out its schema lock, as before.
+ * Only the process holding the role's lock (one per `INDEXER_SCHEMA`) releases Ponder's schema
+ * locks: at its start (left by a killed predecessor) and when one of its own Ponders exits.
  */
 export function superviseIndexers(
   config: Config,
@@ -27,7 +27,10 @@ export function superviseIndexers(
   // left (a killed Ponder's restart would wait 25 s for it); taken on a connection of its own.
   let role: pg.Client | null = null;
   let warnedShared = false;
-  const claimRole = async () => {
+  let claiming: Promise<void> | null = null;
+  // One attempt at a time: a second session of this same process would find the lock taken.
+  const claimRole = () => (claiming ??= tryClaim().finally(() => (claiming = null)));
+  const tryClaim = async () => {
     if (role) return;
     const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true });
     client.on("error", () => {
@@ -46,10 +49,14 @@ export function superviseIndexers(
   const releaseLock = (chainId: string) => async () => {
     if (role) await releaseDeadPonderLock(role, chainSchema(config.indexer.schema, chainId));
   };
+  // Holding the role, any Ponder lock on its schemas was left by a predecessor that died (a
+  // killed role): released before the first starts, which would otherwise wait it out.
+  const claimed = claimRole().then(() => Promise.all(options.chainIds.map((chainId) => releaseLock(chainId)())));
+  claimed.catch((err: Error) => logger.warn({ err }, "could not check the indexer's schema locks; Ponder waits for a dead one to lapse"));
   const chains = options.chainIds.map((chainId, i) => ({
     chainId,
     port: options.port + i,
-    ponder: superviseIndexer(config, databaseUrl, { chainId, port: options.port + i, logLevel: options.logLevel, env: options.env, onExit: releaseLock(chainId) }, logger),
+    ponder: superviseIndexer(config, databaseUrl, { chainId, port: options.port + i, logLevel: options.logLevel, env: options.env, onExit: releaseLock(chainId), after: claimed }, logger),
   }));
   // One connection at a time; a lost one is replaced at the next check.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });

@@ -22,7 +22,16 @@ const HEALTHY_AFTER_MS = 60_000;
 export function superviseIndexer(
   config: Config,
   databaseUrl: string,
-  options: { chainId: string; port: number; logLevel: string; env?: Record<string, string>; /** Before each restart (its failure is logged, the restart goes on). */ onExit?: () => Promise<void> },
+  options: {
+    chainId: string;
+    port: number;
+    logLevel: string;
+    env?: Record<string, string>;
+    /** Before each restart (its failure is logged, the restart goes on). */
+    onExit?: () => Promise<void>;
+    /** The first start waits for it (settled either way). */
+    after?: Promise<unknown>;
+  },
   logger: Logger,
 ) {
   let child: ChildProcess | null = null;
@@ -56,7 +65,9 @@ export function superviseIndexer(
     c.once("exit", (code, signal) => onEnd(code, signal));
     c.once("error", (error) => onEnd(null, null, error));
   };
-  start();
+  void (options.after ?? Promise.resolve()).catch(() => {}).then(() => {
+    if (!stopping) start();
+  });
 
   return {
     /** The running Ponder's process id; null between a crash and its restart. */
