@@ -2,6 +2,8 @@ import { createConfig } from "ponder";
 import { buildConfig } from "./config/index.ts";
 import { indexedEvmNetworks } from "./config/indexer.ts";
 import { paymentSettlementAbi } from "./contracts/artifacts/PaymentSettlement.ts";
+import { evmTransport } from "./rails/evm/transport.ts";
+import { rpcUrlsOf } from "./rails/rpcRotation/registry.ts";
 
 // Built from the same validated configuration as every other role.
 const config = buildConfig(process.env);
@@ -14,7 +16,9 @@ export default createConfig({
       n.shortName,
       {
         id: Number(n.chainId),
-        rpc: n.rpcUrl,
+        // Several URLs: viem's fallback guarded by the chain's rotation (a wrong chain id, a stuck
+        // or lagging head take a node out), not Ponder's string[] which balances over every node alike.
+        rpc: rpcUrlsOf(n).length > 1 ? evmTransport(n, rpcUrlsOf(n), { timeoutMs: 10_000 }) : n.rpcUrl,
         // A websocket makes detection ~16 ms instead of ~525 ms at Ponder's 1 s polling.
         ...(n.wsUrl ? { ws: n.wsUrl } : {}),
         pollingInterval: n.isLocal ? 100 : 1_000,

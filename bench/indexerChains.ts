@@ -9,8 +9,8 @@ import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setSettlementWallet } from "../db/settlementWallets.ts";
-import { merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
-import { createTestApi } from "../test/helpers/testApi.ts";
+import { merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../harness/paymentChain.ts";
+import { createTestApi } from "../harness/testApi.ts";
 
 const CHAINS = Number(process.argv[2] ?? 3);
 const SECONDS = Number(process.argv[3] ?? 30);

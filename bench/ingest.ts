@@ -24,18 +24,16 @@ import { parseArgs } from "node:util";
 import { createPublicClient, erc20Abi, webSocket, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { sql } from "drizzle-orm";
-import { testStablecoinAbi } from "../contracts/artifacts/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";
-import { anvilAccounts } from "../devchain/evm/anvil.ts";
-import { createTransferGenerator } from "../devchain/evm/transferGenerator.ts";
-import { freePort } from "../devchain/freePort.ts";
+import { anvilAccounts, createTransferGenerator, testStablecoinAbi } from "@stablepay/devchain/evm";
+import { freePort } from "@stablepay/devchain/freePort";
 import { startWorkers } from "../jobs/worker.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
-import { startRpcProxy } from "../test/helpers/rpcProxy.ts";
-import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
-import { createTestApi } from "../test/helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../harness/paymentChain.ts";
+import { startRpcProxy } from "../harness/rpcProxy.ts";
+import { insertPaymentRows, paymentRowFactory } from "../harness/paymentRows.ts";
+import { createTestApi } from "../harness/testApi.ts";
 import { processTreeCpuSeconds } from "./lib/processCpu.ts";
 
 const { values: args } = parseArgs({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { bridgeEnv } from "./env/bridge.ts";
+import { dashboardEnv } from "./env/dashboard.ts";
 import { keysEnv } from "./env/keys.ts";
 import { networksEnv } from "./env/networks.ts";
 import { operationsEnv } from "./env/operations.ts";
@@ -21,7 +22,7 @@ export type { EnvSection } from "./env/section.ts";
  * variables (`RPC_URL_<chainId>`, …) are read by pattern in `buildNetworks` from the same env
  * record; `perNetworkVariables` documents them.
  */
-export const envSections = [serviceEnv, storageEnv, networksEnv, keysEnv, paymentsEnv, webhooksEnv, ratesEnv, bridgeEnv, solanaEnv, operationsEnv] as const;
+export const envSections = [serviceEnv, storageEnv, networksEnv, keysEnv, paymentsEnv, webhooksEnv, ratesEnv, bridgeEnv, solanaEnv, dashboardEnv, operationsEnv] as const;
 
 export const envSchema = z.object({
   ...serviceEnv.shape,
@@ -33,6 +34,7 @@ export const envSchema = z.object({
   ...ratesEnv.shape,
   ...bridgeEnv.shape,
   ...solanaEnv.shape,
+  ...dashboardEnv.shape,
   ...operationsEnv.shape,
 });
 

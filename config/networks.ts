@@ -38,6 +38,18 @@ function checkUrl(name: string, value: string, protocols: string[]): string {
   return value;
 }
 
+/**
+ * A comma-separated list of URLs (`RPC_URL_8453=https://a,https://b`), each checked; the
+ * first is the preferred provider. An empty item (`https://a,,https://b`) is a mistake, not skipped.
+ */
+function checkUrls(name: string, value: string, protocols: string[]): string[] {
+  const items = value.split(",").map((s) => s.trim());
+  return items.map((item, i) => {
+    if (!item) throw new Error(`${name}: item ${i + 1} of the list is empty`);
+    return checkUrl(items.length > 1 ? `${name} (item ${i + 1})` : name, item, protocols);
+  });
+}
+
 export type BuildNetworksOptions = {
   env: Record<string, string | undefined>;
   networksFile?: string;
@@ -91,8 +103,11 @@ export function buildNetworks(opts: BuildNetworksOptions): Network[] {
     const wsEnv = endpoint(opts.env, "WS_URL", def);
     const httpProtocols = def.type === "evm" ? ["http:", "https:", "ws:", "wss:"] : ["http:", "https:"];
     // A networks file's URLs pass the same checks as the variables' (zod's url() takes `localhost:8545` or `ftp:`).
-    const rpcUrl = rpcEnv ? checkUrl(rpcEnv.name, rpcEnv.value, httpProtocols) : rpc ? checkUrl(`network ${def.shortName}: rpcUrl`, rpc, httpProtocols) : null;
-    const wsUrl = wsEnv ? checkUrl(wsEnv.name, wsEnv.value, ["ws:", "wss:"]) : ws ? checkUrl(`network ${def.shortName}: wsUrl`, ws, ["ws:", "wss:"]) : null;
+    const rpcUrls = rpcEnv ? checkUrls(rpcEnv.name, rpcEnv.value, httpProtocols) : rpc ? checkUrls(`network ${def.shortName}: rpcUrl`, rpc, httpProtocols) : [];
+    const wsUrls = wsEnv ? checkUrls(wsEnv.name, wsEnv.value, ["ws:", "wss:"]) : ws ? checkUrls(`network ${def.shortName}: wsUrl`, ws, ["ws:", "wss:"]) : [];
+    // The first of each list stays `rpcUrl` / `wsUrl` for every reader that needs one URL.
+    const rpcUrl = rpcUrls[0] ?? null;
+    const wsUrl = wsUrls[0] ?? null;
     // An EVM chain id is a positive integer (viem's chain, EIP-712 domains, RPC_URL_<chainId>).
     if (def.type === "evm" && !/^[1-9]\d{0,15}$/.test(def.chainId)) throw new Error(`network ${def.shortName}: chainId must be a positive integer on an EVM network, not ${JSON.stringify(def.chainId)}`);
 
@@ -114,7 +129,9 @@ export function buildNetworks(opts: BuildNetworksOptions): Network[] {
       id,
       tokens,
       rpcUrl,
+      rpcUrls,
       wsUrl,
+      wsUrls,
       logo: `${opts.baseUrl}/api/static/networks/${def.shortName}.svg`,
       enabled: rpcUrl !== null && !opts.disabled.includes(def.shortName),
     });

@@ -30,10 +30,11 @@ export const networkFileSchema = z.object({
       /** Blocks after which a block is final; left out: the node's `finalized` block is asked. */
       finalityBlocks: z.number().int().min(1).max(100_000).optional(),
       tokens: z.array(tokenSchema),
-      rpcUrl: z.string().url().optional(),
+      // One URL or a comma-separated list, each checked as the RPC_URL_* variables are (config/networks.ts).
+      rpcUrl: z.string().min(1).optional(),
       settlementContract: z.string().optional(),
       forwarderFactory: z.string().optional(),
-      wsUrl: z.string().url().optional(),
+      wsUrl: z.string().min(1).optional(),
     }),
   ),
 });

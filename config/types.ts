@@ -36,8 +36,12 @@ export type Network = {
    */
   finalityBlocks: number | null;
   tokens: Token[];
+  /** The preferred (first) of `rpcUrls`. */
   rpcUrl: string | null;
+  /** Every RPC provider configured, in the operator's order (`RPC_URL_<id>=https://a,https://b`). */
+  rpcUrls: string[];
   wsUrl: string | null;
+  wsUrls: string[];
   /** Enabled when an RPC URL is configured and the operator did not disable it. */
   enabled: boolean;
   /** Local development chain (anvil), never offered in production. */
@@ -51,7 +55,7 @@ export type Network = {
 };
 
 /** A network as written in the catalogue, before env (RPC URLs, enablement) is applied. */
-export type NetworkDefinition = Omit<Network, "id" | "rpcUrl" | "wsUrl" | "enabled" | "logo" | "settlementContract" | "forwarderFactory" | "finalityBlocks"> & { finalityBlocks?: number | null };
+export type NetworkDefinition = Omit<Network, "id" | "rpcUrl" | "rpcUrls" | "wsUrl" | "wsUrls" | "enabled" | "logo" | "settlementContract" | "forwarderFactory" | "finalityBlocks"> & { finalityBlocks?: number | null };
 
 export const modeOfNetwork = (network: Pick<Network, "isTestnet">): Mode =>
   network.isTestnet ? "test" : "live";

@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
-import type { EvidenceCursor } from "../rails/types.ts";
 import { queryRows, type Db } from "./client.ts";
+
+/** How far dispatch has looked at a chain's ingested evidence: the block (slot) and, where evidence arrives ahead of it, a digest of what was seen there. */
+export type EvidenceCursor = { block: bigint; windowDigest: string | null };
 
 /** How far dispatch has looked at a chain's ingested evidence (null: not yet). */
 export async function readCursor(db: Db, chainId: string): Promise<EvidenceCursor | null> {

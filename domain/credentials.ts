@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Mode } from "../config/types.ts";
+import type { Mode } from "./mode.ts";
 
 export type CredentialKind = "public" | "secret";
 

@@ -8,7 +8,7 @@ import type { Prompts } from "../domain/prompts.ts";
 import { reconcileDuration } from "../metrics/settlementMetrics.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
 import { isFinal } from "../domain/paymentStatus.ts";
-import { railOfPayment } from "../rails/index.ts";
+import { portsOf } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
 
 /**
@@ -51,7 +51,7 @@ export const reconcile = (db: Db, config: Config, prompts: Prompts, logger: Logg
 /** Whether the payment's rail forwards native coin from its deposit addresses (false on a network no longer enabled). */
 function movesNativeCoin(config: Config, payment: PaymentRow): boolean {
   try {
-    return railOfPayment(config, payment).rail.nativeBalance !== undefined;
+    return portsOf(config, payment).chain.nativeBalance !== undefined;
   } catch {
     return false;
   }

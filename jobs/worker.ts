@@ -15,9 +15,10 @@ import { reconcile } from "./reconcile.ts";
 import { refund } from "./refund.ts";
 import { replenish } from "./replenish.ts";
 import { sweep } from "./sweep.ts";
-import { startWebhookRelay } from "../webhooks/relay.ts";
-import { allRails, networksOf } from "../rails/index.ts";
+import { startWebhookRelay } from "./webhookRelay.ts";
+import { stockedMethods } from "../rails/index.ts";
 import { watchWorkerMetrics } from "./workerMetrics.ts";
+import { x402Settle } from "./x402Settle.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
 
@@ -70,8 +71,8 @@ export async function startWorkers(deps: {
   const options = { connection, prefix: config.redis.prefix, settings: { backoffStrategy: cappedBackoff } };
 
   const prompts = createPrompts(config);
-  // Scheduled only where a rail that stocks addresses serves a network.
-  const schedules: readonly string[] = [...SCHEDULES, ...(allRails().some((rail) => rail.replenish && networksOf(config, rail).length > 0) ? ["replenish"] : [])];
+  // Scheduled only where a payment method that stocks addresses serves a network.
+  const schedules: readonly string[] = [...SCHEDULES, ...(stockedMethods(config).some((s) => s.networks.length > 0) ? ["replenish"] : [])];
   const maintenanceQueue = openQueue(config, QUEUES.maintenance);
   const webhookQueue = openQueue(config, QUEUES.webhook);
   // Job schedulers are upserts: every worker replica can declare them safely. They live
@@ -135,6 +136,11 @@ export async function startWorkers(deps: {
         stalledInterval: TRANSFER_LOCK_MS / 2,
       }),
     );
+  }
+  if (deps.transfers !== false && deps.databaseUrl && config.operatorPrivateKey) {
+    // x402 settlements: the operator pays their gas; sending shares the chain's signing lock with sweeps.
+    const x402Deps = { config, db, logger, databaseUrl: deps.databaseUrl, operatorKey: config.operatorPrivateKey };
+    workers.push(new Worker(QUEUES.x402, dispatchByName({ "x402-settle": x402Settle(x402Deps) }, logger), { ...options, concurrency: 32 }));
   }
   if (deps.webhooks !== false) {
     workers.push(

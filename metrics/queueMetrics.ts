@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import { Gauge } from "prom-client";
-import { withTimeout } from "../rails/withTimeout.ts";
+import { withTimeout } from "../domain/withTimeout.ts";
 import { registry } from "./registry.ts";
 import { exportsSharedGauges } from "./sharedGaugeLease.ts";
 

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { Gauge } from "prom-client";
 import type { Db } from "../db/client.ts";
 import { releaseLease, takeLease } from "../db/leases.ts";
-import { withTimeout } from "../rails/withTimeout.ts";
+import { withTimeout } from "../domain/withTimeout.ts";
 import { registry } from "./registry.ts";
 
 const LEASE = "metrics: shared-state gauges";

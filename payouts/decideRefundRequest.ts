@@ -4,7 +4,7 @@ import type { PaymentRow } from "../db/schema/index.ts";
 import { NotFoundError } from "../domain/errors.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
 import type { PayoutDeps } from "./deps.ts";
-import { assertNotReverting, checkDestination, refundRail } from "./refundChecks.ts";
+import { assertNotReverting, checkDestination, refundPorts } from "./refundChecks.ts";
 import { closed, sendRefund, type SentRefund } from "./sendRefund.ts";
 
 async function awaitingRequest(deps: PayoutDeps, payment: PaymentRow, requestId: string): Promise<RefundRequestRow> {
@@ -22,13 +22,13 @@ async function awaitingRequest(deps: PayoutDeps, payment: PaymentRow, requestId:
  */
 export async function approveRefundRequest(deps: PayoutDeps, payment: PaymentRow, requestId: string): Promise<SentRefund> {
   const request = await awaitingRequest(deps, payment, requestId);
-  const { network, rail } = refundRail(deps, payment);
-  await checkDestination(deps, network, rail, payment, request.toAddress);
+  const ports = refundPorts(deps, payment);
+  await checkDestination(deps, ports, payment, request.toAddress);
   await assertNotReverting(deps, payment);
   await reconcilePayments(deps.db, deps.config, [payment.id]);
   const current = await findPayment(deps.db, payment.id);
   if (!current) throw new NotFoundError(`No payment with id ${payment.id}.`);
-  return sendRefund(deps, current, network, rail, {
+  return sendRefund(deps, current, ports.network, ports.chain, {
     to: request.toAddress,
     authorizedBy: "merchant",
     cap: request.amount,

@@ -3,7 +3,7 @@ import { movedOut } from "../db/transfersOut.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { isFinal } from "../domain/paymentStatus.ts";
 import { sweepOwed } from "../domain/refundable.ts";
-import { railOfPayment, type RailContext } from "../rails/index.ts";
+import { portsOf, type RailContext } from "../rails/index.ts";
 import { executeTransfer } from "./driveTransfer.ts";
 import { reserveTransferOut } from "./reserveTransfer.ts";
 import { REVERT_LIMIT, revertLimitReached } from "./revertLimit.ts";
@@ -20,17 +20,17 @@ export type NativeSweepOutcome = { native: string; status?: string; txHash?: str
  * it in the chain's final block is forwarded to the merchant's wallet: the service cannot
  * tell who sent it (a plain value transfer leaves no log), so it cannot be "returned to the
  * payer"; the merchant, who got it, can. Recorded as a `native_sweep` row first and sent
- * through the rail's transfer machinery, exactly once, like a token sweep. Null when there
- * is nothing to do (the rail cannot move native coin, the payment is open, none is there).
+ * through the chain's transfer machinery, exactly once, like a token sweep. Null when there
+ * is nothing to do (the chain cannot move native coin, the payment is open, none is there).
  */
 export async function sweepNativeCoin(deps: RailContext, paymentId: string): Promise<NativeSweepOutcome | null> {
   const payment = await findPayment(deps.db, paymentId);
   if (!payment || !isFinal(payment.status)) return null;
-  const { network, rail } = railOfPayment(deps.config, payment);
-  if (!rail.nativeBalance || !rail.holdsFunds(payment)) return null;
+  const { network, chain, method } = portsOf(deps.config, payment);
+  if (!chain.nativeBalance || !method.holdsFunds?.(payment)) return null;
   // The token first: one transfer of a payment is out at a time.
   if (sweepOwed(payment, (await movedOut(deps.db, paymentId)).sweep) > 0n) return null;
-  const held = await rail.nativeBalance(network, payment, 20_000);
+  const held = await chain.nativeBalance(network, payment, 20_000);
   if (held === 0n) return null;
   const reverted = await revertLimitReached(deps.db, paymentId, "native_sweep");
   if (reverted !== null) {

@@ -1,7 +1,7 @@
 import { findPayment } from "../db/payments.ts";
 import { movedOut, type TransferOutRow } from "../db/transfersOut.ts";
 import { refundable } from "../domain/refundable.ts";
-import { railOfPayment, type RailContext } from "../rails/index.ts";
+import { ingestFor, portsOf, type RailContext } from "../rails/index.ts";
 import { evidenceHorizons, reconcilePayments } from "../reconcile/index.ts";
 import { failTransferOut } from "./transferLedger.ts";
 
@@ -18,15 +18,15 @@ export async function refundWaits(ctx: RailContext, row: TransferOutRow): Promis
   await reconcilePayments(ctx.db, ctx.config, [row.paymentId]);
   const payment = await findPayment(ctx.db, row.paymentId);
   if (!payment) return null;
-  const { network, rail } = railOfPayment(ctx.config, payment);
+  const { network, chain } = portsOf(ctx.config, payment);
   // An indexer reading again after a restart has dropped its unfinal rows: what it holds
   // now says nothing of what the stored answer counted.
-  if ((await rail.indexedHeads(ctx)).rereading?.has(payment.chainId)) return "the indexer is reading the chain again after a restart";
+  if ((await ingestFor(network)?.indexedHeads(ctx))?.rereading?.has(payment.chainId)) return "the indexer is reading the chain again after a restart";
   // The newest unfinal block reconcile counted, of every source: a submitted transaction
   // above the indexed head counts toward what is owed, and ingest's rows do not hold it.
   const newest = payment.evidenceBlock;
   if (newest !== null) {
-    const finalized = await rail.finalEvidenceHead(ctx, network, 20_000);
+    const finalized = await chain.finalEvidenceHead(ctx, network, 20_000);
     if (newest > finalized) return `block ${newest} is not final yet (final: ${finalized})`;
   }
   // A payment the merchant closed owes back what it received, as far as ingest has read:

@@ -7,7 +7,7 @@ import { NotFoundError, RefundRefusedError, RefundSignatureError, ValidationErro
 import { paymentPayers, reconcilePayments } from "../reconcile/index.ts";
 import { awaitApproval } from "./awaitApproval.ts";
 import type { PayoutDeps } from "./deps.ts";
-import { assertNotReverting, checkDestination, refundAddress, refundRail } from "./refundChecks.ts";
+import { assertNotReverting, checkDestination, refundAddress, refundPorts } from "./refundChecks.ts";
 import { refundDue } from "./refundDue.ts";
 import { messageOf } from "./refundRequestView.ts";
 import { routeRefund, type RefundRequester } from "./routeRefund.ts";
@@ -34,8 +34,9 @@ export type RefundRequestOutcome = { refundRequest: RefundRequestRow; transfer: 
  * it may go is `routeRefund`'s to say; how much, `refundDue`'s (never more than is owed).
  */
 export async function requestRefund(deps: PayoutDeps, payment: PaymentRow, body: RefundRequestBody, requestedBy: RefundRequester): Promise<RefundRequestOutcome> {
-  const { network, rail } = refundRail(deps, payment);
-  const to = body.address === undefined ? null : refundAddress(network, rail, body.address);
+  const ports = refundPorts(deps, payment);
+  const { network, chain } = ports;
+  const to = body.address === undefined ? null : refundAddress(ports, body.address);
   const reason = body.reason?.trim() || null;
   let signature: { text: string; amount: bigint } | null = null;
   if (body.signature !== undefined) {
@@ -43,7 +44,7 @@ export async function requestRefund(deps: PayoutDeps, payment: PaymentRow, body:
     if (body.amount === undefined) throw new ValidationError("amount", "Invalid field 'amount': required with 'signature' (the amount the signature covers)");
     signature = { text: body.signature.trim(), amount: parseAmount("amount", body.amount, payment.tokenDecimals) };
   }
-  if (to) await checkDestination(deps, network, rail, payment, to);
+  if (to) await checkDestination(deps, ports, payment, to);
   await assertNotReverting(deps, payment);
 
   // Up to date with the chain first: what is owed, and who paid, are computed from it.
@@ -62,7 +63,7 @@ export async function requestRefund(deps: PayoutDeps, payment: PaymentRow, body:
     const message = messageOf({ paymentId: current.id, toAddress: to, amount: signature.amount }, current, network);
     let signer: string | null = null;
     for (const payer of payers.byAddress.keys()) {
-      if (await rail.verifySignedMessage(payer, message, signature.text)) {
+      if (await chain.verifySignedMessage(payer, message, signature.text)) {
         signer = payer;
         break;
       }
@@ -82,8 +83,8 @@ export async function requestRefund(deps: PayoutDeps, payment: PaymentRow, body:
     return { refundRequest, transfer: null };
   }
   // Back to the payer: its address is checked as a named one is.
-  if (route.to !== to) await checkDestination(deps, network, rail, current, route.to);
-  const sent = await sendRefund(deps, current, network, rail, {
+  if (route.to !== to) await checkDestination(deps, ports, current, route.to);
+  const sent = await sendRefund(deps, current, network, chain, {
     to: route.to,
     authorizedBy: route.authorizedBy,
     cap: route.cap,

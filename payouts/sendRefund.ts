@@ -6,7 +6,7 @@ import type { PaymentRow } from "../db/schema/index.ts";
 import { movedOut, openTransferOut, type TransferOutRow } from "../db/transfersOut.ts";
 import { RefundRefusedError } from "../domain/errors.ts";
 import type { RefundAuthority } from "../domain/refundRequestStatus.ts";
-import type { Rail } from "../rails/index.ts";
+import type { ChainPort } from "../rails/index.ts";
 import type { PayoutDeps } from "./deps.ts";
 import { fromChain } from "./refundChecks.ts";
 import { refundDue, type RefundRefusal } from "./refundDue.ts";
@@ -37,11 +37,11 @@ export const inProgress = () =>
  * request as `sent`, closes the payment's other requests still awaiting approval as
  * superseded, and writes `refund.requested` for a new request. Then prompts the refund job.
  */
-export async function sendRefund(deps: PayoutDeps, payment: PaymentRow, network: Network, rail: Rail, order: RefundOrder): Promise<SentRefund> {
+export async function sendRefund(deps: PayoutDeps, payment: PaymentRow, network: Network, chain: ChainPort, order: RefundOrder): Promise<SentRefund> {
   if (await openTransferOut(deps.db, payment.id)) throw inProgress();
   // What can be sent is what the address holds, less the sweep still due to the merchant.
   const before = await movedOut(deps.db, payment.id);
-  const held = await fromChain(deps, network, payment, rail.balanceOf(network, payment, 20_000));
+  const held = await fromChain(deps, network, payment, chain.balanceOf(network, payment, 20_000));
   let refused: RefundRefusal | null = null;
   let request: RefundRequestRow | undefined;
   const transfer = await reserveTransferOut(

@@ -1,7 +1,7 @@
 import { findPayment } from "../db/payments.ts";
 import { movedOut, openTransferOut } from "../db/transfersOut.ts";
 import { nextSweep, sweepOwed } from "../domain/refundable.ts";
-import { railOfPayment, type RailContext } from "../rails/index.ts";
+import { portsOf, type RailContext } from "../rails/index.ts";
 import { executeTransfer } from "./driveTransfer.ts";
 import { sweepNativeCoin, type NativeSweepOutcome } from "./nativeSweep.ts";
 import { refundWaits } from "./refundWaits.ts";
@@ -48,15 +48,15 @@ async function sweepToken(deps: RailContext, paymentId: string): Promise<TokenSw
     deps.logger.error({ payment: paymentId, reverted }, "sweeps of this payment keep reverting on chain; retrying after a day");
     return { swept: "0", waiting: `${reverted} sweeps reverted on chain in the last ${REVERT_LIMIT.withinHours} hours` };
   }
-  const { network, rail } = railOfPayment(deps.config, payment);
+  const { network, chain } = portsOf(deps.config, payment);
   // Only money the chain can no longer take back is forwarded: a reorg deeper than the
   // confirmations seen could otherwise undo the customer's transfer after the sweep. The
   // recheck prompts the sweep again until the block is final.
-  const finalized = await rail.finalEvidenceHead(deps, network, 20_000);
+  const finalized = await chain.finalEvidenceHead(deps, network, 20_000);
   if (payment.completingBlock === null || payment.completingBlock > finalized) {
     return { swept: "0", waiting: `block ${payment.completingBlock} is not final yet (final: ${finalized})` };
   }
-  const held = await rail.balanceOf(network, payment, 20_000);
+  const held = await chain.balanceOf(network, payment, 20_000);
   if (held < owed) {
     deps.logger.warn({ payment: paymentId, owed: owed.toString(), held: held.toString() }, "deposit address holds less than the sweep owed; not sweeping");
     return { swept: "0", waiting: `deposit address holds ${held}, less than the ${owed} owed` };

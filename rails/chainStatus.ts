@@ -2,7 +2,7 @@ import type { Config } from "../config/index.ts";
 import type { Network } from "../config/types.ts";
 import type { Db } from "../db/client.ts";
 import { createLogger } from "../config/logger.ts";
-import { allRails, railFor } from "./index.ts";
+import { chainFor, ingests, methodFor } from "./registry.ts";
 import type { OperatorStatus } from "./types.ts";
 
 export type ChainStatus = {
@@ -32,8 +32,7 @@ export function createChainStatusService(config: Config, db: Db, options: { cach
   function head(network: Network) {
     const cached = heads.get(network.id);
     if (cached && Date.now() - cached.at < cacheMs) return cached.value;
-    const rail = railFor(network)!;
-    const value = rail.chainHead(network, config.rpcTimeoutMs).then(
+    const value = chainFor(network)!.chainHead(network, config.rpcTimeoutMs).then(
       (head) => ({ head, error: null }),
       (error: Error) => ({ head: null, error: error.message.split("\n")[0] ?? "unreachable" }),
     );
@@ -41,17 +40,17 @@ export function createChainStatusService(config: Config, db: Db, options: { cach
     return value;
   }
 
-  /** Each rail's indexed heads, merged (chain ids are unique across rails). */
+  /** Each ingest's indexed heads, merged (chain ids are unique across network types). */
   async function indexedHeads(): Promise<Map<string, bigint>> {
-    const maps = await Promise.all(allRails().map((rail) => rail.indexedHeads(ctx)));
+    const maps = await Promise.all(ingests().map((ingest) => ingest.indexedHeads(ctx)));
     return new Map(maps.flatMap((m) => [...m]));
   }
 
   async function statuses(networks: Network[]): Promise<ChainStatus[]> {
-    const served = networks.filter((n) => n.enabled && railFor(n));
+    const served = networks.filter((n) => n.enabled && chainFor(n));
     const [indexed, operators, ...heads] = await Promise.all([
       indexedHeads(),
-      Promise.all(served.map((n) => railFor(n)!.operatorStatus(config, n, config.rpcTimeoutMs))),
+      Promise.all(served.map((n) => chainFor(n)!.operatorStatus(config, n, config.rpcTimeoutMs))),
       ...served.map(head),
     ]);
     const byId = new Map(served.map((n, i) => [n.id, { head: heads[i]!, operator: operators[i] ?? null }]));
@@ -67,7 +66,7 @@ export function createChainStatusService(config: Config, db: Db, options: { cach
       const lag = h.head !== null && indexedBlock !== null ? (h.head > indexedBlock ? h.head - indexedBlock : 0n) : null;
       // An index far ahead of the head belongs to another chain (a reset devnet, a wrong RPC).
       const ahead = h.head !== null && indexedBlock !== null && indexedBlock > h.head + maxLag;
-      const contractsReady = railFor(network)!.supports(network, "payment");
+      const contractsReady = methodFor(network, "payment")?.supports(network) === true;
       const payable = h.head !== null && lag !== null && lag <= maxLag && !ahead && contractsReady;
       const error =
         h.error ??

@@ -2,25 +2,25 @@ import type { Config } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { SIMULATED_CREDIT_BLOCK, simulatedCreditsOf } from "../db/simulatedCredits.ts";
 import { submissionsOf } from "../db/submissions.ts";
-import { railForPayment, type Rail, type RailContext, type SourcedCredit } from "../rails/index.ts";
+import { evidenceFor, type EvidenceSource, type RailContext, type SourcedCredit } from "../rails/index.ts";
 
 export type Evidence = {
   credits: Map<string, SourcedCredit[]>;
   /** Money paid in time that is still on its way to the payment's chain, by payment: when it was paid. */
   inTransit: Map<string, Date>;
-  /** Payments whose money on its way was given back or lost (a rail's `gaveUp`), with why. */
+  /** Payments whose money on its way was given back or lost (a source's `gaveUp`), with why. */
   gaveUp: Map<string, string>;
-  /** Payments whose evidence could not be read now (a rail's `unreadable`): their stored answer stands. */
+  /** Payments whose evidence could not be read now (a source's `unreadable`): their stored answer stands. */
   unreadable: Set<string>;
-  /** Per payment, how far evidence read from outside its chain is complete (a rail's `evidenceThrough`). */
+  /** Per payment, how far evidence read from outside its chain is complete (a source's `evidenceThrough`). */
   evidenceThrough: Map<string, Date>;
 };
 
 /**
- * Every credit of these payments: what each one's rail has ingested from its chain,
+ * Every credit of these payments: what each one's evidence source has ingested from its chain,
  * plus transactions a client submitted that ingest has not reached yet (`heads`: the
  * ingested head per chain, read once by the caller), plus sandbox simulations; and what
- * each rail says is still in transit (a bridge carrying money paid in time).
+ * each source says is still in transit (a bridge carrying money paid in time).
  */
 export async function loadEvidence(ctx: RailContext, payments: readonly PaymentRow[], heads: ReadonlyMap<string, bigint>): Promise<Evidence> {
   const result = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
@@ -30,11 +30,11 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
   const evidenceThrough = new Map<string, Date>();
   if (payments.length === 0) return { credits: result, inTransit, gaveUp, unreadable, evidenceThrough };
   const ids = payments.map((p) => p.id);
-  const rails = [...byRail(ctx.config, payments)];
+  const sources = [...bySource(ctx.config, payments)];
   // Every read goes out at once (pipelined on the connection).
   const [railCredits, railTransit, submitted, simulated] = await Promise.all([
-    Promise.all(rails.map(([rail, own]) => rail.loadCredits(ctx, own, heads))),
-    Promise.all(rails.map(([rail, own]) => rail.inTransit(ctx, own))),
+    Promise.all(sources.map(([source, own]) => source.loadCredits(ctx, own, heads))),
+    Promise.all(sources.map(([source, own]) => source.inTransit?.(ctx, own) ?? new Map<string, Date>())),
     submissionsOf(ctx.db, ids),
     simulatedCreditsOf(ctx.db, ids),
   ]);
@@ -79,17 +79,17 @@ export async function loadEvidence(ctx: RailContext, payments: readonly PaymentR
   return { credits: result, inTransit, gaveUp, unreadable, evidenceThrough };
 }
 
-/** Payments grouped by their rail (a payment whose network has no rail has only the service's own evidence). */
-function byRail(config: Config, payments: readonly PaymentRow[]): Map<Rail, PaymentRow[]> {
+/** Payments grouped by their evidence source (a payment whose network has none has only the service's own evidence). */
+function bySource(config: Config, payments: readonly PaymentRow[]): Map<EvidenceSource, PaymentRow[]> {
   const networks = new Map(config.networks.map((n) => [n.chainId, n]));
-  const groups = new Map<Rail, PaymentRow[]>();
+  const groups = new Map<EvidenceSource, PaymentRow[]>();
   for (const p of payments) {
     const network = networks.get(p.chainId);
-    const rail = network && railForPayment(network, p);
-    if (!rail) continue;
-    const group = groups.get(rail);
+    const source = network && evidenceFor(network, p);
+    if (!source) continue;
+    const group = groups.get(source);
     if (group) group.push(p);
-    else groups.set(rail, [p]);
+    else groups.set(source, [p]);
   }
   return groups;
 }

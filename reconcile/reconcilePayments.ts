@@ -9,7 +9,7 @@ import { writeClosings, writeSettlements, type ClosedPayment, type SettlementUpd
 import { sweptPayments } from "../db/transfersOut.ts";
 import { settle, type Settlement } from "../domain/settle.ts";
 import { observeReceiptToStatus } from "../metrics/settlementMetrics.ts";
-import { allRails, railForPayment } from "../rails/index.ts";
+import { ingestFor, ingests } from "../rails/index.ts";
 import { evidenceHorizons } from "./evidenceHorizons.ts";
 import { loadEvidence } from "./loadEvidence.ts";
 import { settlementEvents } from "./settlementEvents.ts";
@@ -76,7 +76,7 @@ export async function reconcileWithin(t: Db, config: Config, ids: readonly strin
     lockPayments(t, ids),
     t.execute(INDEXER_LOCK_WAIT),
     at ? null : queryRows<{ now: Date }>(t, sql`select clock_timestamp() as now`),
-    ...allRails().map((rail) => rail.indexedHeads(ctx)),
+    ...ingests().map((ingest) => ingest.indexedHeads(ctx)),
   ]);
   if (rows.length === 0) return result;
   const now = at ?? new Date(clock![0]!.now);
@@ -95,9 +95,10 @@ export async function reconcileWithin(t: Db, config: Config, ids: readonly strin
   );
   const final = lostCompletions.length > 0 ? await sweptPayments(t, lostCompletions.map((p) => p.id)) : new Set<string>();
 
-  const railOfPayment = (p: PaymentRow) => {
+  // Whether its chain's ingest finds evidence in order (a bridge's fills are read on an EVM chain, in order).
+  const ingestOf = (p: PaymentRow) => {
     const network = networks.get(p.chainId);
-    return network && railForPayment(network, p);
+    return network && ingestFor(network);
   };
   const updates: SettlementUpdate[] = [];
   const closings: ClosedPayment[] = [];
@@ -133,7 +134,7 @@ export async function reconcileWithin(t: Db, config: Config, ids: readonly strin
       evidenceThrough: earliest(horizons.get(p.chainId), evidenceThrough.get(p.id)),
       expiredBefore: p.status === "expired" && !p.closedStatus,
       // Solana finds evidence out of order: a late credit there proves no read-through.
-      readsInOrder: !railOfPayment(p)?.evidenceAheadOfHead,
+      readsInOrder: !ingestOf(p)?.evidenceAheadOfHead,
     });
     // Ingest has not (re)read the block that completed it — the indexer is catching up after
     // a restart, or is mid-reorg: absent evidence there is not yet evidence of absence. Nor

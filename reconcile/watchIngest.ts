@@ -1,13 +1,13 @@
 import { recordIngestCheck } from "../db/ingestWatch.ts";
 import { BLOCK_ARRIVAL_MARGIN_MS } from "../rails/evm/readModel/evidenceHorizons.ts";
-import { allRails, railFor, type RailContext } from "../rails/index.ts";
+import { chainFor, ingests, type RailContext } from "../rails/index.ts";
 
 /**
  * The worker's periodic look at each chain's ingest against the chain's own head (run
  * by `recheck`). More than INDEXER_MAX_LAG_BLOCKS behind, a node that cannot be read, or
  * one stuck at an old block (its newest older than NODE_STALE_AFTER_SECONDS, on a chain
  * that is not local: ingest at such a head proves nothing of the blocks since) is a
- * stall, dated from the rail's evidence horizon (when ingest was last current, and no
+ * stall, dated from the ingest's evidence horizon (when ingest was last current, and no
  * later than the stuck block):
  * open payments there do not expire while it lasts, and their expiry is extended by its
  * length when it ends. Standing at the head records that every block until now has been
@@ -19,17 +19,17 @@ export async function watchIngest(ctx: RailContext, now: Date = new Date()): Pro
   const maxLag = BigInt(config.indexer.maxLagBlocks);
   const merged = <T>(maps: Map<string, T>[]) => new Map(maps.flatMap((m) => [...m]));
   const [indexed, horizons] = await Promise.all([
-    Promise.all(allRails().map((rail) => rail.indexedHeads(ctx))).then(merged),
-    Promise.all(allRails().map((rail) => rail.evidenceHorizons(ctx))).then(merged),
+    Promise.all(ingests().map((ingest) => ingest.indexedHeads(ctx))).then(merged),
+    Promise.all(ingests().map((ingest) => ingest.evidenceHorizons(ctx))).then(merged),
   ]);
   await Promise.all(
     config.networks.map(async (network) => {
-      const rail = network.enabled ? railFor(network) : undefined;
+      const chain = network.enabled ? chainFor(network) : undefined;
       const ingested = indexed.get(network.chainId);
-      if (!rail || ingested === undefined) return;
-      const head = await rail.chainHead(network, config.rpcTimeoutMs).catch(() => null);
-      const timed = head !== null && !network.isLocal && rail.headTime !== undefined;
-      const headAt = timed ? await rail.headTime!(network, head, config.rpcTimeoutMs).catch(() => null) : null;
+      if (!chain || ingested === undefined) return;
+      const head = await chain.chainHead(network, config.rpcTimeoutMs).catch(() => null);
+      const timed = head !== null && !network.isLocal && chain.headTime !== undefined;
+      const headAt = timed ? await chain.headTime!(network, head, config.rpcTimeoutMs).catch(() => null) : null;
       // The head's time decides how far ingest is current (and whether the node is stuck):
       // unread, this check can tell nothing — taken as "current now", it would vouch for blocks
       // a node behind has not received, and that record only ever moves forward.

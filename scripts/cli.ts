@@ -43,6 +43,8 @@ try {
 } finally {
   await handle.close();
 }
+// A chain with several RPC URLs is ranked by viem on a timer that would keep the process alive.
+if (config.networks.some((n) => n.rpcUrls.length > 1)) process.exit();
 
 /** Runs `recover` with no database (destinations from --destination only), then exits. */
 async function runWithoutDatabase(config: Config): Promise<never> {

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
-import { freePort } from "../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { buildConfig, ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
 import { chainSchema } from "../config/indexer.ts";
 import { createLogger } from "../config/logger.ts";
@@ -20,15 +20,16 @@ import { createDb } from "../db/client.ts";
 import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
-import { sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
-import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
-import { allRails, networksFollowedBy } from "../rails/index.ts";
+import { sandboxAccounts, startLocalChains } from "./lib/sandboxChains.ts";
+import { solanaSandboxAccounts } from "./lib/sandboxSolana.ts";
+import { ingests, networksFollowedBy, stockedMethods } from "../rails/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { roleEnv } from "./lib/roleEnv.ts";
 import { sandboxEnv } from "./lib/sandboxEnv.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
+import { sandboxDashboardLogin } from "./lib/sandboxDashboardLogin.ts";
 
 const prod = process.argv.includes("--prod");
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -156,17 +157,18 @@ if (prod) {
   for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors", "indexed_sources"]) {
     await handle.db.execute(sql`delete from ${sql.identifier(table)} where chain_id in (${sql.join(localChainIds.map((id) => sql`${id}`), sql`, `)})`);
   }
-  // And each rail's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).
-  for (const rail of allRails()) await rail.forgetChains?.(handle.db, localChainIds);
+  // And each ingest's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).
+  for (const ingest of ingests()) await ingest.forgetChains?.(handle.db, localChainIds);
   let previous: Partial<SandboxMerchant> | undefined;
   try {
     previous = JSON.parse(readFileSync(devStackFile, "utf8"));
   } catch {}
   const localNetworks = cfg.networks.filter((n) => n.isLocal);
   const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, chains.merchantWallets, previous);
+  const dashboardLogin = await sandboxDashboardLogin(handle.db, merchant.merchantId);
   // The sandbox starts stocked (Solana's deposit addresses derived): the first create finds one.
   const stocking = { config: cfg, db: handle.db, logger: createLogger({ level: "warn", name: "start" }) };
-  for (const rail of allRails()) await rail.replenish?.(stocking);
+  for (const { method } of stockedMethods(cfg)) await method.replenish(stocking);
   await handle.close();
 
   startRoles(env, cfg, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
@@ -202,6 +204,7 @@ if (prod) {
     operatorToken: cfg.operator.token,
     metrics: metricsUrls(cfg),
     queueDashboard: `${cfg.http.publicBaseUrl}/admin/queues`,
+    dashboard: { url: `${cfg.http.publicBaseUrl}/dashboard`, ...dashboardLogin },
   };
   writeFileSync(devStackFile, JSON.stringify(devStack, null, 2));
   console.log(
@@ -213,6 +216,7 @@ if (prod) {
       `  API key:     ${merchant.apiKey}`,
       `  API secret:  ${merchant.apiSecret}`,
       `  Webhook secret (callbackUrl): ${merchant.webhookSecret}`,
+      `  Dashboard:   ${devStack.dashboard.url}   (sign in as ${dashboardLogin.email} / ${dashboardLogin.password})`,
       `  Operator token: ${cfg.operator.token}   (metrics: ${Object.values(devStack.metrics).join(", ")}; queues: ${devStack.queueDashboard})`,
       ...chains.networks.map((n) => `  Chain:       ${n.shortName} (${n.chainId}) ${n.rpcUrl}`),
       ...(cfg.bridge.local ? ["  Bridge:      local relayer between the chains (pay on anvil-2, settle on anvil)"] : []),

@@ -2,20 +2,20 @@ import type { Network } from "../../config/types.ts";
 import type { BridgeRequestRow } from "../../db/bridgeRequests.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import { formatAmount } from "../../domain/amounts.ts";
-import { railFor } from "../../rails/index.ts";
+import { methodFor } from "../../rails/index.ts";
 
 /**
  * What the checkout page of a cross-chain payment asks the customer for: the bridge's
  * deposit address on the origin chain and the origin token amount to send there (the
  * bridge's fees included), as a QR/wallet link and a browser-wallet transfer on the
- * origin chain, both built by the origin network's own rail from the deposit as if it were
+ * origin chain, both built by the origin network's own deposit-address method from the deposit as if it were
  * a deposit payment there. The payment row itself is the destination leg and asks for
  * nothing. Asking stops once a deposit has been seen or the payment is no longer open.
  */
 export function presentCheckoutBridge(p: PaymentRow, request: BridgeRequestRow, origin: Network | undefined) {
   const due = p.status === "pending" && request.bridgeStatus === "awaiting_deposit";
-  const rail = origin && railFor(origin);
-  // The deposit as the origin rail sees a deposit payment: a plain transfer of amountToSend to the deposit address.
+  const method = origin && methodFor(origin, "deposit");
+  // The deposit as the origin network sees a deposit payment: a plain transfer of amountToSend to the deposit address.
   const asDeposit: PaymentRow = {
     ...p,
     kind: "deposit",
@@ -42,9 +42,9 @@ export function presentCheckoutBridge(p: PaymentRow, request: BridgeRequestRow, 
     depositAddress: request.depositAddress,
     amountToSend: formatAmount(request.amountToSend, request.originTokenDecimals),
     bridgeStatus: request.bridgeStatus,
-    paymentUri: rail?.paymentUri(asDeposit) ?? null,
+    paymentUri: method?.paymentUri?.(asDeposit) ?? null,
     due,
-    wallet: due ? (rail?.checkoutWallet(asDeposit, new Date()) ?? null) : null,
+    wallet: due ? (method?.checkoutWallet?.(asDeposit, new Date()) ?? null) : null,
   };
 }
 

@@ -2,7 +2,7 @@ import type { Network } from "../../config/types.ts";
 import type { PublicPaymentRecord } from "../../db/publicPayments.ts";
 import { formatAmount } from "../../domain/amounts.ts";
 import { refundMinimum } from "../../domain/refundable.ts";
-import { railForPayment } from "../../rails/index.ts";
+import { chainFor, methodFor } from "../../rails/index.ts";
 import { presentCheckoutBridge } from "./checkoutBridge.ts";
 import { owedBack, refundedOf } from "./deposit.ts";
 import { amountsOf } from "../../domain/paymentView.ts";
@@ -28,7 +28,8 @@ export function presentPublicPayment(
   refunds: { minimum: string },
 ) {
   const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
-  const rail = network && railForPayment(network, p);
+  const method = network && methodFor(network, p.kind);
+  const holdsFunds = method?.holdsFunds?.(p) === true;
   const crossChain = p.kind === "cross_chain" && bridge ? presentCheckoutBridge(p, bridge, networkOf(bridge.originChainId)) : null;
   // While money is still due, a QR code asks for what is left of it (the full amount before anything arrived).
   const remainingPaymentUri = crossChain
@@ -36,7 +37,7 @@ export function presentPublicPayment(
       ? crossChain.paymentUri
       : null
     : p.status === "pending" && p.amountRemaining > 0n
-      ? (rail?.paymentUri({ ...p, amount: p.amountRemaining }) ?? null)
+      ? (method?.paymentUri?.({ ...p, amount: p.amountRemaining }) ?? null)
       : null;
   return {
     id: p.id,
@@ -55,7 +56,7 @@ export function presentPublicPayment(
     requiredConfirmations: network?.requiredConfirmations ?? null,
     depositMethod: p.kind === "deposit" ? "deposit_address" : "settlement_contract",
     // Paid straight into the merchant's wallet (Solana Pay): only the payment URI identifies it, and refunds are the merchant's.
-    directToMerchant: rail ? !rail.holdsFunds(p) && p.receiveAddress !== null : false,
+    directToMerchant: method ? !holdsFunds && p.receiveAddress !== null : false,
     receiveAddress: p.receiveAddress,
     contractAddress: p.contractAddress,
     paymentUri: crossChain ? crossChain.paymentUri : paymentUriOf(p, network),
@@ -69,12 +70,12 @@ export function presentPublicPayment(
     isTest: p.isTest,
     expiresAt: p.expiresAt.toISOString(),
     // The least this service refunds from the payment's address (REFUND_MIN_AMOUNT); null where it refunds nothing itself.
-    refundMinimum: rail?.holdsFunds(p) && !crossChain ? units(refundMinimum(refunds.minimum, p.tokenDecimals)) : null,
+    refundMinimum: holdsFunds && !crossChain ? units(refundMinimum(refunds.minimum, p.tokenDecimals)) : null,
     refunds: made.map((r) => ({ status: r.status, amount: units(r.amount), transactionHash: r.txHash, createdAt: r.createdAt.toISOString() })),
     // The browser wallet interface that signs a refund request for another address (`eip1193`, `solana`); null where this service refunds nothing itself.
-    refundSigner: rail?.holdsFunds(p) && !crossChain ? rail.messageSigner : null,
+    refundSigner: holdsFunds && !crossChain ? (chainFor(network!)?.messageSigner ?? null) : null,
     // The "Pay with wallet" button's transactions for what is due now (null: nothing to send).
-    wallet: crossChain ? crossChain.wallet : (rail?.checkoutWallet(p, new Date()) ?? null),
+    wallet: crossChain ? crossChain.wallet : (method?.checkoutWallet?.(p, new Date()) ?? null),
     crossChain: crossChain && {
       network: crossChain.network,
       networkName: crossChain.networkName,

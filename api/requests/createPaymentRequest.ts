@@ -1,6 +1,6 @@
 import type { Config, Network, Token } from "../../config/index.ts";
 import { parseAmount } from "../../domain/amounts.ts";
-import type { Rail } from "../../rails/index.ts";
+import type { CreatableMethod } from "../../rails/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { parseExpiresIn } from "./expiresIn.ts";
 import { parseFiatAmount, type FiatAmount } from "./fiatAmount.ts";
@@ -31,7 +31,7 @@ export type CreatePaymentBody = {
 /** A payment creation, parsed: every field checked and in the type the service uses. */
 export type CreatePaymentRequest = MerchantFields & {
   network: Network;
-  rail: Rail;
+  method: CreatableMethod;
   token: Token;
   /** What the customer owes: smallest units of `token`, or a fiat price converted at creation (`priceInFiat`). */
   price: { units: bigint; fiat: null } | { units: null; fiat: FiatAmount };
@@ -63,7 +63,7 @@ export type CreatePaymentScope = {
  */
 export function parseCreatePaymentRequest(body: CreatePaymentBody, scope: CreatePaymentScope): CreatePaymentRequest {
   const { config, auth } = scope;
-  const { network, rail, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, scope.kind, body);
+  const { network, method, token, fiatCurrency } = resolvePaymentTarget(config, auth.mode, scope.kind, body);
   const units = fiatCurrency ? null : parseAmount("amount", body.amount, token.decimals);
   const agentId = resolveAgentId(scope.agentHeader, body.agentId);
   const agentOwner = parseAgentOwner(body.agentOwner, agentId);
@@ -74,7 +74,7 @@ export function parseCreatePaymentRequest(body: CreatePaymentBody, scope: Create
   const price = fiatCurrency ? { units: null, fiat: parseFiatAmount(body.amount, fiatCurrency) } : { units: units!, fiat: null };
   return {
     network,
-    rail,
+    method,
     token,
     price,
     currency: body.currency.trim().toUpperCase(),

@@ -1,7 +1,7 @@
 import type { Config, Mode, Network, Token } from "../../config/index.ts";
 import { networksForMode } from "../../config/index.ts";
 import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
-import { railFor, type PaymentKind, type Rail } from "../../rails/index.ts";
+import { methodFor, type CreatableMethod } from "../../rails/index.ts";
 
 /**
  * The network and token a creation request names, for the key's mode. `currency` is a
@@ -12,17 +12,17 @@ import { railFor, type PaymentKind, type Rail } from "../../rails/index.ts";
 export function resolvePaymentTarget(
   config: Config,
   mode: Mode,
-  kind: PaymentKind,
+  kind: "payment" | "deposit",
   body: { network: string; currency: string; token?: string },
-): { network: Network; rail: Rail; token: Token; fiatCurrency: string | null } {
+): { network: Network; method: CreatableMethod; token: Token; fiatCurrency: string | null } {
   const candidates = networksForMode(config, mode).filter((n) => n.enabled);
   const network = candidates.find((n) => n.shortName === body.network.trim());
   if (!network) {
     const names = candidates.map((n) => n.shortName).join(", ") || "none configured";
     throw new ValidationError("network", `Invalid field 'network': unknown or disabled network "${body.network}" for ${mode} mode (one of: ${names})`);
   }
-  const rail = railFor(network);
-  if (!rail) throw new ValidationError("network", `Invalid field 'network': payments on ${network.name} are not available yet`);
+  const method = methodFor(network, kind);
+  if (!method) throw new ValidationError("network", `Invalid field 'network': payments on ${network.name} are not available yet`);
   const symbol = (body.token ?? body.currency).trim().toUpperCase();
   const currency = body.currency.trim().toUpperCase();
   const stablecoins = new Set(config.networks.flatMap((n) => n.tokens.map((t) => t.symbol)));
@@ -42,10 +42,10 @@ export function resolvePaymentTarget(
     }
     fiatCurrency = currency;
   }
-  if (!rail.supports(network, kind)) {
+  if (!method.supports(network)) {
     throw new ServiceUnavailableError(`${network.name} cannot accept payments yet: its settlement contracts are not configured`);
   }
-  return { network, rail, token, fiatCurrency };
+  return { network, method, token, fiatCurrency };
 }
 
 /** ISO 4217-style currency codes: three letters. */

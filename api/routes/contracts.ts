@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Network } from "../../config/index.ts";
 import { NotFoundError } from "../../domain/errors.ts";
-import { railFor } from "../../rails/index.ts";
+import { methodFor } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 
 /** A chain id as a path names it: decimal as the catalogue writes it, or 0x-hex as wallets do (`0x2105` is 8453). */
@@ -24,7 +24,7 @@ export const contractRoutes = ({ config }: ApiDeps) =>
     ({ params }) => {
       const chainId = chainIdOfPath(params.chainId);
       const network = config.networks.find((n) => n.chainId === chainId && n.enabled);
-      const contract = network && railFor(network)?.contract(network);
+      const contract = network && methodFor(network, "payment")?.contract?.(network);
       if (!network || !contract) throw new NotFoundError(`No settlement contract on chain ${params.chainId}.`);
       return { success: true, ...contract, contractInfo: contractInfo(network, contract) };
     },

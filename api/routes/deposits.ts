@@ -5,7 +5,7 @@ import { formatAmount } from "../../domain/amounts.ts";
 import { NotFoundError, PaymentLookupError, ServiceUnavailableError, ValidationError } from "../../domain/errors.ts";
 import type { Mode } from "../../domain/mode.ts";
 import { explorerAddressUrl } from "../../domain/explorerAddressUrl.ts";
-import { railFor, railOfPayment } from "../../rails/index.ts";
+import { methodFor, portsOf } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentDeposit } from "../presenters/deposit.ts";
@@ -44,7 +44,7 @@ export const depositRoutes = (deps: ApiDeps) => {
       () => ({
         success: true,
         chains: config.networks
-          .filter((n) => n.enabled && railFor(n)?.supports(n, "deposit"))
+          .filter((n) => n.enabled && methodFor(n, "deposit")?.supports(n))
           .map((n) => ({
             ...presentNetwork(n),
             requiredConfirmations: n.requiredConfirmations,
@@ -59,7 +59,7 @@ export const depositRoutes = (deps: ApiDeps) => {
         success: true,
         // The client SDK's list: numbered chains (its `chainId` is a number); /deposits/chains lists every one.
         chains: config.networks
-          .filter((n) => n.enabled && /^\d{1,15}$/.test(n.chainId) && railFor(n)?.supports(n, "deposit"))
+          .filter((n) => n.enabled && /^\d{1,15}$/.test(n.chainId) && methodFor(n, "deposit")?.supports(n))
           .map((n) => ({ chainId: Number(n.chainId), name: n.name, shortName: n.shortName, confirmations: n.requiredConfirmations })),
       }),
       { detail: { summary: "Deposit-address chains as the client SDK lists them: {chainId, name, confirmations}" } },
@@ -122,11 +122,11 @@ export const depositRoutes = (deps: ApiDeps) => {
       "/balance/:paymentId",
       async ({ auth, params }) => {
         const payment = await requirePayment(db, auth, params.paymentId);
-        const { network, rail } = railOfPayment(config, payment);
+        const { network, chain, method } = portsOf(config, payment);
         // A Solana Pay payment's receive address is the merchant's own wallet: nothing there is the payment's.
-        if (!payment.receiveAddress || !rail.holdsFunds(payment)) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
+        if (!payment.receiveAddress || !method.holdsFunds?.(payment)) throw new NotFoundError(`Payment ${payment.id} has no deposit address.`);
         // From the chain itself, not our records: shows funds that arrived but are not credited yet.
-        const balanceRaw = await rail.balanceOf(network, payment, config.rpcTimeoutMs * 2).catch((error: Error) => {
+        const balanceRaw = await chain.balanceOf(network, payment, config.rpcTimeoutMs * 2).catch((error: Error) => {
           throw new ServiceUnavailableError(`Could not read the balance from ${network.name}: ${error.message.split("\n")[0]}`);
         });
         return {
@@ -156,7 +156,7 @@ export const depositRoutes = (deps: ApiDeps) => {
         // Key + secret is the merchant: any address. The public key may sit in a browser: the payer's rule.
         const outcome = await requestRefund(deps, payment, body, auth.scheme === "api_key" ? "merchant" : "customer");
         set.status = 202;
-        return presentRefundRequestOutcome(outcome, payment, railOfPayment(config, payment).network);
+        return presentRefundRequestOutcome(outcome, payment, portsOf(config, payment).network);
       },
       {
         auth: "public",

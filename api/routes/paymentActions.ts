@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { findMerchantPayment, type PaymentRow } from "../../db/payments.ts";
 import { movedOut } from "../../db/transfersOut.ts";
 import { formatAmount } from "../../domain/amounts.ts";
-import { railOfPayment } from "../../rails/index.ts";
+import { portsOf } from "../../rails/index.ts";
 import { reconcilePayments, refreshEvidence } from "../../reconcile/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
@@ -113,8 +113,8 @@ async function onChainData(deps: ApiDeps, payment: PaymentRow): Promise<{ transa
   const transactionHash = payment.completingTxHash;
   if (!transactionHash) return { transactionHash, from: null };
   try {
-    const { network, rail } = railOfPayment(deps.config, payment);
-    return { transactionHash, from: (await rail.transactionSender?.(network, transactionHash, deps.config.rpcTimeoutMs)) ?? null };
+    const { network, evidence } = portsOf(deps.config, payment);
+    return { transactionHash, from: (await evidence.transactionSender?.(network, transactionHash, deps.config.rpcTimeoutMs)) ?? null };
   } catch (error) {
     deps.logger.warn({ err: error, payment: payment.id }, "could not read the paying transaction's sender");
     return { transactionHash, from: null };

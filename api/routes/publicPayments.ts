@@ -3,7 +3,7 @@ import { findPayment } from "../../db/payments.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { requestRefund } from "../../payouts/index.ts";
-import { railOfPayment } from "../../rails/index.ts";
+import { portsOf } from "../../rails/index.ts";
 import { presentRefundRequestOutcome } from "../presenters/refundRequest.ts";
 import { paymentIdParams, refundRequestBody } from "../schemas.ts";
 import { openPaymentEventStream } from "../services/paymentEventStream.ts";
@@ -43,7 +43,7 @@ export const publicPaymentRoutes = (deps: ApiDeps) => {
         if (!payment) throw new NotFoundError(`No payment with id ${params.paymentId}.`);
         const outcome = await requestRefund(deps, payment, body, "customer");
         set.status = 202;
-        return presentRefundRequestOutcome(outcome, payment, railOfPayment(deps.config, payment).network);
+        return presentRefundRequestOutcome(outcome, payment, portsOf(deps.config, payment).network);
       },
       {
         params: paymentIdParams,

@@ -46,7 +46,7 @@ export type CreatePaymentContext = CreationContext & {
 /**
  * Creates a payment once per idempotency key: parses the body into a typed request
  * (`parseCreatePaymentRequest`), checks it against the merchant's account, lets the network's
- * rail prepare it (receive address, signed intent), stores it with the stored
+ * payment method prepare it (receive address, signed intent), stores it with the stored
  * response, then schedules expiry after commit.
  */
 export async function createPayment(ctx: CreatePaymentContext, body: CreatePaymentBody) {
@@ -61,10 +61,10 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   if (replay) return replay;
   // Parsed after the replay: a stored answer stands even if the networks have changed since.
   const request = parseCreatePaymentRequest(body, { config, auth, kind: ctx.kind, agentHeader: ctx.agentId, fixedExpiresIn: ctx.fixedExpiresIn });
-  const { network, rail, token, agentId, expiresIn } = request;
+  const { network, method, token, agentId, expiresIn } = request;
   // Public addresses only (SSRF: live mode, and test mode on production), checked again at each delivery.
   if (request.callbackUrl !== null && publicTargetsOnly(config.webhooks, auth.mode)) await assertPublicWebhookTarget("callbackUrl", request.callbackUrl);
-  const unavailable = rail.unavailable(config, network, ctx.kind);
+  const unavailable = method.unavailable(config, network);
   if (unavailable) throw new ServiceUnavailableError(unavailable);
   await assertRoomForPayment(ctx);
 
@@ -84,12 +84,12 @@ export async function createPayment(ctx: CreatePaymentContext, body: CreatePayme
   const now = new Date();
   const expiresAt = new Date(now.getTime() + expiresIn * 1000);
   // Fees round down: the merchant is never charged more than the configured rate. Only where
-  // the rail collects it (not Solana Pay, which pays the merchant's wallet whole).
-  const feeBps = rail.collectsFee(ctx.kind) ? config.fees.bps : 0;
+  // the method collects it (not Solana Pay, which pays the merchant's wallet whole).
+  const feeBps = method.collectsFee ? config.fees.bps : 0;
   const fee = feeBps > 0 ? (owed * BigInt(feeBps)) / 10_000n : 0n;
-  // Before the transaction: a rail may read or write its own rows (Solana's deposit addresses) on the
+  // Before the transaction: a method may read or write its own rows (Solana's deposit addresses) on the
   // pool, which must never wait for a connection while this request holds one.
-  const prepared = await rail.prepare({ config, db, prompts: ctx.prompts }, {
+  const prepared = await method.prepare({ config, db, prompts: ctx.prompts }, {
     paymentId: id,
     kind: ctx.kind,
     network,

@@ -6,7 +6,7 @@ import { formatAmount } from "../../domain/amounts.ts";
 import { ConflictError, ForbiddenError, ServiceUnavailableError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { closePayment, reconcilePayments } from "../../reconcile/index.ts";
-import { railOfPayment } from "../../rails/index.ts";
+import { portsOf } from "../../rails/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { requirePayment } from "./requirePayment.ts";
 
@@ -24,9 +24,9 @@ async function assertHoldsNothing(deps: { config: Config; db: Db }, auth: { merc
   const refuse = (what: string) => new ForbiddenError(`Payment ${payment.id} ${what}: ${keyAndSecret}.`);
   if (payment.amountReceived > 0n) throw refuse(`has received ${formatAmount(payment.amountReceived, payment.tokenDecimals)} ${payment.currency}`);
   if (payment.bridgeStatus !== null && payment.bridgeStatus !== "awaiting_deposit") throw refuse(`has a bridge deposit under way (${payment.bridgeStatus})`);
-  const { network, rail } = railOfPayment(deps.config, payment);
-  if (!payment.receiveAddress || !rail.holdsFunds(payment)) return;
-  const balance = await rail.balanceOf(network, payment, deps.config.rpcTimeoutMs * 2).catch((error: Error) => {
+  const { network, chain, method } = portsOf(deps.config, payment);
+  if (!payment.receiveAddress || !method.holdsFunds?.(payment)) return;
+  const balance = await chain.balanceOf(network, payment, deps.config.rpcTimeoutMs * 2).catch((error: Error) => {
     throw new ServiceUnavailableError(`Could not read the payment's address on ${network.name} to check that it holds nothing: ${error.message.split("\n")[0]}`);
   });
   if (balance > 0n) throw refuse(`has ${formatAmount(balance, payment.tokenDecimals)} ${payment.tokenSymbol} at its address, not yet credited`);

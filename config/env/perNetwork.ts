@@ -17,12 +17,12 @@ export const perNetworkVariables: PerNetworkVariable[] = [
     names: ["RPC_URL_<chainId>", "RPC_URL_<SHORT_NAME>"],
     section: networks,
     description:
-      "The network's node (EVM: http(s) or ws(s); Solana: http(s)). A network is served only where it is set (in the environment or a NETWORKS_FILE entry's `rpcUrl`). Often carries a provider's API key: logs show only its host. Read by: every role, cli.",
+      "The network's node (EVM: http(s) or ws(s); Solana: http(s)), or several providers separated by commas, the preferred first: one that errors, is stuck, lags or answers for another chain is dropped until it recovers (docs/decisions/rpc-failover.md). A network is served only where it is set (in the environment or a NETWORKS_FILE entry's `rpcUrl`). Often carries a provider's API key: logs, health and metrics show only its host. Read by: every role, cli.",
   },
   {
     names: ["WS_URL_<chainId>", "WS_URL_<SHORT_NAME>"],
     section: networks,
-    description: "The network's websocket endpoint (ws or wss): new heads and, on Solana, account notifications without polling. Read by: indexer, solana.",
+    description: "The network's websocket endpoint (ws or wss), or a comma-separated list whose first is used: new heads and, on Solana, account notifications without polling. Read by: indexer, solana.",
   },
   {
     names: ["SETTLEMENT_CONTRACT_<chainId>", "SETTLEMENT_CONTRACT_<SHORT_NAME>"],

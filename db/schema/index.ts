@@ -11,3 +11,5 @@ export * from "./ingestWatch.ts";
 export * from "./refunds.ts";
 export * from "./leases.ts";
 export * from "./indexedSources.ts";
+export * from "./dashboard.ts";
+export * from "./x402.ts";

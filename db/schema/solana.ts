@@ -121,4 +121,33 @@ export const solanaAccountCursors = pgTable(
   (t) => [primaryKey({ columns: [t.chainId, t.address] })],
 );
 
+/**
+ * Per watched address, what the subscriber's scans know beyond its cursor:
+ * - an unfinished listing (`listing*`): a listing of more than one page records each page as
+ *   it comes, newest first, and keeps here how far down it got (`listingBefore*`, the oldest
+ *   signature recorded), where it stops (`listingUntil`, the cursor when it began; null: the
+ *   address's first listing) and its newest signature (`listingTop*`, the cursor once it is
+ *   done): a failure resumes at the page it stopped on, and nothing read is thrown away;
+ * - its own evidence horizon (`evidenceThrough`): the block time of the slot a poll read
+ *   before a scan of this address that read everything. Expiry of the address's payment
+ *   waits for it, so a failing address holds back only its own payment, not the chain.
+ */
+export const solanaAddressScans = pgTable(
+  "solana_address_scans",
+  {
+    chainId: text("chain_id").notNull(),
+    address: text("address").notNull(),
+    /** The payment last watched at this address (health counts the open ones held back). */
+    paymentId: uuid("payment_id"),
+    evidenceThrough: timestamp("evidence_through", { withTimezone: true }),
+    listingUntil: text("listing_until"),
+    listingTopSignature: text("listing_top_signature"),
+    listingTopSlot: amount("listing_top_slot"),
+    listingBeforeSignature: text("listing_before_signature"),
+    listingBeforeSlot: amount("listing_before_slot"),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.chainId, t.address] }), index("solana_address_scans_payment_idx").on(t.paymentId)],
+);
+
 export type SolanaCreditRow = typeof solanaCredits.$inferSelect;

@@ -1,5 +1,5 @@
 import type { Network } from "../../config/types.ts";
-import { withTimeout } from "../withTimeout.ts";
+import { withTimeout } from "../../domain/withTimeout.ts";
 import { blockTime } from "./blockTime.ts";
 import { evmClient } from "./client.ts";
 

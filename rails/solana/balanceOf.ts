@@ -1,7 +1,7 @@
 import { PublicKey } from "@solana/web3.js";
 import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
-import { withTimeout } from "../withTimeout.ts";
+import { withTimeout } from "../../domain/withTimeout.ts";
 import { tokenAccountBalance } from "./tokenAccountBalance.ts";
 import { solanaConnection } from "./connection.ts";
 import { watchOf } from "./watchedAccount.ts";

@@ -1,5 +1,5 @@
 import type { Network } from "../../config/types.ts";
-import { withTimeout } from "../withTimeout.ts";
+import { withTimeout } from "../../domain/withTimeout.ts";
 import { solanaConnection } from "./connection.ts";
 
 /**

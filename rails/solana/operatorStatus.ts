@@ -1,7 +1,7 @@
 import { PublicKey } from "@solana/web3.js";
 import type { Config, Network } from "../../config/index.ts";
 import type { OperatorStatus } from "../types.ts";
-import { withTimeout } from "../withTimeout.ts";
+import { withTimeout } from "../../domain/withTimeout.ts";
 import { solanaConnection } from "./connection.ts";
 import { SWEEP_LAMPORTS } from "./operator.ts";
 

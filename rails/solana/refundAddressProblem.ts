@@ -2,7 +2,7 @@ import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import type { Network, Token } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
-import { withTimeout } from "../withTimeout.ts";
+import { withTimeout } from "../../domain/withTimeout.ts";
 import { solanaConnection } from "./connection.ts";
 import { tokenOfMint, tokenProgramOf } from "./tokenAccounts.ts";
 

@@ -4,7 +4,7 @@ import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import { formatAmount } from "../../domain/amounts.ts";
 import { AppError } from "../../domain/errors.ts";
-import { railFor, type RecoveryOptions } from "../../rails/index.ts";
+import { chainFor, type RecoveryOptions } from "../../rails/index.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
 
 /** Unused seed indexes in a row that end the reading (abandoned checkouts leave runs of them). */
@@ -61,14 +61,14 @@ export async function recover(ctx: { config: Config; db: Db | null; logger: Logg
   const name = required(flags, "network");
   const network = config.networks.find((n) => n.shortName === name);
   if (!network) throw new UsageError(`--network: unknown network "${name}" (one of: ${config.networks.map((n) => n.shortName).join(", ")})`);
-  const rail = railFor(network);
-  if (!network.enabled || !rail) throw new UsageError(`--network: ${network.name} is not enabled here (no RPC URL configured)`);
-  if (!rail.recoverDeposits) throw new UsageError(`--network: ${network.name} holds no deposits to recover`);
+  const chain = chainFor(network);
+  if (!network.enabled || !chain) throw new UsageError(`--network: ${network.name} is not enabled here (no RPC URL configured)`);
+  if (!chain.recoverDeposits) throw new UsageError(`--network: ${network.name} holds no deposits to recover`);
   let destination: string | null = null;
   if (flags.destination !== undefined) {
-    destination = rail.normalizeAddress(required(flags, "destination"));
+    destination = chain.normalizeAddress(required(flags, "destination"));
     if (!destination) throw new UsageError(`--destination: not an address on ${network.name}`);
-    const problem = await rail.settlementWalletProblem(network, destination, 20_000).catch((error: Error) => {
+    const problem = await chain.settlementWalletProblem(network, destination, 20_000).catch((error: Error) => {
       throw new CommandFailedError(`could not read ${destination} on ${network.name}: ${error.message.split("\n")[0]}`);
     });
     if (problem) throw new UsageError(`--destination: what is sent to ${destination} could not be spent: ${problem}`);
@@ -93,7 +93,7 @@ export async function recover(ctx: { config: Config; db: Db | null; logger: Logg
   };
   let found;
   try {
-    found = await rail.recoverDeposits(ctx, network, options);
+    found = await chain.recoverDeposits(ctx, network, options);
   } catch (error) {
     if (error instanceof AppError) throw error.status < 500 ? new UsageError(error.message) : new CommandFailedError(error.message);
     throw new CommandFailedError(`recovery on ${network.name} stopped: ${(error as Error).message.split("\n")[0]}`);

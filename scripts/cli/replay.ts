@@ -1,5 +1,5 @@
 import { findPayment } from "../../db/payments.ts";
-import { railFor } from "../../rails/index.ts";
+import { ingestFor } from "../../rails/index.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import type { CliContext } from "./context.ts";
 import { CommandFailedError, required, UsageError, type Flags } from "./flags.ts";
@@ -45,16 +45,16 @@ export async function replay({ db, config, logger }: CliContext, flags: Flags): 
   const name = required(flags, "network");
   const network = config.networks.find((n) => n.shortName === name);
   if (!network) throw new UsageError(`--network: unknown network "${name}" (one of: ${config.networks.map((n) => n.shortName).join(", ")})`);
-  const rail = railFor(network);
-  if (!network.enabled || !rail) throw new UsageError(`--network: ${network.name} is not enabled here (no RPC URL configured)`);
+  const ingest = ingestFor(network);
+  if (!network.enabled || !ingest) throw new UsageError(`--network: ${network.name} is not enabled here (no RPC URL configured)`);
   const from = blockFlag(flags, ["from", "from-slot"]);
   const to = blockFlag(flags, ["to", "to-slot"]);
   if (to < from) throw new UsageError("--to must not be below --from");
   const dryRun = flags["dry-run"] === true;
 
-  const { unit, follower } = rail.ingestTerms;
+  const { unit, follower } = ingest.ingestTerms;
   const bar = progressBar(unit);
-  const result = await rail.replay({ db, config, logger }, network, { from, to }, { dryRun, onProgress: bar.update });
+  const result = await ingest.replay({ db, config, logger }, network, { from, to }, { dryRun, onProgress: bar.update });
   const read = result.to >= result.from ? result.to - result.from + 1n : 0n;
   // Nothing of the range is final: nothing was read, which a script must notice (exit 1).
   if (read === 0n) {

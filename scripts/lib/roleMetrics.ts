@@ -2,10 +2,11 @@ import type { Config } from "../../config/index.ts";
 import type { Logger } from "../../config/logger.ts";
 import { createDb } from "../../db/client.ts";
 import { rolePoolProbe } from "../../db/probedPool.ts";
-import { watchChains } from "../../metrics/chainMetrics.ts";
+import { watchChains } from "../../rails/chainMetrics.ts";
 import { startMetricsServer } from "../../metrics/metricsServer.ts";
 import { indexedEvmNetworks } from "../../config/indexer.ts";
 import { fetchAllPonderMetrics } from "../../metrics/ponderMetrics.ts";
+import { watchProviders } from "../../rails/rpcRotation/metrics.ts";
 import { labelRole } from "../../metrics/registry.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
 import { networksFollowedBy } from "../../rails/index.ts";
@@ -16,7 +17,8 @@ import { networksFollowedBy } from "../../rails/index.ts";
  * transfers); the indexer on `INDEXER_METRICS_PORT`: its EVM networks' lag (each indexed
  * head against the chain's, as `/payments/health` computes it) and Ponder's own `ponder_*`
  * metrics; the Solana subscriber on `SOLANA_METRICS_PORT`: its networks' lag, credits by
- * what found them, watched accounts and websocket subscriptions. Returns what stops it.
+ * what found them, watched accounts and websocket subscriptions; both, each RPC provider in
+ * use or dropped and why. Returns what stops it.
  */
 export function startRoleMetrics(role: string, config: Config, logger: Logger, databaseUrl: string): () => Promise<void> {
   labelRole(role);
@@ -32,6 +34,8 @@ export function startRoleMetrics(role: string, config: Config, logger: Logger, d
   if (port === 0) return async () => {};
   const handle = createDb(databaseUrl, { max: 2, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
   const unwatch = watchChains(createChainStatusService(config, handle.db), followed);
+  // This process's own probes of the providers (Ponder's child judges them by the same rules).
+  void watchProviders(followed);
   const extra = role === "indexer" ? () => fetchAllPonderMetrics(ponderPorts(config)) : undefined;
   const server = startMetricsServer({ host, port, token, logger, extra });
   return async () => {

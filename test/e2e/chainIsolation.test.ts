@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../db/client.ts";
 import { watchIngest } from "../../reconcile/index.ts";
-import { startIsolatedChains } from "../helpers/isolatedChains.ts";
+import { startIsolatedChains } from "../../harness/isolatedChains.ts";
 
 /**
  * Issue 44: EVM chains fail alone. Two anvils, each indexed by its own Ponder; chain B is

@@ -3,9 +3,9 @@ import { sql } from "drizzle-orm";
 import { chainSchema } from "../../config/indexer.ts";
 import { erc20Abi, getAddress, keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { anvilAccounts } from "@stablepay/devchain/evm";
 import { forwarderFactoryAbi } from "../../contracts/artifacts/index.ts";
-import { evmRail } from "../../rails/evm/index.ts";
+import { evmChain } from "../../rails/evm/index.ts";
 import { operatorWallet } from "../../rails/evm/operator.ts";
 import { SWEEP_GAS, deployForwarderFactory, encodeDeployAndSweep } from "../../rails/evm/settlement/index.ts";
 import { createLogger } from "../../config/logger.ts";
@@ -18,10 +18,10 @@ import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { startRpcProxy } from "../helpers/rpcProxy.ts";
-import { rewritingRpcProxy, type RpcCall } from "../helpers/rewritingRpcProxy.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { startRpcProxy } from "../../harness/rpcProxy.ts";
+import { rewritingRpcProxy, type RpcCall } from "../../harness/rewritingRpcProxy.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Deposit-address payments end to end: a real wallet sends plain token transfers to
@@ -400,12 +400,12 @@ describe("deposit-address payments", () => {
     );
     try {
       const config = { ...api.config, networks: api.config.networks.map((n) => (n.shortName === "anvil" ? { ...n, rpcUrl: lagging.url } : n)) };
-      await expect(evmRail.executeTransferOut({ ...transferDeps(), config }, stored.id)).rejects.toThrow("no receipt of it was found yet");
+      await expect(evmChain.executeTransferOut({ ...transferDeps(), config }, stored.id)).rejects.toThrow("no receipt of it was found yet");
       expect((await transfersOutOf(api.db, deposit.id)).map((r) => r.status)).toEqual(["broadcast"]);
     } finally {
       lagging.stop();
     }
-    expect((await evmRail.executeTransferOut(transferDeps(), stored.id)).status).toBe("confirmed");
+    expect((await evmChain.executeTransferOut(transferDeps(), stored.id)).status).toBe("confirmed");
   }, 60_000);
 
   test("a worker killed after sending, before recording the receipt: the restart only records it", async () => {
@@ -611,11 +611,11 @@ describe("deposit-address payments", () => {
     await chain.rpc("evm_mine");
     await api.db.execute(sql`update transfers_out set updated_at = now() - interval '2 minutes' where id = ${row.id}`);
     const rotated = { ...transferDeps(), config: { ...api.config, operatorPrivateKey: anvilAccounts[7] as Hex, transfers: { replaceAfterMs: 60_000 } } };
-    await expect(evmRail.executeTransferOut(rotated, row.id)).rejects.toThrow(/was signed by .* not by the operator key now configured/);
-    await expect(evmRail.cancelTransferOut(rotated, row.id, { waitMs: 1_000 })).rejects.toThrow(/was signed by .* not by the operator key now configured/);
+    await expect(evmChain.executeTransferOut(rotated, row.id)).rejects.toThrow(/was signed by .* not by the operator key now configured/);
+    await expect(evmChain.cancelTransferOut(rotated, row.id, { waitMs: 1_000 })).rejects.toThrow(/was signed by .* not by the operator key now configured/);
     expect((await transfersOutOf(api.db, deposit.id)).map((r) => [r.status, r.txHash, r.replacedTxHashes])).toEqual([["broadcast", hash, []]]);
     // With the key that signed it, it goes out as before.
-    expect((await evmRail.executeTransferOut({ ...transferDeps(), config: { ...api.config, transfers: { replaceAfterMs: 60_000 } } }, row.id)).status).toBe("confirmed");
+    expect((await evmChain.executeTransferOut({ ...transferDeps(), config: { ...api.config, transfers: { replaceAfterMs: 60_000 } } }, row.id)).status).toBe("confirmed");
   }, 60_000);
 
   // BUG: the configured factory deploying the payment's forwarder elsewhere (FORWARDER_FACTORY
@@ -643,7 +643,7 @@ describe("deposit-address payments", () => {
     // The run's first receipt lookup (of the hash it read) is answered only when the test says.
     const rpc = heldRpc((call) => call.method === "eth_getTransactionReceipt" && String(call.params?.[0]).toLowerCase() === hash.toLowerCase());
     try {
-      const stale = evmRail.executeTransferOut(rpc.deps, row.id);
+      const stale = evmChain.executeTransferOut(rpc.deps, row.id);
       await rpc.atHold;
       // Meanwhile another run replaces the transaction (same nonce, higher fees), records the
       // replacement before sending it, and it is mined.
@@ -679,7 +679,7 @@ describe("deposit-address payments", () => {
     // The signer's nonce lookup is answered only once the row has been closed.
     const rpc = heldRpc((call) => call.method === "eth_getTransactionCount");
     try {
-      const signing = evmRail.executeTransferOut(rpc.deps, row.id);
+      const signing = evmChain.executeTransferOut(rpc.deps, row.id);
       await rpc.atHold;
       await failTransferOut(api.db, row.id, "requested", { error: "closed by another job" });
       rpc.release();
@@ -740,7 +740,7 @@ describe("deposit-address payments", () => {
       const refundRow = (await insertTransferOut(api.db, { paymentId: deposit.id, kind: "refund", chainId: "31337", tokenAddress: usdc, toAddress: refundAddress, amount: 1n }))!;
       return { deposit, row, hash, refundRow };
     }
-    const recheckRow = (id: string) => evmRail.recheckTransferOut(transferDeps(), id);
+    const recheckRow = (id: string) => evmChain.recheckTransferOut(transferDeps(), id);
 
     test("the same bytes go out again without reopening the row (one open transfer a payment), and it is confirmed where they were mined", async () => {
       const { deposit, row, hash, refundRow } = await reorgedSweepWithOpenRefund();

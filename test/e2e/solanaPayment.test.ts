@@ -14,16 +14,16 @@ import { commands } from "../../scripts/cli/commands.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { refund } from "../../jobs/refund.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
-import { solanaRail } from "../../rails/solana/index.ts";
+import { solanaChain, solanaEvidence } from "../../rails/solana/index.ts";
 import { depositKeyOf } from "../../rails/solana/depositKeys.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
 import { solanaOperator, SWEEP_LAMPORTS } from "../../rails/solana/operator.ts";
 import { MAX_PRIORITY_LAMPORTS } from "../../rails/solana/transfers/priorityFee.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { startRpcProxy } from "../helpers/rpcProxy.ts";
-import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { startRpcProxy } from "../../harness/rpcProxy.ts";
+import { rewritingRpcProxy } from "../../harness/rewritingRpcProxy.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * The Solana rail end to end on a live local chain (slots every 25 ms): a wallet pays a
@@ -183,18 +183,18 @@ describe("exactly once, wherever the worker died", () => {
     } finally {
       await proxy.stop();
     }
-    expect((await solanaRail.executeTransferOut(ctx(), row.id)).status).toBe("confirmed");
+    expect((await solanaChain.executeTransferOut(ctx(), row.id)).status).toBe("confirmed");
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(2_000_000n);
   });
 
   test("recorded, never sent: the next run sends the very same transaction", async () => {
     const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
     const { row, signed } = await reservedSweep(3_000_000n);
-    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    const done = await solanaChain.executeTransferOut(ctx(), row.id);
     expect(done.status).toBe("confirmed");
     expect([done.txHash, ...done.replacedTxHashes]).toContain(signed.txHash);
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(3_000_000n);
-    expect((await solanaRail.executeTransferOut(ctx(), row.id)).status).toBe("confirmed"); // again: nothing more
+    expect((await solanaChain.executeTransferOut(ctx(), row.id)).status).toBe("confirmed"); // again: nothing more
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(3_000_000n);
   });
 
@@ -202,7 +202,7 @@ describe("exactly once, wherever the worker died", () => {
     const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
     const { row, signed } = await reservedSweep(4_000_000n);
     await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
-    const [a, b] = await Promise.all([solanaRail.executeTransferOut(ctx(), row.id), solanaRail.executeTransferOut(ctx(), row.id)]);
+    const [a, b] = await Promise.all([solanaChain.executeTransferOut(ctx(), row.id), solanaChain.executeTransferOut(ctx(), row.id)]);
     expect(a.status).toBe("confirmed");
     expect(b.status).toBe("confirmed");
     expect(a.txHash).toBe(signed.txHash);
@@ -229,7 +229,7 @@ describe("exactly once, wherever the worker died", () => {
     expect(failed.err).not.toBeNull();
     await replaceTransferOutTx(api.db, row.id, signed.txHash, { rawTx: copy.rawTx, txHash: copy.txHash, blockhash: copy.blockhash, lastValidBlockHeight: copy.lastValidBlockHeight });
 
-    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    const done = await solanaChain.executeTransferOut(ctx(), row.id);
     expect(done).toMatchObject({ status: "confirmed", txHash: signed.txHash, error: null });
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(5_000_000n);
   });
@@ -238,7 +238,7 @@ describe("exactly once, wherever the worker died", () => {
     const before = (await tokenBalance(solana.merchant.publicKey)) ?? 0n;
     const { row, signed } = await reservedSweep(6_000_000n);
     await until("the blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
-    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    const done = await solanaChain.executeTransferOut(ctx(), row.id);
     expect(done.status).toBe("confirmed");
     expect(done.replacedTxHashes).toEqual([signed.txHash]);
     expect(done.txHash).not.toBe(signed.txHash);
@@ -260,12 +260,12 @@ describe("exactly once, wherever the worker died", () => {
     );
     try {
       const behind = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: stale.url } : n)) } };
-      expect(await solanaRail.executeTransferOut(behind, row.id).catch((error: Error) => error.message)).toContain("expired blockhash");
+      expect(await solanaChain.executeTransferOut(behind, row.id).catch((error: Error) => error.message)).toContain("expired blockhash");
       expect((await findTransferOut(api.db, row.id))!).toMatchObject({ status: "broadcast", txHash: signed.txHash, replacedTxHashes: [] });
     } finally {
       stale.stop();
     }
-    const done = await solanaRail.executeTransferOut(ctx(), row.id);
+    const done = await solanaChain.executeTransferOut(ctx(), row.id);
     expect(done).toMatchObject({ status: "confirmed", replacedTxHashes: [signed.txHash] });
   });
 
@@ -286,7 +286,7 @@ describe("exactly once, wherever the worker died", () => {
     });
     try {
       const behindProxy = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: proxy.url } : n)) } };
-      const done = await solanaRail.executeTransferOut(behindProxy, row.id);
+      const done = await solanaChain.executeTransferOut(behindProxy, row.id);
       expect(done).toMatchObject({ status: "confirmed", txHash: signed.txHash, replacedTxHashes: [], error: null });
       expect(lagging).toBe(0); // every lagging answer was asked for, and none decided anything
     } finally {
@@ -308,14 +308,14 @@ describe("exactly once, wherever the worker died", () => {
     });
     try {
       const behindProxy = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: proxy.url } : n)) } };
-      const refused = await solanaRail.cancelTransferOut(behindProxy, row.id).catch((error: Error) => error);
+      const refused = await solanaChain.cancelTransferOut(behindProxy, row.id).catch((error: Error) => error);
       expect(refused).toBeInstanceOf(Error);
       expect((refused as Error).message).toContain("behind the finalized slot");
       expect((await findTransferOut(api.db, row.id))!.status).toBe("broadcast");
     } finally {
       proxy.stop();
     }
-    expect((await solanaRail.cancelTransferOut(ctx(), row.id)).row).toMatchObject({ status: "confirmed", txHash: signed.txHash });
+    expect((await solanaChain.cancelTransferOut(ctx(), row.id)).row).toMatchObject({ status: "confirmed", txHash: signed.txHash });
   });
 
   const viaProxy = (url: string) => ({ ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: url } : n)) } });
@@ -335,7 +335,7 @@ describe("exactly once, wherever the worker died", () => {
       return { ...answer, result: { ...result, value: result.value.map(() => failed) } };
     });
     try {
-      const done = await solanaRail.executeTransferOut(viaProxy(proxy.url), row.id);
+      const done = await solanaChain.executeTransferOut(viaProxy(proxy.url), row.id);
       expect(done).toMatchObject({ status: "confirmed", txHash: signed.txHash, error: null });
       expect(forked).toBe(0);
     } finally {
@@ -351,7 +351,7 @@ describe("exactly once, wherever the worker died", () => {
     await connection().sendRawTransaction(Buffer.from(signed.rawTx, "base64"));
     const expired = Array.from({ length: 300 }, () => getBase58Codec().decode(crypto.getRandomValues(new Uint8Array(64))));
     await api.db.execute(sql`update transfers_out set replaced_tx_hashes = ${sql.param(expired)}::text[] where id = ${row.id}`);
-    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", txHash: signed.txHash });
+    expect(await solanaChain.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", txHash: signed.txHash });
   });
 
   // BUG: only the first signing checked the operator's SOL: each expiry of a transaction the
@@ -363,13 +363,13 @@ describe("exactly once, wherever the worker died", () => {
       call.method === "getBalance" ? { ...answer, result: { ...(answer.result as object), value: 0 } } : answer,
     );
     try {
-      const refused = await solanaRail.executeTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
+      const refused = await solanaChain.executeTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
       expect((refused as Error).name).toBe("OperatorBalanceLowError");
       expect((await findTransferOut(api.db, row.id))!).toMatchObject({ status: "broadcast", txHash: signed.txHash, replacedTxHashes: [] });
     } finally {
       proxy.stop();
     }
-    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", replacedTxHashes: [signed.txHash] });
+    expect(await solanaChain.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", replacedTxHashes: [signed.txHash] });
   });
 
   // BUG: each of up to 16 concurrent transfers judged the fee payer's SOL alone: with enough
@@ -390,14 +390,14 @@ describe("exactly once, wherever the worker died", () => {
       call.method === "getBalance" ? { ...answer, result: { ...(answer.result as object), value: Number(SWEEP_LAMPORTS + 1_000_000n) } } : answer,
     );
     try {
-      const refused = await solanaRail.executeTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
+      const refused = await solanaChain.executeTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
       expect((refused as Error).name).toBe("OperatorBalanceLowError");
       expect((await findTransferOut(api.db, row.id))!.status).toBe("requested");
     } finally {
       proxy.stop();
       await api.db.execute(sql`update transfers_out set status = 'failed', error = 'test' where id = ${other.id}`);
     }
-    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed" });
+    expect(await solanaChain.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed" });
   });
 
   // BUG: the operator's cancel closed the row whatever transaction it held by then: a
@@ -419,13 +419,13 @@ describe("exactly once, wherever the worker died", () => {
       return answer;
     });
     try {
-      const refused = await solanaRail.cancelTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
+      const refused = await solanaChain.cancelTransferOut(viaProxy(proxy.url), row.id).catch((error: Error) => error);
       expect((refused as Error).message).toContain("signed again while it was being cancelled");
     } finally {
       proxy.stop();
     }
     expect((await findTransferOut(api.db, row.id))!).toMatchObject({ status: "broadcast", txHash: copy.txHash });
-    expect(await solanaRail.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", txHash: copy.txHash });
+    expect(await solanaChain.executeTransferOut(ctx(), row.id)).toMatchObject({ status: "confirmed", txHash: copy.txHash });
     expect((await tokenBalance(solana.merchant.publicKey))! - before).toBe(1_200_000n);
   });
 });
@@ -451,7 +451,7 @@ describe("a refund and the subscriber's check at finalized", () => {
     await subscriber.stop();
     try {
       await solana.pay({ to: deposit.depositAddress, amount: 2_000_000n });
-      await solanaRail.refreshEvidence(ctx(), (await findPayment(api.db, deposit.id))!, network());
+      await solanaEvidence.refreshEvidence!(ctx(), (await findPayment(api.db, deposit.id))!, network());
       const [credit] = await queryRows<{ slot: string; finalized: boolean }>(
         api.db,
         sql`select slot::text, finalized from solana_credits where payment_id = ${deposit.id} and amount = 2000000`,
@@ -491,7 +491,7 @@ describe("a refund and the subscriber's check at finalized", () => {
       const behind = { ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: lagging.url } : n)) } };
       // The balance a refund request reads, too (it would have offered 1 of the 2 owed, or nothing).
       const payment = (await findPayment(api.db, deposit.id))!;
-      expect(await solanaRail.balanceOf({ ...network(), rpcUrl: lagging.url }, payment, 5_000).catch((error: Error) => error.message)).toContain("Minimum context slot has not been reached");
+      expect(await solanaChain.balanceOf({ ...network(), rpcUrl: lagging.url }, payment, 5_000).catch((error: Error) => error.message)).toContain("Minimum context slot has not been reached");
       expect(await refund(behind)({ data: { transferId: row!.id }, id: "test" } as never).catch((error: Error) => error.message)).toContain("Minimum context slot has not been reached");
       expect((await findTransferOut(api.db, row!.id))!.status).toBe("requested");
     } finally {
@@ -519,14 +519,14 @@ test("a refund address that can no longer receive when the refund is signed: not
   // Since asked for, the address is an account that is gone (as a closed token account is).
   const closed = getAssociatedTokenAddressSync(solana.usdc.address, Keypair.generate().publicKey, true).toBase58();
   await api.db.execute(sql`update transfers_out set to_address = ${closed} where id = ${transferId}`);
-  const held = await solanaRail.balanceOf(network(), (await findPayment(api.db, deposit.id))!, 5_000);
+  const held = await solanaChain.balanceOf(network(), (await findPayment(api.db, deposit.id))!, 5_000);
   const ctx = { config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl };
   const done = await refund(ctx)({ data: { transferId }, id: "test" } as never).catch((error: Error) => error);
   expect(done).not.toBeInstanceOf(Error);
   const row = (await findTransferOut(api.db, transferId))!;
   expect(row).toMatchObject({ status: "failed", txHash: null });
   expect(row.error).toContain("no key can sign for it");
-  expect(await solanaRail.balanceOf(network(), (await findPayment(api.db, deposit.id))!, 5_000)).toBe(held);
+  expect(await solanaChain.balanceOf(network(), (await findPayment(api.db, deposit.id))!, 5_000)).toBe(held);
 });
 
 // BUG: the SOL the operator had to hold (2.1M lamports) left out its own rent-exempt minimum and

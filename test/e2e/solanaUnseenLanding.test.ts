@@ -6,13 +6,13 @@ import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { claimTransferOutBroadcast, findTransferOut } from "../../db/transfersOut.ts";
 import { reserveTransferOut, transferLedger } from "../../payouts/index.ts";
-import { solanaRail } from "../../rails/solana/index.ts";
+import { solanaChain } from "../../rails/solana/index.ts";
 import { depositKeyOf } from "../../rails/solana/depositKeys.ts";
 import { solanaOperator } from "../../rails/solana/operator.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
-import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { rewritingRpcProxy } from "../../harness/rewritingRpcProxy.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * A Solana sweep or refund whose blockhash expired is signed again only once the deposit
@@ -99,11 +99,11 @@ test("a refund of 50 out of 150 that landed unseen is never sent twice, by the f
   const blind = blindToStatuses();
   try {
     for (let run = 0; run < 2; run++) {
-      const refused = await solanaRail.executeTransferOut(viaProxy(blind.url), row.id).then(() => null, (error: Error) => error.message);
+      const refused = await solanaChain.executeTransferOut(viaProxy(blind.url), row.id).then(() => null, (error: Error) => error.message);
       expect(refused).toContain("holds 100000000, not the 150000000 it held when transfer");
       expect(refused).toContain("may have landed unseen");
     }
-    const cancel = await solanaRail.cancelTransferOut(viaProxy(blind.url), row.id).then(() => null, (error: Error) => error.message);
+    const cancel = await solanaChain.cancelTransferOut(viaProxy(blind.url), row.id).then(() => null, (error: Error) => error.message);
     expect(cancel).toContain("may have landed unseen");
     expect(await findTransferOut(api.db, row.id)).toMatchObject({ status: "broadcast", txHash: signed.txHash, replacedTxHashes: [] });
   } finally {
@@ -113,7 +113,7 @@ test("a refund of 50 out of 150 that landed unseen is never sent twice, by the f
   expect(await balanceOf(deposit.depositAddress)).toBe(100_000_000n);
 
   // A node that reports it: confirmed as it landed, nothing more sent.
-  const done = await solanaRail.executeTransferOut(ctx(), row.id);
+  const done = await solanaChain.executeTransferOut(ctx(), row.id);
   expect(done).toMatchObject({ status: "confirmed", txHash: signed.txHash, replacedTxHashes: [] });
   expect((await balanceOf(solana.customer.publicKey)) - customerBefore).toBe(50_000_000n);
 });
@@ -126,7 +126,7 @@ test("one that truly expired unlanded, the account holding what it held at signi
   let again: string;
   try {
     // The blind node cannot confirm even the new one: the run ends waiting, the new signature recorded.
-    await solanaRail.executeTransferOut(viaProxy(blind.url), row.id).catch(() => undefined);
+    await solanaChain.executeTransferOut(viaProxy(blind.url), row.id).catch(() => undefined);
     const after = (await findTransferOut(api.db, row.id))!;
     expect(after.replacedTxHashes).toEqual([signed.txHash]);
     expect(after.sourceBalance).toBe(150_000_000n);
@@ -134,7 +134,7 @@ test("one that truly expired unlanded, the account holding what it held at signi
   } finally {
     blind.stop();
   }
-  const done = await solanaRail.executeTransferOut(ctx(), row.id);
+  const done = await solanaChain.executeTransferOut(ctx(), row.id);
   expect(done).toMatchObject({ status: "confirmed", txHash: again });
   expect((await balanceOf(solana.customer.publicKey)) - customerBefore).toBe(50_000_000n);
   expect(await balanceOf(deposit.depositAddress)).toBe(100_000_000n);
@@ -144,7 +144,7 @@ test("money that arrived after signing changes the balance too: the expired one 
   const { deposit, row, signed } = await signedRefund();
   await solana.pay({ to: deposit.depositAddress, amount: 1_000_000n });
   await until("its blockhash to expire", async () => BigInt(await connection().getBlockHeight("finalized")) > signed.lastValidBlockHeight);
-  const refused = await solanaRail.executeTransferOut(ctx(), row.id).then(() => null, (error: Error) => error.message);
+  const refused = await solanaChain.executeTransferOut(ctx(), row.id).then(() => null, (error: Error) => error.message);
   expect(refused).toContain("holds 151000000, not the 150000000 it held when transfer");
   expect(await findTransferOut(api.db, row.id)).toMatchObject({ status: "broadcast", txHash: signed.txHash, replacedTxHashes: [] });
   expect(await balanceOf(deposit.depositAddress)).toBe(151_000_000n);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { RpcFault } from "../helpers/faultRpcProxy.ts";
-import { startIsolatedChains, type Payment } from "../helpers/isolatedChains.ts";
+import type { RpcFault } from "../../harness/faultRpcProxy.ts";
+import { startIsolatedChains, type Payment } from "../../harness/isolatedChains.ts";
 
 /**
  * Issue 44: one chain's node misbehaving stalls only that chain. In front of chain B's node a

@@ -1,7 +1,7 @@
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, toHex, type Address } from "viem";
 import type { Network, Token } from "../../../config/index.ts";
 import { evmClient } from "../../evm/client.ts";
-import { withTimeout } from "../../withTimeout.ts";
+import { withTimeout } from "../../../domain/withTimeout.ts";
 import type { RailContext } from "../../types.ts";
 import { findFactory } from "./books.ts";
 import { relayerAccount } from "./relayerAccount.ts";

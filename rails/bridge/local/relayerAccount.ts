@@ -1,4 +1,5 @@
-import { createWalletClient, defineChain, http, type WalletClient } from "viem";
+import { createWalletClient, http, type WalletClient } from "viem";
+import { pinnedChain } from "../../evm/pinnedChain.ts";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Config, Network } from "../../../config/index.ts";
 import { BridgeUnavailableError } from "../../../domain/errors.ts";
@@ -19,12 +20,7 @@ export function relayerWallet(config: Config, network: Network): WalletClient {
   const key = `${network.id}|${network.rpcUrl}|${account.address}`;
   let wallet = wallets.get(key);
   if (!wallet) {
-    const chain = defineChain({
-      id: Number(network.chainId),
-      name: network.name,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [network.rpcUrl] } },
-    });
+    const chain = pinnedChain(Number(network.chainId), network.name, network.rpcUrl);
     wallet = createWalletClient({ account, chain, transport: http(network.rpcUrl, { timeout: 20_000, retryCount: 1 }) });
     wallets.set(key, wallet);
   }

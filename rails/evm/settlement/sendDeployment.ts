@@ -1,6 +1,6 @@
 import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { localChain } from "../../../devchain/evm/localChain.ts";
+import { pinnedChain } from "../pinnedChain.ts";
 import { ContractDeployError } from "./errors.ts";
 
 export type SendDeploymentParameters = {
@@ -16,8 +16,7 @@ export type SendDeploymentParameters = {
 /** Sends a contract-creation transaction, waits for its receipt and returns the checksummed address. */
 export async function sendDeployment(parameters: SendDeploymentParameters): Promise<Address> {
   const { contractName, rpcUrl, chainId, deployerPrivateKey, deployData } = parameters;
-  // A viem chain only to pin the chain id: the wallet refuses to send to a node on another chain.
-  const chain = localChain(chainId, rpcUrl);
+  const chain = pinnedChain(chainId, `chain ${chainId}`, rpcUrl);
   const account = privateKeyToAccount(deployerPrivateKey);
   const publicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 250 });
   const walletClient = createWalletClient({ account, chain, transport: http(rpcUrl) });

@@ -2,11 +2,13 @@ import type { Config, Network } from "../../../config/index.ts";
 import type { Logger } from "../../../config/logger.ts";
 import type { Db } from "../../../db/client.ts";
 import { solanaConnection } from "../connection.ts";
+import { rpcUrlsOf, wsUrlsOf } from "../../rpcRotation/registry.ts";
 import { recordEvidenceThrough } from "../readModel/ingestHeads.ts";
+import { recordAddressEvidence } from "./addressScans.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf, type PaymentWatch } from "../watchedAccount.ts";
 import { advanceFinality } from "./advanceFinality.ts";
-import { countSolanaCredits, watchSolanaSubscriber } from "../../../metrics/solanaMetrics.ts";
+import { countSolanaCredits, watchSolanaSubscriber } from "./metrics.ts";
 import type { FoundBy } from "./recordCredits.ts";
 import { scanAddress } from "./scanAddress.ts";
 import { startWebsocketWatch, type WebsocketWatch } from "./websocketWatch.ts";
@@ -79,8 +81,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     options.websocket === false
       ? null
       : startWebsocketWatch({
-          rpcUrl: network.rpcUrl!,
-          wsUrl: network.wsUrl,
+          // Each WS_URL_… item in turn, else each provider's default socket (a copy given another rpcUrl keeps its own).
+          endpoints: network.wsUrl ? wsUrlsOf(network).map((wsUrl) => ({ rpcUrl: network.rpcUrl!, wsUrl })) : rpcUrlsOf(network).map((rpcUrl) => ({ rpcUrl, wsUrl: null })),
           staleMs: config.solana.wsStaleMs,
           logger,
           onActivity: (address) => void scan(address, "websocket"),
@@ -162,14 +164,16 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     options.onWatched?.([...next.keys(), ...nextAliases.keys()]);
   }
 
+  /** Accounts of open (or just closed) payments whose last poll scan failed: their payments' expiry is held. */
+  let held = 0;
   /** The newest slot a poll read: every scan lists signatures from a node at least there (the poll vouches for it). */
   let polledSlot: number | undefined;
   let polling: Promise<void> | null = null;
   /**
-   * Refreshes the watch list and scans every watched address (the backstop). When every
-   * scan succeeds, everything confirmed by the slot read first is recorded: its block
-   * time becomes the chain's evidence horizon, which expiry waits for. (A payment
-   * created after that read expires at least a minute later, so it cannot be missed.)
+   * Refreshes the watch list and scans every watched address (the backstop). Each open
+   * payment's account whose scan read everything is recorded through the block time of the
+   * slot read first: its own evidence horizon, which its expiry waits for. The chain's
+   * horizon moves too, unless a payment could not be watched at all.
    */
   function poll(): Promise<void> {
     polling ??= (async () => {
@@ -185,10 +189,17 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         // A late scan that fails is tried at the next late pass (it reads from the address's last
         // signature, so nothing is lost): one failing address must not put every late one back on every poll.
         if (lateDue) lateScannedAt = startedAt;
+        const recentWatches = recent.map((address) => watches.get(address)!);
         const [scanned] = await Promise.all([Promise.all(recent.map((address) => scan(address, "poll"))), Promise.all(late.map((address) => scan(address, "poll")))]);
-        // A payment that could not be watched was not read: the poll vouches for nothing (its deadline would pass unread).
-        // The horizon is what expiry waits for: the accounts of open payments, all scanned on every poll.
-        if (blockTime !== null && !stopped && unwatchable === 0 && scanned.every(Boolean)) await recordEvidenceThrough(db, network.chainId, new Date(blockTime * 1000));
+        if (blockTime !== null && !stopped) {
+          const through = new Date(blockTime * 1000);
+          // Each open payment's account is vouched for alone: one whose scans fail (a reference anyone
+          // can spam) holds back only its own payment's expiry, never the chain's.
+          await recordAddressEvidence(db, network.chainId, recentWatches.map((w, i) => ({ address: w.scan, paymentId: w.paymentId, complete: scanned[i]! })), through);
+          held = scanned.filter((ok) => !ok).length;
+          // A payment that could not be watched was not read, and has no account to vouch for: the chain's horizon stays.
+          if (unwatchable === 0) await recordEvidenceThrough(db, network.chainId, through);
+        }
       } catch (error) {
         logger.warn({ err: error }, "solana poll failed; retrying");
       }
@@ -210,7 +221,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   // New payments are subscribed within a second, whatever the poll interval.
   const watchTimer = setInterval(() => void refreshWatches().catch((error) => logger.warn({ err: error }, "solana watch list refresh failed")), Math.min(config.solana.pollIntervalMs, 1_000));
   const tickTimer = setInterval(() => void tick(), config.solana.headIntervalMs);
-  const unwatch = watchSolanaSubscriber(network.shortName, () => ({ watched: watches.size, subscriptions: ws?.size() ?? 0 }));
+  const unwatch = watchSolanaSubscriber(network.shortName, () => ({ watched: watches.size, subscriptions: ws?.size() ?? 0, held }));
 
   return {
     network,
@@ -228,6 +239,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     /** Credits stored so far, by what found them. */
     found: () => ({ ...found }),
     watched: () => watches.size,
+    /** Accounts of open (or just closed) payments the last poll could not read through (their expiry is held). */
+    held: () => held,
     /** Watched addresses scanned on the late-money pace (closed a while ago). */
     lateOnly: () => lateOnly.size,
     websocket: ws,

@@ -4,37 +4,106 @@ import { STATUSES_PER_CALL } from "../rpcLimits.ts";
 import { mentions, tokenBalanceDelta } from "../tokenBalanceDelta.ts";
 import type { PaymentWatch } from "../watchedAccount.ts";
 import { addressCursor, recordCredits, type FoundBy, type FoundCredit } from "./recordCredits.ts";
+import { finishListing, saveListing, scanStart, type SignatureAt, type UnfinishedListing } from "./addressScans.ts";
 
 const PAGE = 1000;
 /** Transactions fetched (one batched call) and recorded at a time. */
 const CHUNK = 100;
 
-type ScanDeps = { db: Db; connection: Connection; chainId: string; channel: string; pageSize?: number; chunkSize?: number };
+type ScanDeps = {
+  db: Db;
+  connection: Connection;
+  chainId: string;
+  channel: string;
+  pageSize?: number;
+  chunkSize?: number;
+  /** The chain's finalized watermark when the scan began (absent: every credit's status is asked). */
+  finalizedSlot?: bigint;
+};
 
 /**
  * One pass over one watched address: every signature since its cursor
- * (`getSignaturesForAddress(address, {until: cursor})`, paged, at `confirmed`), then,
- * oldest first, a chunk at a time: the successful ones fetched (`getTransaction`,
- * jsonParsed, versions 0), each credit read from the watched token account's balance
- * change, stored with the cursor moved past the chunk — so a failure after thousands of
- * (spam) transactions keeps what was read before it, and the next pass goes on from there.
- * Failed transactions are skipped (and passed by the cursor). A transaction the node
- * cannot return yet stops the pass before it; the next pass starts there again.
+ * (`getSignaturesForAddress(address, {until: cursor})`, at `confirmed`), each transaction
+ * fetched in batches (`getTransaction`, jsonParsed, versions 0) and each credit read from the
+ * watched token account's balance change. A single page is recorded oldest first, a chunk
+ * at a time, the cursor moved past each chunk. A listing of several pages records each page
+ * as it comes and keeps where it stands (`addressScans.ts`): a failure on page 2 resumes at
+ * page 2 on the next pass, with page 1's credits kept; the cursor moves to the listing's
+ * newest signature once it has reached the cursor it started from.
+ * Failed transactions are skipped (and passed). A transaction the node cannot return yet
+ * stops the pass before it; the next pass starts there again.
  * Returns how many credits were new, and whether the pass read everything listed
  * (`complete`: nothing stopped it, nothing was refused): only then does it vouch for the
- * address up to the slot the caller read first (the evidence horizon expiry waits for).
+ * address up to the slot the caller read first (the address's evidence horizon).
  * That slot is the list's `minContextSlot`: a node behind it (another one behind the same
  * URL) refuses instead of listing fewer signatures, and the pass fails.
  */
 export async function scanAddress(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, minContextSlot?: number): Promise<{ inserted: number; complete: boolean }> {
-  const until = (await addressCursor(deps.db, deps.chainId, watch.scan)) ?? undefined;
-  const listed: ConfirmedSignatureInfo[] = [];
-  for await (const page of signaturePages(deps.connection, watch.scan, { until, limit: deps.pageSize ?? PAGE, minContextSlot }, "confirmed")) listed.push(...page);
-  const oldestFirst = listed.reverse();
+  let inserted = 0;
+  const start = await scanStart(deps.db, deps.chainId, watch.scan);
+  deps = { ...deps, finalizedSlot: start.finalizedSlot };
+  let cursor = start.cursor;
+  if (start.listing) {
+    const resumed = await continueListing(deps, watch, foundBy, start.listing, minContextSlot);
+    inserted += resumed.inserted;
+    if (!resumed.complete) return { inserted, complete: false };
+    cursor = await addressCursor(deps.db, deps.chainId, watch.scan);
+  }
+  const until = cursor ?? undefined;
+  const limit = deps.pageSize ?? PAGE;
+  const first = await deps.connection.getSignaturesForAddress(new PublicKey(watch.scan), { until, limit, minContextSlot }, "confirmed");
+  if (first.length < limit) {
+    const pass = await recordOldestFirst(deps, watch, foundBy, [...first].reverse(), true);
+    return { inserted: inserted + pass.inserted, complete: pass.complete };
+  }
+  const listing: UnfinishedListing = { until: until ?? null, top: at(first[0]!), before: null };
+  await saveListing(deps.db, deps.chainId, watch.scan, listing);
+  const pass = await continueListing(deps, watch, foundBy, listing, minContextSlot, first);
+  return { inserted: inserted + pass.inserted, complete: pass.complete };
+}
+
+const at = (info: ConfirmedSignatureInfo): SignatureAt => ({ signature: info.signature, slot: BigInt(info.slot) });
+
+/**
+ * Lists an unfinished listing's pages below its `before` (or `firstPage`, just listed),
+ * recording each and noting how far it got; once it reaches its `until`, the cursor moves
+ * to its top. A page not fully recorded leaves `before` where it was: that page is listed again.
+ */
+async function continueListing(
+  deps: ScanDeps,
+  watch: PaymentWatch,
+  foundBy: FoundBy,
+  listing: UnfinishedListing,
+  minContextSlot: number | undefined,
+  firstPage?: ConfirmedSignatureInfo[],
+): Promise<{ inserted: number; complete: boolean }> {
+  const limit = deps.pageSize ?? PAGE;
+  let inserted = 0;
+  let before = listing.before;
+  for (let page = firstPage; ; page = undefined) {
+    // A node that has not reached the `before` signature's slot refuses rather than answering an empty page (the list's end).
+    page ??= await deps.connection.getSignaturesForAddress(
+      new PublicKey(watch.scan),
+      { until: listing.until ?? undefined, before: before?.signature, limit, minContextSlot: before ? Math.max(minContextSlot ?? 0, Number(before.slot)) : minContextSlot },
+      "confirmed",
+    );
+    const pass = await recordOldestFirst(deps, watch, foundBy, [...page].reverse(), false);
+    inserted += pass.inserted;
+    if (!pass.complete) return { inserted, complete: false };
+    if (page.length < limit) break;
+    before = at(page.at(-1)!);
+    await saveListing(deps.db, deps.chainId, watch.scan, { ...listing, before });
+  }
+  await finishListing(deps.db, deps.chainId, watch.scan, listing.top);
+  return { inserted, complete: true };
+}
+
+/** Records signatures (oldest first) a chunk at a time; `moveCursor`: the address's cursor follows each chunk. */
+async function recordOldestFirst(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, oldestFirst: ConfirmedSignatureInfo[], moveCursor: boolean) {
   const chunkSize = deps.chunkSize ?? CHUNK;
   let inserted = 0;
   for (let i = 0; i < oldestFirst.length; i += chunkSize) {
-    const chunk = await recordChunk(deps, watch, foundBy, oldestFirst.slice(i, i + chunkSize));
+    const chunk = await recordChunk(deps, watch, foundBy, oldestFirst.slice(i, i + chunkSize), moveCursor);
     inserted += chunk.inserted;
     // Stopped inside the chunk: the cursor stays before where it stopped, and so must the chunks after it.
     if (!chunk.complete) return { inserted, complete: false };
@@ -43,7 +112,7 @@ export async function scanAddress(deps: ScanDeps, watch: PaymentWatch, foundBy: 
 }
 
 /** Reads and records one chunk of listed signatures (oldest first); complete when the cursor moved past all of it. */
-async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, chunk: ConfirmedSignatureInfo[]): Promise<{ inserted: number; complete: boolean }> {
+async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, chunk: ConfirmedSignatureInfo[], moveCursor: boolean): Promise<{ inserted: number; complete: boolean }> {
   const wanted = chunk.filter((s) => s.err === null).map((s) => s.signature);
   const fetched = wanted.length === 0 ? [] : await deps.connection.getParsedTransactions(wanted, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
   const transactions = servedBySignature(wanted, fetched);
@@ -72,8 +141,10 @@ async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy
     complete = false;
   }
   const credits = read.slice(0, cut >= 0 ? cut : undefined).filter(isStamped);
-  await markFinalized(deps.connection, credits);
-  const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, scanned: { address: watch.scan, signatures } });
+  // Only a credit at or below the watermark needs its status now (it would be refused unchecked);
+  // newer ones are checked by the finality pass, many at a time: one status call less per scan.
+  await markFinalized(deps.connection, credits.filter((c) => deps.finalizedSlot === undefined || c.slot <= deps.finalizedSlot));
+  const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, ...(moveCursor ? { scanned: { address: watch.scan, signatures } } : {}) });
   return { inserted, complete: complete && refused === null };
 }
 

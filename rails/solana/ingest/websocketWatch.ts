@@ -7,15 +7,18 @@ import type { Logger } from "../../../config/logger.ts";
  * subscription that proves the socket is alive. A socket with no slot notification for
  * `staleMs` is replaced by a new one with every subscription (the watchdog), and
  * `onReconnect` lets the caller scan everything, since notifications in the gap are lost.
+ * With several endpoints (`WS_URL_…` lists), each replacement moves to the next one: a
+ * provider whose socket went silent is not the one asked again first.
  */
 export function startWebsocketWatch(options: {
-  rpcUrl: string;
-  wsUrl: string | null;
+  /** Where sockets are opened, in turn: a websocket URL, or null for web3.js's default beside `rpcUrl` (its port + 1). */
+  endpoints: ReadonlyArray<{ rpcUrl: string; wsUrl: string | null }>;
   staleMs: number;
   logger: Logger;
   onActivity: (address: string) => void;
   onReconnect: () => void;
 }) {
+  let endpoint = 0;
   let connection = newConnection();
   let subscriptions = new Map<string, number>();
   let slotSubscription: number | null = null;
@@ -24,7 +27,8 @@ export function startWebsocketWatch(options: {
   let stopped = false;
 
   function newConnection() {
-    return new Connection(options.rpcUrl, { commitment: "confirmed", wsEndpoint: options.wsUrl ?? undefined });
+    const { rpcUrl, wsUrl } = options.endpoints[endpoint % options.endpoints.length]!;
+    return new Connection(rpcUrl, { commitment: "confirmed", wsEndpoint: wsUrl ?? undefined });
   }
 
   function subscribe(address: string) {
@@ -53,6 +57,7 @@ export function startWebsocketWatch(options: {
     const ids = [...subscriptions.values()];
     const addresses = [...subscriptions.keys()];
     const slot = slotSubscription;
+    endpoint = (endpoint + 1) % options.endpoints.length;
     connection = newConnection();
     subscriptions = new Map();
     lastSeen = Date.now();
@@ -80,6 +85,8 @@ export function startWebsocketWatch(options: {
     },
     replace,
     replacements: () => replacements,
+    /** The endpoint the socket is open on now (its index in `endpoints`). */
+    endpoint: () => endpoint,
     size: () => subscriptions.size,
     async stop() {
       stopped = true;

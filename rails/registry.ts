@@ -1,0 +1,92 @@
+import type { Config, Network, NetworkType } from "../config/index.ts";
+import type { PaymentRow } from "../db/schema/index.ts";
+import { ServiceUnavailableError } from "../domain/errors.ts";
+import { bridgeRails } from "./bridge/index.ts";
+import { evmRails } from "./evm/index.ts";
+import type { KindRails, NetworkRails } from "./registration.ts";
+import { solanaRails } from "./solana/index.ts";
+import { x402Rails } from "./x402/index.ts";
+import type { ChainIngest, ChainPort, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
+
+/** Each network type's chain, ingest and payment methods. Adding a network type is its folder plus one line here. */
+const byType: Record<NetworkType, NetworkRails> = {
+  evm: evmRails,
+  solana: solanaRails,
+};
+
+/** Payment methods chosen by the kind of payment rather than its network: cross-chain payments arrive through a bridge, x402 ones by an agent's authorization. */
+const byKind: Partial<Record<PaymentKind, KindRails>> = {
+  cross_chain: bridgeRails,
+  x402: x402Rails,
+};
+
+type Typed = Pick<Network, "type">;
+const types = Object.values(byType);
+
+/** The chain of `network`'s type: heads, balances, addresses, money going out. */
+export const chainFor = (network: Typed): ChainPort | undefined => byType[network.type]?.chain;
+
+/** The ingest that follows `network`'s chain. */
+export const ingestFor = (network: Typed): ChainIngest | undefined => byType[network.type]?.evidence;
+
+/** The method of payments of `kind` on `network`: the kind's own (a bridge), else the one its network's type offers. */
+export function methodFor(network: Typed, kind: "payment" | "deposit"): CreatableMethod | undefined;
+export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined;
+export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined {
+  return byKind[kind]?.method ?? (kind === "payment" || kind === "deposit" ? byType[network.type]?.methods[kind] : undefined);
+}
+
+/** Where the credits of `payment` on `network` come from: its kind's source (a bridge), else its chain's ingest. */
+export const evidenceFor = (network: Typed, payment: { kind: PaymentKind }): EvidenceSource | undefined =>
+  byKind[payment.kind]?.evidence ?? ingestFor(network);
+
+/** Every chain ingest, once. */
+export const ingests = (): ChainIngest[] => types.map((t) => t.evidence);
+
+/** Every evidence source: the chains' ingests and the kinds' own (a bridge). */
+export const evidenceSources = (): EvidenceSource[] => [...ingests(), ...Object.values(byKind).map((k) => k.evidence)];
+
+/** The methods that stock what `prepare` draws on (`replenish`), named "<network type> <kind>", with the enabled networks they serve. */
+export const stockedMethods = (config: Config): Array<{ name: string; method: StockedMethod; networks: Network[] }> =>
+  types.flatMap((t) =>
+    Object.values(t.methods)
+      .filter((m): m is StockedMethod => m.replenish !== undefined)
+      .map((method) => ({ name: `${t.chain.type} ${method.kind}`, method, networks: networksOf(config, t.evidence) })),
+  );
+type StockedMethod = CreatableMethod & Required<Pick<CreatableMethod, "replenish">>;
+
+/** The enabled networks `ingest` follows. */
+export const networksOf = (config: Config, ingest: ChainIngest): Network[] => config.networks.filter((n) => n.enabled && ingestFor(n) === ingest);
+
+/** The enabled networks whose chains `role`'s process follows (its `/metrics` reports their lag). */
+export const networksFollowedBy = (config: Config, role: string): Network[] =>
+  ingests()
+    .filter((ingest) => ingest.ingestRole === role)
+    .flatMap((ingest) => networksOf(config, ingest));
+
+/** What serves one payment: its network, its chain, its method and its evidence. */
+export type PaymentPorts = { network: Network; chain: ChainPort; method: PaymentMethod; evidence: EvidenceSource };
+
+/** The ports of a payment of `payment.kind` on `network`, if it has them all. */
+export function portsOn(network: Network, payment: { kind: PaymentKind }): PaymentPorts | undefined {
+  const chain = chainFor(network);
+  const method = methodFor(network, payment.kind);
+  const evidence = evidenceFor(network, payment);
+  return chain && method && evidence && { network, chain, method, evidence };
+}
+
+/** The ports of one payment; ServiceUnavailableError when its network is disabled or has none. */
+export function portsOf(config: Config, payment: Pick<PaymentRow, "chainId" | "kind">): PaymentPorts {
+  const network = config.networks.find((n) => n.chainId === payment.chainId && n.enabled);
+  const ports = network && portsOn(network, payment);
+  if (!ports) throw new ServiceUnavailableError(`The payment's network (chain ${payment.chainId}) is not available.`);
+  return ports;
+}
+
+/** The enabled network of `chainId` and its chain (a sweep's or refund's row knows only its chain). */
+export function chainOf(config: Config, chainId: string): { network: Network; chain: ChainPort } {
+  const network = config.networks.find((n) => n.chainId === chainId && n.enabled);
+  const chain = network && chainFor(network);
+  if (!network || !chain) throw new ServiceUnavailableError(`The payment's network (chain ${chainId}) is not available.`);
+  return { network, chain };
+}
