@@ -16,8 +16,10 @@ test("a product file importing test/ or devchain/, or the dev-only launcher, is 
   write("api/helper.ts", `// import { x } from "../test/helpers/x.ts" in a comment is no import\nexport type T = typeof import("../test/helpers/x.ts");\n`);
   write("scripts/start.ts", `import { startLocalChains } from "../devchain/startLocalChains.ts";\n`);
   write("jobs/boot.ts", `import "../scripts/start.ts";\n`);
+  write("domain/fixture.ts", `import { startPaymentChain } from "../harness/paymentChain.ts";\n`);
   expect(checkImports(root).sort()).toEqual([
-    "api/helper.ts imports harness/x.ts: product code never imports test/",
+    "api/helper.ts imports test/helpers/x.ts: product code never imports test/",
+    "domain/fixture.ts imports harness/paymentChain.ts: product code never imports harness/",
     "jobs/boot.ts imports scripts/start.ts, which is dev-only (it starts the sandbox's chains)",
     "rails/evm/deploy.ts imports devchain/evm/localChain.ts: product code never imports devchain/",
   ]);

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Hex, type PublicClient, parseSignature, toHex } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts } from "../../../devchain/evm/anvil.ts";
-import type { DeployedToken } from "../../../devchain/evm/deployTestTokens.ts";
-import { testStablecoinAbi } from "@stablepay/devchain/evm";
+import { anvilAccounts, type DeployedToken, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { type TokenChain, freshAddress, revertName, startTokenChain } from "../../../harness/tokenChain.ts";
 
 // EIP-3009 as real USDC has it: what x402's `exact` scheme on EVM settles with.
