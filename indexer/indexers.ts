@@ -58,30 +58,36 @@ export function superviseIndexers(
     port: options.port + i,
     ponder: superviseIndexer(config, databaseUrl, { chainId, port: options.port + i, logLevel: options.logLevel, env: options.env, onExit: releaseLock(chainId), after: claimed }, logger),
   }));
-  // One connection at a time; a lost one is replaced at the next check.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000 });
+  // One connection at a time; a lost one is replaced at the next check, a silent one given up on.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 15_000 });
   pool.on("error", () => {});
   let lastError = "";
   const syncViews = async () => {
     const client = await pool.connect();
     try {
-      return await syncIndexedViews(client, { schema: config.indexer.schema, viewsSchema: config.indexer.viewsSchema, chainIds: options.chainIds });
-    } finally {
+      const sources = await syncIndexedViews(client, { schema: config.indexer.schema, viewsSchema: config.indexer.viewsSchema, chainIds: options.chainIds });
       client.release();
+      return sources;
+    } catch (error) {
+      // Its transaction may still be open (a query that timed out): the connection is dropped.
+      client.release(true);
+      throw error;
     }
   };
-  let running = Promise.resolve();
+  let running: Promise<void> | null = null;
   const tick = () => {
-    running = claimRole()
+    // A check still running (a slow database) is not queued behind.
+    running ??= claimRole()
       .then(syncViews)
       .then(
-      () => void (lastError = ""),
-      (error: Error) => {
-        // Logged once per distinct failure: a database outage would otherwise log every 2 s.
-        if (error.message !== lastError) logger.warn({ err: error }, "could not update the indexer's views; will retry");
-        lastError = error.message;
-      },
-    );
+        () => void (lastError = ""),
+        (error: Error) => {
+          // Logged once per distinct failure: a database outage would otherwise log every 2 s.
+          if (error.message !== lastError) logger.warn({ err: error }, "could not update the indexer's views; will retry");
+          lastError = error.message;
+        },
+      )
+      .finally(() => (running = null));
   };
   tick();
   const timer = setInterval(tick, VIEWS_EVERY_MS);
