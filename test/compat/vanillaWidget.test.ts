@@ -133,7 +133,7 @@ describe("CoinleyVanilla against the sandbox", () => {
     const [wallet] = await createdPayments();
     expect(wallet!.metadata).toMatchObject({ merchantWalletAddresses: { base: merchantWallet }, selectedNetwork: "base", selectedToken: "USDC", wagmiEnabled: true, source: "vanilla-sdk" });
     // The Transfer tab turns it into a deposit (existingPaymentId) and shows its address.
-    await p.getByRole("button", { name: "Transfer", exact: true }).click({ force: true }); // the widget re-renders its modal on each status poll: under load it is never "stable" for long
+    await p.getByRole("button", { name: "Transfer", exact: true }).click({ force: true }); // under load the modal keeps re-rendering: CI saw "element is not stable", then "detached", for 30 s
     await p.getByRole("button", { name: "Generate Transfer Address" }).click({ force: true });
     await p.waitForFunction(() => /0x[0-9a-fA-F]{40}/.test(document.querySelector("#coinley-payment-container")?.textContent ?? ""));
     const [deposit] = await createdPayments();
