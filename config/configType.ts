@@ -1,12 +1,15 @@
 import type { Env } from "./env.ts";
 import type { BridgeConfig } from "./bridge.ts";
 import type { Role } from "./roles.ts";
-import type { SolanaConfig } from "./solana.ts";
+import type { RailConfigs } from "./railSections.ts";
 import type { Network } from "./types.ts";
 import type { SecretBox } from "../domain/secretBox.ts";
 
-/** The configuration every role is built from (`buildConfig`): parsed, checked and derived once at start. */
-export type Config = {
+/** The configuration every role is built from (`buildConfig`): parsed, checked and derived once at start; each rail's settings under its key (`RailConfigs`). */
+export type Config = CoreConfig & RailConfigs;
+
+/** The service's own settings, whatever rails are registered. */
+export type CoreConfig = {
   appEnv: Env["APP_ENV"];
   /** The role this process runs as (`scripts/role.ts`); null: every role at once (tests, the CLI, `npm start`'s supervisor). */
   role: Role | null;
@@ -69,7 +72,6 @@ export type Config = {
   rates: RatesConfig;
   /** Cross-chain payments: bridges per route, refund addresses, Relay and the local relayer. */
   bridge: BridgeConfig;
-  solana: SolanaConfig;
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
   operator: OperatorConfig;

@@ -1,3 +1,5 @@
+import type { Config, RailConfigSection } from "../config/index.ts";
+import type { Logger } from "../config/logger.ts";
 import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentMethod } from "./types.ts";
 
 /**
@@ -17,3 +19,28 @@ export type NetworkRails = {
  * operations stay those of its network's chain.
  */
 export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
+
+/**
+ * What one rail declares to the service, registered once in `plugins/index.ts`: its name (a
+ * network type's, as its networks' `type` says, or a kind's rail), its part of the
+ * configuration (environment section and typed settings), its tables (`rails/<name>/tables.ts`, which
+ * drizzle-kit reads) and the process role it runs, if any. A declaration is light:
+ * what it starts is imported on use, so a process that never runs the role never loads it.
+ */
+export type RailPlugin = {
+  name: string;
+  config?: RailConfigSection;
+  tables?: Readonly<Record<string, unknown>>;
+  role?: RailRole;
+};
+
+/** A process role a rail runs (`bun scripts/role.ts <name>`), its `/metrics` port and what it starts. */
+export type RailRole = {
+  name: string;
+  /** Port of the role's `/metrics` (0: none). */
+  metricsPort: (config: Config) => number;
+  /** Starts the role's work; returns what stops it. */
+  start: (ctx: RailRoleContext) => Promise<{ stop: () => Promise<void> }>;
+};
+
+export type RailRoleContext = { config: Config; logger: Logger; databaseUrl: string };

@@ -1,17 +1,19 @@
 /**
- * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|solana|relayer`
- * (`solana`: the Solana rail's subscriber; `relayer`: the local bridge's relayer, the sandbox's
- * bridge between its chains).
+ * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|relayer|<a rail's role>`
+ * (`relayer`: the local bridge's relayer, the sandbox's bridge between its chains; a rail's
+ * role, as the Solana subscriber, is declared by its plugin, `plugins/index.ts`).
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
-import { foreignSecrets, loadConfigOrExit, ROLES } from "../config/index.ts";
+import { loadConfigOrExit } from "../plugins/config.ts";
+import { foreignSecrets, ROLES } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { rolePoolProbe } from "../db/probedPool.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 import { startRoleMetrics } from "./lib/roleMetrics.ts";
+import { railRole } from "../plugins/index.ts";
 
 type Role = (typeof ROLES)[number];
 const role = process.argv[2] as Role;
@@ -72,16 +74,12 @@ if (role === "api") {
     await relayer.stop();
     await handle.close();
   });
-} else if (role === "solana") {
-  // The Solana rail's subscriber: one per deployment, like the indexer.
-  const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }] = await Promise.all([import("../rails/solana/ingest/startSolanaSubscriber.ts"), import("../rails/index.ts")]);
-  await runMigrations(databaseUrl);
-  const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10), probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
-  const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
+} else if (railRole(role)) {
+  // A rail's own process (the Solana subscriber): what it starts is the rail's (`plugins/index.ts`).
+  const rail = await railRole(role)!.start({ config, logger, databaseUrl });
   stopWith(async () => {
-    await subscriber.stop();
+    await rail.stop();
     await stopMetrics();
-    await handle.close();
   });
 } else {
   // Ponder exits when its database goes away: the role starts it again rather than dying with it.

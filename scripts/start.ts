@@ -7,12 +7,13 @@
  * - `--prod` (`npm run start:prod`): every role from the environment, run from the
  *   bundle it builds first (`dist/`, `npm run build`); no anvil, DATABASE_URL required.
  */
+import { buildConfig } from "../plugins/config.ts";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "../devchain/freePort.ts";
-import { buildConfig, ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
+import { ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
 import { createDb } from "../db/client.ts";

@@ -1,9 +1,10 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { randomBytes } from "node:crypto";
 import { spawn, type Subprocess } from "bun";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildConfig, type Config, type FileNetworkInput } from "../../config/index.ts";
+import { type Config, type FileNetworkInput } from "../../config/index.ts";
 import { projectRoot } from "../../config/projectRoot.ts";
 import { createDb, type Db } from "../../db/client.ts";
 import { buildRoles } from "../../scripts/build.ts";
@@ -18,7 +19,6 @@ import { freePort } from "../../devchain/freePort.ts";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { anvilNetwork } from "./fixtures.ts";
-
 
 /**
  * What the benchmarks (and the bundle's test) run against: a fresh migrated database on the machine's Postgres, a

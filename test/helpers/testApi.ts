@@ -1,3 +1,4 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { randomBytes } from "node:crypto";
 import { createApp } from "../../api/app.ts";
 import { anvilAccounts } from "../../devchain/evm/anvil.ts";
@@ -5,7 +6,7 @@ import { stockedMethods } from "../../rails/index.ts";
 import { buildQueueDashboard } from "../../api/queueDashboard.ts";
 import type { ApiDeps } from "../../api/deps.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
-import { buildConfig, type FileNetworkInput } from "../../config/index.ts";
+import { type FileNetworkInput } from "../../config/index.ts";
 import { createLogger, type Logger } from "../../config/logger.ts";
 import { createDb, type DbOptions } from "../../db/client.ts";
 import { issueCredential } from "../../db/credentials.ts";

@@ -1,5 +1,6 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildConfig } from "../../config/index.ts";
+
 import { createTestApi, type TestApi } from "../helpers/testApi.ts";
 
 // A checkout page on the merchant's site calls the public routes from the customer's browser.

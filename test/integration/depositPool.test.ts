@@ -5,7 +5,7 @@ import { Keypair } from "@solana/web3.js";
 import type { Config, FileNetworkInput } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
-import { solanaDepositAddresses } from "../../db/schema/index.ts";
+import { solanaDepositAddresses } from "../../rails/solana/tables.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
 import { startWorkers } from "../../jobs/worker.ts";

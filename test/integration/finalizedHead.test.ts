@@ -1,5 +1,6 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, expect, test } from "bun:test";
-import { buildConfig } from "../../config/index.ts";
+
 import { finalizedHead } from "../../rails/evm/chainHead.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 

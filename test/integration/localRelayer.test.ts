@@ -1,10 +1,11 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress, type Hex } from "viem";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { findRequest, insertRequest, planTransfer, recordDeposit, transfersOf } from "../../rails/bridge/local/books.ts";

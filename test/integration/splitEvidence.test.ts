@@ -1,8 +1,9 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { syncAnalytics } from "../../db/analyticsSource.ts";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";

@@ -1,7 +1,8 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Queue } from "bullmq";
 import { sql } from "drizzle-orm";
-import { buildConfig } from "../../config/index.ts";
+
 import { holdAdvisoryLock } from "../helpers/heldAdvisoryLock.ts";
 import { createDb, queryRows } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";

@@ -1,9 +1,10 @@
+import { envSchema, envSections } from "../../plugins/config.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { envSchema, envSections, perNetworkVariables } from "../../config/env.ts";
+import { perNetworkVariables } from "../../config/env.ts";
 import { envSection } from "../../config/env/section.ts";
 import { ROLES, SECRET_READERS } from "../../config/roles.ts";
 import { renderConfigurationDoc } from "../../scripts/lib/configDocs.ts";

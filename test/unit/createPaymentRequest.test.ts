@@ -1,6 +1,7 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
 import { parseCreatePaymentRequest, type CreatePaymentBody, type CreatePaymentScope } from "../../api/requests/createPaymentRequest.ts";
-import { buildConfig } from "../../config/index.ts";
+
 import { AppError, ValidationError } from "../../domain/errors.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 

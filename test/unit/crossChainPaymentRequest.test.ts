@@ -1,7 +1,8 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
 import { parseCrossChainPaymentRequest, type CrossChainBody, type CrossChainScope } from "../../api/requests/crossChainPaymentRequest.ts";
 import { resolveCrossChainRoute } from "../../api/services/resolveCrossChainRoute.ts";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { unitsOf } from "../../domain/amounts.ts";
 import { AppError, ValidationError } from "../../domain/errors.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";

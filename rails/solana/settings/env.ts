@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { envSection } from "./section.ts";
-import { port, url } from "./formats.ts";
+import { envSection } from "../../../config/env/section.ts";
+import { port, url } from "../../../config/env/formats.ts";
 
 export const solanaEnv = envSection(
   "Solana",

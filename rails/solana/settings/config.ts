@@ -1,8 +1,18 @@
 import { base58 } from "@scure/base";
-import { normalizeSolanaAddress } from "../domain/solanaAddress.ts";
-import { parseSolanaSecretKey } from "../domain/solanaSecretKey.ts";
-import { ConfigError } from "./configError.ts";
-import type { Env } from "./env.ts";
+import type { z } from "zod";
+import { ConfigError } from "../../../config/configError.ts";
+import { railConfigSection } from "../../../config/railSections.ts";
+import { normalizeSolanaAddress } from "../../../domain/solanaAddress.ts";
+import { parseSolanaSecretKey } from "../../../domain/solanaSecretKey.ts";
+import { solanaEnv } from "./env.ts";
+
+type Env = z.infer<z.ZodObject<typeof solanaEnv.shape>>;
+
+declare module "../../../config/railSections.ts" {
+  interface RailConfigs {
+    solana: SolanaConfig;
+  }
+}
 
 /**
  * The Solana rail: the operator keypair paying sweep/refund fees (null: no sweeps), the
@@ -72,3 +82,6 @@ function solanaOperatorAddress(e: Env, secretKey: Uint8Array | null): string | n
   }
   return keyAddress ?? address;
 }
+
+/** The Solana rail's part of the configuration: `config.solana`, from its section of the environment. */
+export const solanaConfigSection = railConfigSection({ key: "solana", env: solanaEnv, build: buildSolanaConfig });

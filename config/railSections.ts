@@ -1,0 +1,20 @@
+import type { z } from "zod";
+import type { EnvSection } from "./env/section.ts";
+
+/**
+ * Each rail's parsed settings, by the key they take in `Config` (`config.solana`). A rail adds
+ * its key by augmenting this interface from its own folder (`declare module`), so config/ names
+ * no rail and imports nothing from `rails/`; the registration (`plugins/`) hands the sections in.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by each rail's module augmentation.
+export interface RailConfigs {}
+
+/** A rail's part of the configuration: its environment section and how it becomes its typed settings (a ConfigError naming the variable at fault). */
+export type RailConfigSection<K extends keyof RailConfigs = keyof RailConfigs, S extends z.ZodRawShape = z.ZodRawShape> = {
+  key: K;
+  env: EnvSection<S>;
+  build(e: z.infer<z.ZodObject<S>>): RailConfigs[K];
+};
+
+/** Declares a rail's config section with its types checked against its own variables. */
+export const railConfigSection = <K extends keyof RailConfigs, S extends z.ZodRawShape>(section: RailConfigSection<K, S>): RailConfigSection<K, S> => section;

@@ -1,0 +1,8 @@
+import type { RailPlugin } from "../registration.ts";
+
+/**
+ * The EVM network type as the service registers it (`plugins/index.ts`). Its settings, its
+ * indexer role and its evidence tables are still the service's own (the indexer is Ponder's
+ * root, `indexer/`): see docs/decisions/network-plugins.md.
+ */
+export const evmPlugin: RailPlugin = { name: "evm" };

@@ -1,0 +1,7 @@
+import type { RailPlugin } from "../registration.ts";
+import { solanaRole } from "./role.ts";
+import { solanaConfigSection } from "./settings/config.ts";
+import * as tables from "./tables.ts";
+
+/** The Solana network type as the service registers it (`plugins/index.ts`): its settings (`config.solana`), its tables and its subscriber role. */
+export const solanaPlugin: RailPlugin = { name: "solana", config: solanaConfigSection, tables, role: solanaRole };

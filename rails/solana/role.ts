@@ -1,0 +1,22 @@
+import { createDb } from "../../db/client.ts";
+import { runMigrations } from "../../db/migrate.ts";
+import { rolePoolProbe } from "../../db/probedPool.ts";
+import type { RailRole } from "../registration.ts";
+
+/** The Solana rail's subscriber (`bun scripts/role.ts solana`): one per deployment, like the indexer; its libraries load only here. */
+export const solanaRole: RailRole = {
+  name: "solana",
+  metricsPort: (config) => config.operator.metricsPorts.solana,
+  async start({ config, logger, databaseUrl }) {
+    const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }] = await Promise.all([import("./ingest/startSolanaSubscriber.ts"), import("../index.ts")]);
+    await runMigrations(databaseUrl);
+    const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10), probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
+    const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
+    return {
+      async stop() {
+        await subscriber.stop();
+        await handle.close();
+      },
+    };
+  },
+};
