@@ -1,7 +1,7 @@
 import type { Env } from "./env.ts";
 import type { BridgeConfig } from "./bridge.ts";
 import type { Role } from "./roles.ts";
-import type { RailConfigs } from "./railSections.ts";
+import type { RailConfigs, RailMetricsPorts } from "./railSections.ts";
 import type { Network } from "./types.ts";
 import type { SecretBox } from "../domain/secretBox.ts";
 
@@ -98,12 +98,12 @@ export type RateLimitsConfig = {
 
 /**
  * Operators' endpoints: `/metrics` of every role and the queue dashboard, behind `token`
- * (null: both off). The worker and indexer roles serve `/metrics` on their own port (0: none).
+ * (null: both off). The worker and indexer roles, and each rail's own role, serve `/metrics` on their own port (0: none).
  */
 export type OperatorConfig = {
   token: string | null;
   metricsHost: string;
-  metricsPorts: { worker: number; indexer: number; solana: number };
+  metricsPorts: { worker: number; indexer: number } & RailMetricsPorts;
   queueDashboard: "read-only" | "read-write" | "off";
 };
 

@@ -8,17 +8,17 @@ import { envSchema } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
 import { evmOperatorAddress } from "./operatorAddress.ts";
 import { foreignSecrets, type Role } from "./roles.ts";
-import type { RailConfigs, RailConfigSection } from "./railSections.ts";
+import type { RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
 import { parseStaticRates } from "./staticRates.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
 import type { Mode, Network } from "./types.ts";
 
 export type { Mode, Network, NetworkType, Token } from "./types.ts";
 export type { Config, OperatorConfig, RateBudget, RateLimitsConfig, RatesConfig, WebhooksConfig } from "./configType.ts";
-export type { RailConfigs, RailConfigSection } from "./railSections.ts";
+export type { RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
 export { railConfigSection } from "./railSections.ts";
 export { ConfigError } from "./configError.ts";
-export { redactConfig } from "./redactConfig.ts";
+export { redactConfigWith } from "./redactConfig.ts";
 export { ROLES, envForRole, foreignSecrets, type Role } from "./roles.ts";
 export { modeOfNetwork } from "./types.ts";
 export { networkIdOf } from "./networks.ts";
@@ -71,6 +71,7 @@ export function buildConfigWith(
   if (e.MAX_OPEN_PAYMENTS_PUBLIC_KEY > e.MAX_OPEN_PAYMENTS) throw new ConfigError("MAX_OPEN_PAYMENTS_PUBLIC_KEY: must not exceed MAX_OPEN_PAYMENTS");
   const operatorAddress = evmOperatorAddress(e);
   const railConfigs = Object.fromEntries(rails.map((rail) => [rail.key, rail.build(parsed.data)])) as unknown as RailConfigs;
+  const railMetricsPorts = Object.fromEntries(rails.flatMap((rail) => (rail.metricsPort ? [[rail.key, rail.metricsPort(parsed.data)]] : []))) as unknown as RailMetricsPorts;
   // Every checkout link and logo is built on it: in production a loopback guess would be stored in answers.
   if (production && !e.PUBLIC_BASE_URL) throw new ConfigError("PUBLIC_BASE_URL: required when APP_ENV=production (the address customers reach, e.g. https://pay.example.com)");
   if (e.PUBLIC_BASE_URL && /[?#]/.test(e.PUBLIC_BASE_URL)) throw new ConfigError("PUBLIC_BASE_URL: must not carry a query or fragment (links are built by appending paths)");
@@ -168,7 +169,7 @@ export function buildConfigWith(
     operator: {
       token: e.OPERATOR_TOKEN ?? null,
       metricsHost: e.METRICS_HOST ?? e.HOST,
-      metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT, solana: e.SOLANA_METRICS_PORT },
+      metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT, ...railMetricsPorts },
       queueDashboard: e.QUEUE_DASHBOARD,
     },
     metrics: { sharedLeaseMs: e.METRICS_LEASE_SECONDS * 1000 },

@@ -9,11 +9,19 @@ import type { EnvSection } from "./env/section.ts";
 // biome-ignore lint/suspicious/noEmptyInterface: filled by each rail's module augmentation.
 export interface RailConfigs {}
 
+/** The `/metrics` port of each rail's own role, by the rail's key (`config.operator.metricsPorts.solana`); augmented as `RailConfigs` is. */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by each rail's module augmentation.
+export interface RailMetricsPorts {}
+
 /** A rail's part of the configuration: its environment section and how it becomes its typed settings (a ConfigError naming the variable at fault). */
 export type RailConfigSection<K extends keyof RailConfigs = keyof RailConfigs, S extends z.ZodRawShape = z.ZodRawShape> = {
   key: K;
   env: EnvSection<S>;
   build(e: z.infer<z.ZodObject<S>>): RailConfigs[K];
+  /** The port of the rail's role's `/metrics` (0: none), where it runs one. */
+  metricsPort?(e: z.infer<z.ZodObject<S>>): number;
+  /** The settings without their secrets, for logs (`redactConfig`). */
+  redact?(settings: RailConfigs[K]): unknown;
 };
 
 /** Declares a rail's config section with its types checked against its own variables. */

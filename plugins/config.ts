@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { buildConfigWith, loadConfigWithOrExit, type BuildConfigOptions, type Config, type RailConfigSection, type Role } from "../config/index.ts";
+import { buildConfigWith, loadConfigWithOrExit, redactConfigWith, type BuildConfigOptions, type Config, type RailConfigSection, type Role } from "../config/index.ts";
 import { coreEnvSections } from "../config/env.ts";
 import { plugins } from "./index.ts";
 
@@ -16,3 +16,6 @@ export const buildConfig = (env: Record<string, string | undefined> = process.en
 
 /** Loads the config for a process entry point, printing one clear line and exiting on error. */
 export const loadConfigOrExit = (env: Record<string, string | undefined> = process.env, role?: Role): Config => loadConfigWithOrExit(railConfigSections, env, role);
+
+/** Secret-free view of the config for logs, every rail's secrets included. */
+export const redactConfig = (config: Config) => redactConfigWith(railConfigSections, config);

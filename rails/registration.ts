@@ -29,6 +29,8 @@ export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
  */
 export type RailPlugin = {
   name: string;
+  /** `network`: a network type (its networks' `type` is `name`); `payment`: a rail chosen by the kind of payment (the bridge). */
+  kind: "network" | "payment";
   config?: RailConfigSection;
   tables?: Readonly<Record<string, unknown>>;
   role?: RailRole;

@@ -10,14 +10,14 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
 
 const ROOT = resolve(import.meta.dir, "..");
-const PRODUCT = ["api", "config", "db", "domain", "indexer", "jobs", "metrics", "payouts", "plugins", "rails", "rates", "reconcile", "scripts", "webhooks"];
+export const PRODUCT = ["api", "config", "db", "domain", "indexer", "jobs", "metrics", "payouts", "plugins", "rails", "rates", "reconcile", "scripts", "webhooks"];
 const FORBIDDEN = ["test", "devchain"];
 /** The sandbox's launcher (`npm start`) starts the local chains: dev-only, so it may import `devchain/`; no product file may import it. */
 const DEV_ONLY = new Set(["scripts/start.ts", "scripts/lib/sandboxEnv.ts"]);
 
 type Import = { from: string; to: string };
 
-function sourceFiles(dir: string): string[] {
+export function sourceFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);

@@ -5,4 +5,4 @@ import type { RailPlugin } from "../registration.ts";
  * indexer role and its evidence tables are still the service's own (the indexer is Ponder's
  * root, `indexer/`): see docs/decisions/network-plugins.md.
  */
-export const evmPlugin: RailPlugin = { name: "evm" };
+export const evmPlugin: RailPlugin = { name: "evm", kind: "network" };

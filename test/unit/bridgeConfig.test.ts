@@ -1,6 +1,6 @@
-import { buildConfig } from "../../plugins/config.ts";
+import { buildConfig, redactConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
-import { bridgeAdapterFor, ConfigError, redactConfig, type Config } from "../../config/index.ts";
+import { bridgeAdapterFor, ConfigError, type Config } from "../../config/index.ts";
 import { RELAY_MAINNET_URL, RELAY_TESTNET_URL } from "../../rails/bridge/relay/index.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 

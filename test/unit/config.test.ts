@@ -1,4 +1,4 @@
-import { buildConfig } from "../../plugins/config.ts";
+import { buildConfig, redactConfig } from "../../plugins/config.ts";
 import { idleTimeoutSeconds } from "../../api/server.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -8,7 +8,7 @@ import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "
 import { getAddress } from "viem";
 import { catalogue } from "../../config/catalogue.ts";
 import { MAX_LATE_SCAN_BLOCKS } from "../../config/env.ts";
-import { ConfigError, networkIdOf, networksForMode, redactConfig, setVariables, type Config } from "../../config/index.ts";
+import { ConfigError, networkIdOf, networksForMode, setVariables, type Config } from "../../config/index.ts";
 import { SANDBOX_RATES, sandboxAccounts } from "../../devchain/startLocalChains.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { indexedEvmNetworks } from "../../config/indexer.ts";

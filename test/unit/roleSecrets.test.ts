@@ -1,9 +1,9 @@
-import { buildConfig } from "../../plugins/config.ts";
+import { buildConfig, redactConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
 import { getBase58Codec } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
 import { privateKeyToAccount } from "viem/accounts";
-import { ConfigError, envForRole, foreignSecrets, redactConfig, ROLES, type Role } from "../../config/index.ts";
+import { ConfigError, envForRole, foreignSecrets, ROLES, type Role } from "../../config/index.ts";
 import { SECRET_READERS } from "../../config/roles.ts";
 import { roleEnv } from "../../scripts/lib/roleEnv.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";

@@ -12,6 +12,9 @@ declare module "../../../config/railSections.ts" {
   interface RailConfigs {
     solana: SolanaConfig;
   }
+  interface RailMetricsPorts {
+    solana: number;
+  }
 }
 
 /**
@@ -83,5 +86,17 @@ function solanaOperatorAddress(e: Env, secretKey: Uint8Array | null): string | n
   return keyAddress ?? address;
 }
 
-/** The Solana rail's part of the configuration: `config.solana`, from its section of the environment. */
-export const solanaConfigSection = railConfigSection({ key: "solana", env: solanaEnv, build: buildSolanaConfig });
+/** The Solana rail's part of the configuration: `config.solana` and its role's `/metrics` port, from its section of the environment; its secrets redacted for logs. */
+export const solanaConfigSection = railConfigSection({
+  key: "solana",
+  env: solanaEnv,
+  build: buildSolanaConfig,
+  metricsPort: (e) => e.SOLANA_METRICS_PORT,
+  redact: (solana) => ({
+    ...solana,
+    operatorSecretKey: solana.operatorSecretKey ? "[redacted]" : null,
+    depositSeed: solana.depositSeed ? "[redacted]" : null,
+    webhook: { ...solana.webhook, authHeader: solana.webhook.authHeader ? "[redacted]" : null },
+    helius: { apiKey: solana.helius.apiKey ? "[redacted]" : null, webhookUrl: solana.helius.webhookUrl },
+  }),
+});

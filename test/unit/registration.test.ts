@@ -1,0 +1,78 @@
+import { expect, test } from "bun:test";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getTableName, isTable } from "drizzle-orm";
+import { buildConfigWith } from "../../config/index.ts";
+import { envSchema as coreEnvSchema } from "../../config/env.ts";
+import * as serviceTables from "../../db/schema/index.ts";
+import { buildConfig, envSchema, railConfigSections } from "../../plugins/config.ts";
+import { plugins, railRole } from "../../plugins/index.ts";
+import { solanaPlugin } from "../../rails/solana/plugin.ts";
+import { ALLOWED, checkNetworkNames, filesNamingNetworkTypes } from "../../scripts/check-network-names.ts";
+
+const tableNames = (module: Readonly<Record<string, unknown>>) => Object.values(module).filter(isTable).map(getTableName).sort();
+
+test("outside rails/<name>/ and plugins/, only the allowed files name a network type, each for its stated reason", () => {
+  expect(checkNetworkNames()).toEqual([]);
+  expect(filesNamingNetworkTypes().map((f) => f.file).sort()).toEqual(Object.keys(ALLOWED).sort());
+});
+
+test("the check finds a network type named as a string or a map's key, not in a comment nor inside the rail's folder", () => {
+  const root = mkdtempSync(join(tmpdir(), "network-names-"));
+  try {
+    const write = (path: string, text: string) => {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+    write("api/branch.ts", 'export const f = (n: { type: string }) => n.type === "solana";\n');
+    write("jobs/byType.ts", "export const m = { evm: 1 };\n");
+    write("db/comment.ts", "// the solana rail's rows, \"solana\" in a comment\nexport const x = `evm ${1}`;\n");
+    write("rails/solana/own.ts", 'export const t = "solana";\n');
+    write("plugins/index.ts", 'export const t = "evm";\n');
+    expect(filesNamingNetworkTypes(root)).toEqual([
+      { file: "api/branch.ts", names: ["solana"] },
+      { file: "jobs/byType.ts", names: ["evm"] },
+    ]);
+    const problems = checkNetworkNames(root);
+    expect(problems.filter((p) => p.includes("move it into"))).toHaveLength(2);
+    // An allowed file that names none any more is reported, so the list only shrinks.
+    expect(problems.filter((p) => p.includes("remove it from ALLOWED"))).toHaveLength(Object.keys(ALLOWED).length);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("Solana's variables are its section's alone: none is the service's own, and each reaches the whole schema through the registration", () => {
+  const section = solanaPlugin.config!;
+  const own = Object.keys(section.env.shape);
+  expect(own.length).toBeGreaterThan(10);
+  expect(Object.keys(coreEnvSchema.shape).filter((name) => /^(SOLANA|HELIUS)_/.test(name))).toEqual([]);
+  expect(Object.keys(envSchema.shape).filter((name) => /^(SOLANA|HELIUS)_/.test(name)).sort()).toEqual(own.filter((name) => /^(SOLANA|HELIUS)_/.test(name)).sort());
+  expect(railConfigSections).toContain(section);
+});
+
+test("config.solana is built by the Solana section: without the registration there is none, and its checks are the section's", () => {
+  const env = { SOLANA_DEPOSIT_POOL_SIZE: "10", SOLANA_DEPOSIT_POOL_REFILL_BELOW: "5" };
+  expect("solana" in buildConfigWith([], env)).toBe(false);
+  expect(buildConfig(env).solana.depositPool).toEqual({ size: 10, refillBelow: 5 });
+  expect(() => buildConfigWith(railConfigSections, { SOLANA_DEPOSIT_POOL_SIZE: "5", SOLANA_DEPOSIT_POOL_REFILL_BELOW: "10" })).toThrow("SOLANA_DEPOSIT_POOL_REFILL_BELOW: must not exceed SOLANA_DEPOSIT_POOL_SIZE");
+});
+
+test("Solana's tables are its plugin's: the service's schema has none of them, and drizzle-kit reads them from the rail's folder", async () => {
+  const own = tableNames(solanaPlugin.tables!);
+  expect(own).toEqual(["solana_account_cursors", "solana_address_scans", "solana_credits", "solana_deposit_addresses", "solana_deposit_seeds", "solana_ingest_heads"]);
+  expect(tableNames(serviceTables).filter((name) => name.startsWith("solana_"))).toEqual([]);
+  const { default: drizzleConfig } = await import("../../drizzle.config.ts");
+  expect(drizzleConfig.schema).toEqual(["./db/schema/index.ts", "./rails/*/tables.ts"]);
+  for (const plugin of plugins.filter((p) => p.tables)) {
+    expect(tableNames(await import(`../../rails/${plugin.name}/tables.ts`))).toEqual(tableNames(plugin.tables!));
+  }
+});
+
+test("the solana role and its /metrics port are the plugin's", () => {
+  const config = buildConfig({ SOLANA_METRICS_PORT: "9999" });
+  expect(railRole("solana")).toBe(solanaPlugin.role!);
+  expect(railRole("solana")!.metricsPort(config)).toBe(9999);
+  expect(railRole("api")).toBeUndefined();
+});
