@@ -7,7 +7,7 @@ import type { Config } from "./configType.ts";
 import { envSchema } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
 import { evmOperatorAddress } from "./operatorAddress.ts";
-import { foreignSecrets, type Role } from "./roles.ts";
+import { CORE_ROLES, CORE_SECRET_READERS, foreignSecretsOf, type Role } from "./roles.ts";
 import type { RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
 import { parseStaticRates } from "./staticRates.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
@@ -19,7 +19,7 @@ export type { RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSec
 export { railConfigSection } from "./railSections.ts";
 export { ConfigError } from "./configError.ts";
 export { redactConfigWith } from "./redactConfig.ts";
-export { ROLES, envForRole, foreignSecrets, type Role } from "./roles.ts";
+export { CORE_ROLES, CORE_SECRET_READERS, envForRoleOf, foreignSecretsOf, type RailRoles, type Role } from "./roles.ts";
 export { modeOfNetwork } from "./types.ts";
 export { networkIdOf } from "./networks.ts";
 export type { FileNetwork, FileNetworkInput } from "./networksFile.ts";
@@ -52,9 +52,12 @@ export function buildConfigWith(
 ): Config {
   const schema = rails.reduce<z.ZodObject<z.ZodRawShape>>((s, rail) => s.extend(rail.env.shape), envSchema);
   // A role's configuration is built without the secrets it must not read (`config/roles.ts`): not parsed, not kept.
-  const role = options.role ?? (envSchema.shape.STABLEPAY_ROLE.safeParse(setVariables(env).STABLEPAY_ROLE).data as Role | undefined);
   const given = setVariables(env);
-  for (const name of foreignSecrets(given, role)) delete given[name];
+  const roles: string[] = [...CORE_ROLES, ...rails.flatMap((rail) => (rail.role ? [rail.role] : []))];
+  if (given.STABLEPAY_ROLE !== undefined && !roles.includes(given.STABLEPAY_ROLE)) throw new ConfigError(`STABLEPAY_ROLE: must be one of ${roles.join(", ")}`);
+  const role = options.role ?? (given.STABLEPAY_ROLE as Role | undefined);
+  const readers = Object.assign({}, CORE_SECRET_READERS, ...rails.map((rail) => rail.secretReaders ?? {}));
+  for (const name of foreignSecretsOf(readers, given, role)) delete given[name];
   const parsed = schema.safeParse(given);
   if (!parsed.success) throw new ConfigError(describeEnvError(parsed.error));
   const e = parsed.data as z.infer<typeof envSchema>;

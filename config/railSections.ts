@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { EnvSection } from "./env/section.ts";
+import type { Role } from "./roles.ts";
 
 /**
  * Each rail's parsed settings, by the key they take in `Config` (`config.solana`). A rail adds
@@ -20,6 +21,10 @@ export type RailConfigSection<K extends keyof RailConfigs = keyof RailConfigs, S
   build(e: z.infer<z.ZodObject<S>>): RailConfigs[K];
   /** The port of the rail's role's `/metrics` (0: none), where it runs one. */
   metricsPort?(e: z.infer<z.ZodObject<S>>): number;
+  /** The process role the rail runs, if any (STABLEPAY_ROLE may name it). */
+  role?: Role;
+  /** Each of the rail's secrets that signs for money, and the one role that reads it (see `config/roles.ts`). */
+  secretReaders?: Readonly<Record<string, Role>>;
   /** The settings without their secrets, for logs (`redactConfig`). */
   redact?(settings: RailConfigs[K]): unknown;
 };

@@ -1,3 +1,4 @@
+import type { Role } from "../config/index.ts";
 import type { RailPlugin } from "../rails/registration.ts";
 import { bridgePlugin } from "../rails/bridge/plugin.ts";
 import { evmPlugin } from "../rails/evm/plugin.ts";
@@ -13,3 +14,6 @@ export const plugins: readonly RailPlugin[] = [evmPlugin, solanaPlugin, bridgePl
 
 /** The rail that runs process role `name`, if one does. */
 export const railRole = (name: string) => plugins.find((p) => p.role?.name === name)?.role;
+
+/** The process roles the rails add (the Solana subscriber), in registration order. */
+export const railRoles = (): Role[] => plugins.flatMap((p) => (p.role ? [p.role.name] : []));

@@ -1,4 +1,4 @@
-import type { Config, RailConfigSection } from "../config/index.ts";
+import type { Config, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentMethod } from "./types.ts";
 
@@ -38,7 +38,7 @@ export type RailPlugin = {
 
 /** A process role a rail runs (`bun scripts/role.ts <name>`), its `/metrics` port and what it starts. */
 export type RailRole = {
-  name: string;
+  name: Role;
   /** Port of the role's `/metrics` (0: none). */
   metricsPort: (config: Config) => number;
   /** Starts the role's work; returns what stops it. */

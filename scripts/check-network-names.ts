@@ -25,13 +25,10 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   "config/catalogue.ts": "the built-in networks, each with its type",
   "config/networks.ts": "the per-type checks of a network's definition (endpoint names, contracts, token programs)",
   "config/networksFile.ts": "the networks file's `type` enum",
-  "config/roles.ts": "the process roles (`ROLES`), which name the Solana subscriber's role",
-  "config/env/service.ts": "STABLEPAY_ROLE's enum of roles",
   "config/indexer.ts": "the indexer (Ponder's root) follows EVM networks only",
   "config/bridge.ts": "bridges run between EVM networks: their addresses are checked as EVM addresses",
   "rails/rpcRotation/limits.ts": "the provider rotation's limits per type (shared by both chains' rotations)",
   "rails/providerRotations.ts": "each type's provider rotation",
-  "rails/ports/evidence.ts": "`ingestRole`: the process role an ingest runs in",
   "rails/ports/chain.ts": "`messageSigner`: the browser wallet interface, named like a type",
   "scripts/start.ts": "the sandbox supervisor's list of roles (the Solana subscriber among them)",
 };

@@ -6,7 +6,8 @@
  * them independently; `npm start` runs all of them for one machine.
  */
 import { loadConfigOrExit } from "../plugins/config.ts";
-import { foreignSecrets, ROLES } from "../config/index.ts";
+import { foreignSecrets, ROLES } from "../plugins/roles.ts";
+import type { Role } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { rolePoolProbe } from "../db/probedPool.ts";
@@ -15,7 +16,6 @@ import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 import { startRoleMetrics } from "./lib/roleMetrics.ts";
 import { railRole } from "../plugins/index.ts";
 
-type Role = (typeof ROLES)[number];
 const role = process.argv[2] as Role;
 if (!ROLES.includes(role)) {
   console.error(`usage: bun scripts/role.ts ${ROLES.join("|")}`);

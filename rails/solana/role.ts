@@ -2,10 +2,11 @@ import { createDb } from "../../db/client.ts";
 import { runMigrations } from "../../db/migrate.ts";
 import { rolePoolProbe } from "../../db/probedPool.ts";
 import type { RailRole } from "../registration.ts";
+import { solanaConfigSection } from "./settings/config.ts";
 
 /** The Solana rail's subscriber (`bun scripts/role.ts solana`): one per deployment, like the indexer; its libraries load only here. */
 export const solanaRole: RailRole = {
-  name: "solana",
+  name: solanaConfigSection.role!,
   metricsPort: (config) => config.operator.metricsPorts.solana,
   async start({ config, logger, databaseUrl }) {
     const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }] = await Promise.all([import("./ingest/startSolanaSubscriber.ts"), import("../index.ts")]);

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { perNetworkVariables } from "../../config/env.ts";
 import { envSection } from "../../config/env/section.ts";
-import { ROLES, SECRET_READERS } from "../../config/roles.ts";
+import { ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { renderConfigurationDoc } from "../../scripts/lib/configDocs.ts";
 
 const root = resolve(import.meta.dir, "../..");

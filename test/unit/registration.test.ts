@@ -3,11 +3,12 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getTableName, isTable } from "drizzle-orm";
-import { buildConfigWith } from "../../config/index.ts";
+import { buildConfigWith, CORE_ROLES, CORE_SECRET_READERS } from "../../config/index.ts";
 import { envSchema as coreEnvSchema } from "../../config/env.ts";
 import * as serviceTables from "../../db/schema/index.ts";
 import { buildConfig, envSchema, railConfigSections } from "../../plugins/config.ts";
 import { plugins, railRole } from "../../plugins/index.ts";
+import { ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { solanaPlugin } from "../../rails/solana/plugin.ts";
 import { ALLOWED, checkNetworkNames, filesNamingNetworkTypes } from "../../scripts/check-network-names.ts";
 
@@ -70,9 +71,17 @@ test("Solana's tables are its plugin's: the service's schema has none of them, a
   }
 });
 
-test("the solana role and its /metrics port are the plugin's", () => {
+test("the solana role, its /metrics port and which role reads its secrets are the plugin's", () => {
   const config = buildConfig({ SOLANA_METRICS_PORT: "9999" });
   expect(railRole("solana")).toBe(solanaPlugin.role!);
   expect(railRole("solana")!.metricsPort(config)).toBe(9999);
+  expect(config.operator.metricsPorts).toEqual({ worker: 9464, indexer: 9465, solana: 9999 });
   expect(railRole("api")).toBeUndefined();
+  expect(CORE_ROLES).not.toContain("solana");
+  expect(ROLES).toEqual([...CORE_ROLES, "solana"]);
+  expect(Object.keys(CORE_SECRET_READERS).filter((name) => name.startsWith("SOLANA_"))).toEqual([]);
+  expect(Object.entries(SECRET_READERS).filter(([name]) => name.startsWith("SOLANA_"))).toEqual(Object.entries(solanaPlugin.config!.secretReaders!));
+  // Without the registration, the rail's role is no role at all.
+  expect(() => buildConfigWith([], { STABLEPAY_ROLE: "solana" })).toThrow("STABLEPAY_ROLE: must be one of api, worker, indexer, relayer");
+  expect(buildConfig({ STABLEPAY_ROLE: "solana" }).role).toBe("solana");
 });

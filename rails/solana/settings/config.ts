@@ -16,6 +16,11 @@ declare module "../../../config/railSections.ts" {
     solana: number;
   }
 }
+declare module "../../../config/roles.ts" {
+  interface RailRoles {
+    solana: true;
+  }
+}
 
 /**
  * The Solana rail: the operator keypair paying sweep/refund fees (null: no sweeps), the
@@ -92,6 +97,13 @@ export const solanaConfigSection = railConfigSection({
   env: solanaEnv,
   build: buildSolanaConfig,
   metricsPort: (e) => e.SOLANA_METRICS_PORT,
+  role: "solana",
+  secretReaders: {
+    /** Pays Solana sweeps' fees. */
+    SOLANA_OPERATOR_SECRET_KEY: "worker",
+    /** Every Solana deposit key derives from it. */
+    SOLANA_DEPOSIT_SEED: "worker",
+  },
   redact: (solana) => ({
     ...solana,
     operatorSecretKey: solana.operatorSecretKey ? "[redacted]" : null,
