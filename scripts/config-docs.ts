@@ -1,5 +1,5 @@
 /**
- * Writes docs/configuration.md from the environment schema (`config/env/*.ts`):
+ * Writes docs/configuration.md from the environment schema (`config/env/*.ts` and each rail's section, `plugins/config.ts`):
  * `bun scripts/config-docs.ts` writes it; `--check` exits 1 when the file differs from what
  * it would write (`npm test` runs it, so the page cannot drift from the schema); `--out <path>`
  * writes or checks another file.
