@@ -18,7 +18,6 @@ const ROOT = resolve(import.meta.dir, "..");
 export const ALLOWED: Readonly<Record<string, string>> = {
   "domain/networkType.ts": "the `NetworkType` union every layer types a network with (config/ and domain/ cannot import rails/)",
   "domain/addressFormats.ts": "each type's address format, read by configuration at start (config/ imports no rail)",
-  "rails/unreceivableAddresses.ts": "each type's null address",
   "rails/registry.ts": "the ports' registry (`byType`): rails/ code looks a network's chain up there, and rails/ cannot import the registration (plugins/ imports rails/)",
   "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
   "scripts/compile-contracts.ts": "solc's output field `evm`, not a network type",
@@ -27,8 +26,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   "config/networksFile.ts": "the networks file's `type` enum",
   "config/indexer.ts": "the indexer (Ponder's root) follows EVM networks only",
   "config/bridge.ts": "bridges run between EVM networks: their addresses are checked as EVM addresses",
-  "rails/rpcRotation/limits.ts": "the provider rotation's limits per type (shared by both chains' rotations)",
-  "rails/providerRotations.ts": "each type's provider rotation",
   "rails/ports/chain.ts": "`messageSigner`: the browser wallet interface, named like a type",
   "scripts/start.ts": "the sandbox supervisor's list of roles (the Solana subscriber among them)",
 };
