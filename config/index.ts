@@ -8,14 +8,16 @@ import { envSchema } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
 import { evmOperatorAddress } from "./operatorAddress.ts";
 import { CORE_ROLES, CORE_SECRET_READERS, foreignSecretsOf, type Role } from "./roles.ts";
-import type { RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
+import type { ConfigRails, RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
 import { parseStaticRates } from "./staticRates.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
 import type { Mode, Network } from "./types.ts";
 
 export type { Mode, Network, NetworkType, Token } from "./types.ts";
 export type { Config, OperatorConfig, RateBudget, RateLimitsConfig, RatesConfig, WebhooksConfig } from "./configType.ts";
-export type { RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
+export type { ConfigRails, RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
+export type { NetworkTypeSpec } from "./networkTypeSpec.ts";
+export { catalogueOf } from "./networks.ts";
 export { railConfigSection } from "./railSections.ts";
 export { ConfigError } from "./configError.ts";
 export { redactConfigWith } from "./redactConfig.ts";
@@ -42,11 +44,11 @@ export type BuildConfigOptions = { extraNetworks?: FileNetworkInput[]; role?: Ro
 
 /**
  * Parses and validates the whole configuration once: the service's own variables and each
- * registered rail's section (`rails`; `plugins/config.ts`'s `buildConfig` passes every one).
+ * registered rail's section and network type (`plugins/config.ts`'s `buildConfig` passes every one).
  * Throws a ConfigError whose message names the variable at fault; callers print it and exit.
  */
 export function buildConfigWith(
-  rails: readonly RailConfigSection[],
+  { sections: rails, networkTypes }: ConfigRails,
   env: Record<string, string | undefined> = process.env,
   options: BuildConfigOptions = {},
 ): Config {
@@ -88,6 +90,7 @@ export function buildConfigWith(
       disabled: e.NETWORKS_DISABLED,
       production,
       baseUrl: publicBaseUrl,
+      networkTypes,
     });
   } catch (error) {
     throw new ConfigError((error as Error).message);
@@ -184,7 +187,7 @@ function describeEnvError(error: z.ZodError): string {
 }
 
 /** Loads the config for a process entry point, printing one clear line and exiting on error. */
-export function loadConfigWithOrExit(rails: readonly RailConfigSection[], env: Record<string, string | undefined> = process.env, role?: Role): Config {
+export function loadConfigWithOrExit(rails: ConfigRails, env: Record<string, string | undefined> = process.env, role?: Role): Config {
   try {
     return buildConfigWith(rails, env, { role });
   } catch (error) {

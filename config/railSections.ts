@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { EnvSection } from "./env/section.ts";
+import type { NetworkTypeSpec } from "./networkTypeSpec.ts";
 import type { Role } from "./roles.ts";
 
 /**
@@ -28,6 +29,9 @@ export type RailConfigSection<K extends keyof RailConfigs = keyof RailConfigs, S
   /** The settings without their secrets, for logs (`redactConfig`). */
   redact?(settings: RailConfigs[K]): unknown;
 };
+
+/** What the registration hands configuration: every rail's section and every network type's spec. */
+export type ConfigRails = { sections: readonly RailConfigSection[]; networkTypes: readonly NetworkTypeSpec[] };
 
 /** Declares a rail's config section with its types checked against its own variables. */
 export const railConfigSection = <K extends keyof RailConfigs, S extends z.ZodRawShape>(section: RailConfigSection<K, S>): RailConfigSection<K, S> => section;

@@ -1,4 +1,4 @@
-import type { Config, RailConfigSection, Role } from "../config/index.ts";
+import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentMethod } from "./types.ts";
 
@@ -29,8 +29,8 @@ export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
  */
 export type RailPlugin = {
   name: string;
-  /** `network`: a network type (its networks' `type` is `name`); `payment`: a rail chosen by the kind of payment (the bridge). */
-  kind: "network" | "payment";
+  /** A network type's spec (its networks' `type` is `name`): address format, built-in networks, checks; none for a rail chosen by the kind of payment (the bridge). */
+  networkType?: NetworkTypeSpec;
   config?: RailConfigSection;
   tables?: Readonly<Record<string, unknown>>;
   role?: RailRole;

@@ -16,14 +16,9 @@ const ROOT = resolve(import.meta.dir, "..");
 
 /** Files that still name a network type, and why (the rest of issue 43's "one folder plus one registration"). */
 export const ALLOWED: Readonly<Record<string, string>> = {
-  "domain/networkType.ts": "the `NetworkType` union every layer types a network with (config/ and domain/ cannot import rails/)",
-  "domain/addressFormats.ts": "each type's address format, read by configuration at start (config/ imports no rail)",
   "rails/registry.ts": "the ports' registry (`byType`): rails/ code looks a network's chain up there, and rails/ cannot import the registration (plugins/ imports rails/)",
   "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
   "scripts/compile-contracts.ts": "solc's output field `evm`, not a network type",
-  "config/catalogue.ts": "the built-in networks, each with its type",
-  "config/networks.ts": "the per-type checks of a network's definition (endpoint names, contracts, token programs)",
-  "config/networksFile.ts": "the networks file's `type` enum",
   "config/indexer.ts": "the indexer (Ponder's root) follows EVM networks only",
   "config/bridge.ts": "bridges run between EVM networks: their addresses are checked as EVM addresses",
   "rails/ports/chain.ts": "`messageSigner`: the browser wallet interface, named like a type",
@@ -47,7 +42,7 @@ function namedTypes(file: string, source: string, names: Set<string>): string[] 
 
 /** Every product file outside the rails' own folders and the registration that names a network type as a string. */
 export function filesNamingNetworkTypes(root = ROOT): Finding[] {
-  const names = new Set(plugins.filter((p) => p.kind === "network").map((p) => p.name));
+  const names = new Set(plugins.flatMap((p) => (p.networkType ? [p.networkType.type as string] : [])));
   const own = [...plugins.map((p) => `rails/${p.name}/`), "plugins/"];
   return PRODUCT.flatMap((folder) => sourceFiles(join(root, folder)))
     .map((path) => relative(root, path).split(sep).join("/"))

@@ -1,8 +1,10 @@
 import type { RailPlugin } from "../registration.ts";
+import { evmNetworkType } from "./networkType.ts";
 
 /**
- * The EVM network type as the service registers it (`plugins/index.ts`). Its settings, its
+ * The EVM network type as the service registers it (`plugins/index.ts`): its addresses and
+ * built-in networks (`networkType.ts`). Its settings, its
  * indexer role and its evidence tables are still the service's own (the indexer is Ponder's
  * root, `indexer/`): see docs/decisions/network-plugins.md.
  */
-export const evmPlugin: RailPlugin = { name: "evm", kind: "network" };
+export const evmPlugin: RailPlugin = { name: "evm", networkType: evmNetworkType };

@@ -1,7 +1,8 @@
 import type { RailPlugin } from "../registration.ts";
+import { solanaNetworkType } from "./networkType.ts";
 import { solanaRole } from "./role.ts";
 import { solanaConfigSection } from "./settings/config.ts";
 import * as tables from "./tables.ts";
 
 /** The Solana network type as the service registers it (`plugins/index.ts`): its settings (`config.solana`), its tables and its subscriber role. */
-export const solanaPlugin: RailPlugin = { name: "solana", kind: "network", config: solanaConfigSection, tables, role: solanaRole };
+export const solanaPlugin: RailPlugin = { name: "solana", networkType: solanaNetworkType, config: solanaConfigSection, tables, role: solanaRole };

@@ -15,7 +15,7 @@ import { recover } from "./recover.ts";
 import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
-import { addressFormats } from "../../domain/addressFormats.ts";
+import { networkTypeOf } from "../../plugins/config.ts";
 import { chainFor, ingests } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 import { ratesFor } from "../../rates/index.ts";
@@ -90,7 +90,7 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const shortName = required(flags, "network");
     const network = config.networks.find((n) => n.shortName === shortName);
     if (!network) throw new UsageError(`--network: unknown network "${shortName}" (one of: ${config.networks.map((n) => n.shortName).join(", ")})`);
-    const format = addressFormats[network.type];
+    const format = networkTypeOf(network.type).address;
     const address = format.normalize(required(flags, "address"));
     if (!address) throw new UsageError(`--address: not a valid ${format.description}`);
     // Sweeps and contract settlements would send the merchant's money there for good.

@@ -1,4 +1,4 @@
-import { buildConfig, redactConfig } from "../../plugins/config.ts";
+import { buildConfig, catalogue, redactConfig } from "../../plugins/config.ts";
 import { idleTimeoutSeconds } from "../../api/server.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "uuid";
 import { getAddress } from "viem";
-import { catalogue } from "../../config/catalogue.ts";
 import { MAX_LATE_SCAN_BLOCKS } from "../../config/env.ts";
 import { ConfigError, networkIdOf, networksForMode, setVariables, type Config } from "../../config/index.ts";
 import { SANDBOX_RATES, sandboxAccounts } from "../../devchain/startLocalChains.ts";

@@ -6,7 +6,7 @@ import { getTableName, isTable } from "drizzle-orm";
 import { buildConfigWith, CORE_ROLES, CORE_SECRET_READERS } from "../../config/index.ts";
 import { envSchema as coreEnvSchema } from "../../config/env.ts";
 import * as serviceTables from "../../db/schema/index.ts";
-import { buildConfig, envSchema, railConfigSections } from "../../plugins/config.ts";
+import { buildConfig, envSchema, networkTypes, railConfigSections } from "../../plugins/config.ts";
 import { plugins, railRole } from "../../plugins/index.ts";
 import { ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { solanaPlugin } from "../../rails/solana/plugin.ts";
@@ -55,9 +55,9 @@ test("Solana's variables are its section's alone: none is the service's own, and
 
 test("config.solana is built by the Solana section: without the registration there is none, and its checks are the section's", () => {
   const env = { SOLANA_DEPOSIT_POOL_SIZE: "10", SOLANA_DEPOSIT_POOL_REFILL_BELOW: "5" };
-  expect("solana" in buildConfigWith([], env)).toBe(false);
+  expect("solana" in buildConfigWith({ sections: [], networkTypes }, env)).toBe(false);
   expect(buildConfig(env).solana.depositPool).toEqual({ size: 10, refillBelow: 5 });
-  expect(() => buildConfigWith(railConfigSections, { SOLANA_DEPOSIT_POOL_SIZE: "5", SOLANA_DEPOSIT_POOL_REFILL_BELOW: "10" })).toThrow("SOLANA_DEPOSIT_POOL_REFILL_BELOW: must not exceed SOLANA_DEPOSIT_POOL_SIZE");
+  expect(() => buildConfigWith({ sections: railConfigSections, networkTypes }, { SOLANA_DEPOSIT_POOL_SIZE: "5", SOLANA_DEPOSIT_POOL_REFILL_BELOW: "10" })).toThrow("SOLANA_DEPOSIT_POOL_REFILL_BELOW: must not exceed SOLANA_DEPOSIT_POOL_SIZE");
 });
 
 test("Solana's tables are its plugin's: the service's schema has none of them, and drizzle-kit reads them from the rail's folder", async () => {
@@ -82,6 +82,6 @@ test("the solana role, its /metrics port and which role reads its secrets are th
   expect(Object.keys(CORE_SECRET_READERS).filter((name) => name.startsWith("SOLANA_"))).toEqual([]);
   expect(Object.entries(SECRET_READERS).filter(([name]) => name.startsWith("SOLANA_"))).toEqual(Object.entries(solanaPlugin.config!.secretReaders!));
   // Without the registration, the rail's role is no role at all.
-  expect(() => buildConfigWith([], { STABLEPAY_ROLE: "solana" })).toThrow("STABLEPAY_ROLE: must be one of api, worker, indexer, relayer");
+  expect(() => buildConfigWith({ sections: [], networkTypes }, { STABLEPAY_ROLE: "solana" })).toThrow("STABLEPAY_ROLE: must be one of api, worker, indexer, relayer");
   expect(buildConfig({ STABLEPAY_ROLE: "solana" }).role).toBe("solana");
 });
