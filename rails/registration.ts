@@ -1,6 +1,6 @@
 import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
-import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentMethod } from "./types.ts";
+import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
 
 /**
  * What one network type brings to the registry (`rails/registry.ts`): its chain, the ingest
@@ -31,6 +31,10 @@ export type RailPlugin = {
   name: string;
   /** A network type's spec (its networks' `type` is `name`): address format, built-in networks, checks; none for a rail chosen by the kind of payment (the bridge). */
   networkType?: NetworkTypeSpec;
+  /** A network type's ports: its chain, its ingest and the methods it takes (`rails/registry.ts` looks them up by type). */
+  rails?: NetworkRails;
+  /** Payment methods chosen by the kind of payment whatever the network (the bridge's `cross_chain`). */
+  kinds?: Partial<Record<PaymentKind, KindRails>>;
   config?: RailConfigSection;
   tables?: Readonly<Record<string, unknown>>;
   role?: RailRole;

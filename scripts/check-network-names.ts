@@ -16,7 +16,6 @@ const ROOT = resolve(import.meta.dir, "..");
 
 /** Files that still name a network type, and why (the rest of issue 43's "one folder plus one registration"). */
 export const ALLOWED: Readonly<Record<string, string>> = {
-  "rails/registry.ts": "the ports' registry (`byType`): rails/ code looks a network's chain up there, and rails/ cannot import the registration (plugins/ imports rails/)",
   "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
   "scripts/compile-contracts.ts": "solc's output field `evm`, not a network type",
   "config/indexer.ts": "the indexer (Ponder's root) follows EVM networks only",

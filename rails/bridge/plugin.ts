@@ -1,4 +1,5 @@
 import type { RailPlugin } from "../registration.ts";
+import { bridgeRails } from "./index.ts";
 
-/** Cross-chain payments as the service registers them (`plugins/index.ts`); their settings and tables are still the service's own (see docs/decisions/network-plugins.md). */
-export const bridgePlugin: RailPlugin = { name: "bridge" };
+/** Cross-chain payments as the service registers them (`rails/plugins.ts`): a method chosen by the kind of payment; their settings and tables are still the service's own (see docs/decisions/network-plugins.md). */
+export const bridgePlugin: RailPlugin = { name: "bridge", kinds: { cross_chain: bridgeRails } };

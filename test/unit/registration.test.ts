@@ -6,9 +6,10 @@ import { getTableName, isTable } from "drizzle-orm";
 import { buildConfigWith, CORE_ROLES, CORE_SECRET_READERS } from "../../config/index.ts";
 import { envSchema as coreEnvSchema } from "../../config/env.ts";
 import * as serviceTables from "../../db/schema/index.ts";
-import { buildConfig, envSchema, networkTypes, railConfigSections } from "../../plugins/config.ts";
+import { buildConfig, catalogue, envSchema, networkTypes, railConfigSections } from "../../plugins/config.ts";
 import { plugins, railRole } from "../../plugins/index.ts";
 import { ROLES, SECRET_READERS } from "../../plugins/roles.ts";
+import { chainFor, ingestFor, ingests } from "../../rails/index.ts";
 import { solanaPlugin } from "../../rails/solana/plugin.ts";
 import { ALLOWED, checkNetworkNames, filesNamingNetworkTypes } from "../../scripts/check-network-names.ts";
 
@@ -84,4 +85,22 @@ test("the solana role, its /metrics port and which role reads its secrets are th
   // Without the registration, the rail's role is no role at all.
   expect(() => buildConfigWith({ sections: [], networkTypes }, { STABLEPAY_ROLE: "solana" })).toThrow("STABLEPAY_ROLE: must be one of api, worker, indexer, relayer");
   expect(buildConfig({ STABLEPAY_ROLE: "solana" }).role).toBe("solana");
+});
+
+test("one registration: every network type registered has its spec, its ports and its folder; the ports' registry reads the same list", () => {
+  const types = plugins.filter((p) => p.networkType);
+  expect(types.map((p) => [p.name, p.networkType!.type])).toEqual([
+    ["evm", "evm"],
+    ["solana", "solana"],
+  ]);
+  for (const plugin of types) {
+    expect(chainFor({ type: plugin.networkType!.type })).toBe(plugin.rails!.chain);
+    expect(chainFor({ type: plugin.networkType!.type })!.type).toBe(plugin.networkType!.type);
+    expect(ingestFor({ type: plugin.networkType!.type })).toBe(plugin.rails!.evidence);
+    expect(plugin.networkType!.catalogue.every((n) => n.type === plugin.name)).toBe(true);
+  }
+  expect(ingests()).toEqual(types.map((p) => p.rails!.evidence));
+  expect(networkTypes).toEqual(types.map((p) => p.networkType!));
+  // The built-in networks are every type's, mainnets first, as the catalogue always listed them.
+  expect(catalogue.map((n) => n.shortName)).toEqual(["ethereum", "base", "polygon", "arbitrum", "optimism", "bsc", "solana", "sepolia", "base-sepolia", "solana-devnet"]);
 });
