@@ -21,8 +21,8 @@ export type NetworkRails = {
 export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
 
 /**
- * What one rail declares to the service, registered once in `plugins/index.ts`: its name (a
- * network type's, as its networks' `type` says, or a kind's rail), its part of the
+ * What one rail declares to the service, registered once in `rails/plugins.ts`: its name (a
+ * network type's, as its networks' `type` says, or a kind's rail), its ports, its part of the
  * configuration (environment section and typed settings), its tables (`rails/<name>/tables.ts`, which
  * drizzle-kit reads) and the process role it runs, if any. A declaration is light:
  * what it starts is imported on use, so a process that never runs the role never loads it.

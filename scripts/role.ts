@@ -1,7 +1,7 @@
 /**
  * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|relayer|<a rail's role>`
  * (`relayer`: the local bridge's relayer, the sandbox's bridge between its chains; a rail's
- * role, as the Solana subscriber, is declared by its plugin, `plugins/index.ts`).
+ * role, as the Solana subscriber, is declared by its plugin, registered in `rails/plugins.ts`).
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
@@ -75,7 +75,7 @@ if (role === "api") {
     await handle.close();
   });
 } else if (railRole(role)) {
-  // A rail's own process (the Solana subscriber): what it starts is the rail's (`plugins/index.ts`).
+  // A rail's own process (the Solana subscriber): what it starts is the rail's (`rails/plugins.ts`).
   const rail = await railRole(role)!.start({ config, logger, databaseUrl });
   stopWith(async () => {
     await rail.stop();
