@@ -7,7 +7,7 @@
  */
 import { loadConfigOrExit } from "../plugins/config.ts";
 import { foreignSecrets, ROLES } from "../plugins/roles.ts";
-import type { Role } from "../config/index.ts";
+import { ConfigError, type Role } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { rolePoolProbe } from "../db/probedPool.ts";
@@ -61,22 +61,15 @@ if (role === "api") {
     await stopMetrics();
     await handle.close();
   });
-} else if (role === "relayer") {
-  if (!config.bridge.local?.relayerPrivateKey) {
-    console.error("BRIDGE_LOCAL_RELAYER_KEY: required to run the local bridge's relayer");
-    process.exit(1);
-  }
-  const { startLocalRelayer } = await import("../rails/bridge/local/index.ts");
-  await runMigrations(databaseUrl);
-  const handle = createDb(databaseUrl, { max: 4, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
-  const relayer = startLocalRelayer({ config, db: handle.db, logger, databaseUrl });
-  stopWith(async () => {
-    await relayer.stop();
-    await handle.close();
-  });
 } else if (railRole(role)) {
-  // A rail's own process (the Solana subscriber): what it starts is the rail's (`rails/plugins.ts`).
-  const rail = await railRole(role)!.start({ config, logger, databaseUrl });
+  // A rail's own process (the Solana subscriber, the local bridge's relayer): what it starts is the rail's (`rails/plugins.ts`).
+  const rail = await railRole(role)!
+    .start({ config, logger, databaseUrl })
+    .catch((error) => {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(error.message);
+      process.exit(1);
+    });
   stopWith(async () => {
     await rail.stop();
     await stopMetrics();

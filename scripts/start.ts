@@ -166,7 +166,7 @@ if (prod) {
   for (const { method } of stockedMethods(cfg)) await method.replenish(stocking);
   await handle.close();
 
-  startRoles(env, cfg, ["indexer", ...railRoles(), "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
+  startRoles(env, cfg, ["indexer", ...railRoles().filter((role) => networksFollowedBy(cfg, role).length > 0), "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
   await waitForApi(cfg);
 
   const devStack = {

@@ -11,7 +11,7 @@ import { plugins, railRole } from "../../plugins/index.ts";
 import { ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { chainFor, ingestFor, ingests } from "../../rails/index.ts";
 import { solanaPlugin } from "../../rails/solana/plugin.ts";
-import { ALLOWED, checkNetworkNames, filesNamingNetworkTypes } from "../../scripts/check-network-names.ts";
+import { ALLOWED, ALLOWED_RAIL_IMPORTS, checkNetworkNames, filesImportingRails, filesNamingNetworkTypes } from "../../scripts/check-network-names.ts";
 
 const tableNames = (module: Readonly<Record<string, unknown>>) => Object.values(module).filter(isTable).map(getTableName).sort();
 
@@ -39,10 +39,39 @@ test("the check finds a network type named as a string or a map's key, not in a 
     const problems = checkNetworkNames(root);
     expect(problems.filter((p) => p.includes("move it into"))).toHaveLength(2);
     // An allowed file that names none any more is reported, so the list only shrinks.
-    expect(problems.filter((p) => p.includes("remove it from ALLOWED"))).toHaveLength(Object.keys(ALLOWED).length);
+    expect(problems.filter((p) => p.endsWith("remove it from ALLOWED"))).toHaveLength(Object.keys(ALLOWED).length);
+    expect(problems.filter((p) => p.endsWith("remove it from ALLOWED_RAIL_IMPORTS"))).toHaveLength(Object.keys(ALLOWED_RAIL_IMPORTS).length);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test("the check finds imports of a rail's folder from outside it, but not the registration's nor the ports' face", () => {
+  const root = mkdtempSync(join(tmpdir(), "rail-imports-"));
+  try {
+    const write = (path: string, text: string) => {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+    write("jobs/sweepSolana.ts", 'import { x } from "../rails/solana/transfers/x.ts";\nexport const y = x;\n');
+    write("api/lazy.ts", 'export const load = () => import("../rails/evm/client.ts");\n');
+    write("reconcile/ports.ts", 'import { chainFor } from "../rails/index.ts";\nexport { chainFor };\n');
+    write("rails/solana/own.ts", 'import { a } from "./other.ts";\nexport { a };\n');
+    write("rails/plugins.ts", 'import { solanaPlugin } from "./solana/plugin.ts";\nexport const plugins = [solanaPlugin];\n');
+    expect(filesImportingRails(root)).toEqual([
+      { file: "api/lazy.ts", names: ["evm"] },
+      { file: "jobs/sweepSolana.ts", names: ["solana"] },
+    ]);
+    expect(checkNetworkNames(root).filter((p) => p.includes("go through the ports"))).toHaveLength(2);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("outside its folder, only the allowed files import a rail", () => {
+  const allowed = Object.keys(ALLOWED_RAIL_IMPORTS);
+  for (const { file } of filesImportingRails()) expect(allowed.some((key) => (key.endsWith("/") ? file.startsWith(key) : file === key))).toBe(true);
+  expect(filesImportingRails().filter((f) => f.names.includes("solana"))).toEqual([]);
 });
 
 test("Solana's variables are its section's alone: none is the service's own, and each reaches the whole schema through the registration", () => {
