@@ -14,6 +14,7 @@ import { bridgeWebhookRoutes } from "./routes/bridgeWebhooks.ts";
 import { contractRoutes } from "./routes/contracts.ts";
 import { crossChainRoutes } from "./routes/crossChain.ts";
 import { currencyRoutes } from "./routes/currency.ts";
+import { dashboardRoutes } from "./routes/dashboard.ts";
 import { depositRoutes } from "./routes/deposits.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { merchantAccountRoutes } from "./routes/merchantAccount.ts";
@@ -28,6 +29,7 @@ import { returnOriginRoutes } from "./routes/returnOrigins.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { webhookEndpointRoutes, webhookSecretRoutes } from "./routes/webhookEndpoints.ts";
+import { x402Routes } from "./routes/x402.ts";
 
 /** The product API under one prefix; mounted twice (versioned and unversioned paths). */
 const versionedApi = (prefix: string, deps: ApiDeps) =>
@@ -50,7 +52,8 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(agentSettingRoutes(deps))
     .use(sandboxRoutes(deps))
     .use(currencyRoutes(deps))
-    .use(bridgeWebhookRoutes(deps));
+    .use(bridgeWebhookRoutes(deps))
+    .use(x402Routes(deps));
 
 /** Builds the whole HTTP app. Tests call `app.handle(new Request("http://localhost/…"))`. */
 export function createApp(deps: ApiDeps) {
@@ -97,6 +100,7 @@ export function createApp(deps: ApiDeps) {
     .use(systemRoutes(deps))
     .use(operatorRoutes(deps))
     .use(checkoutRoutes(deps))
+    .use(dashboardRoutes(deps))
     .use(versionedApi("/api/v1", deps))
     .use(versionedApi("/api", deps));
 }

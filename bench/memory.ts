@@ -16,7 +16,7 @@ import { spawn } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { freePort } from "../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { startPipeline, VIEWS_SCHEMA } from "./lib/pipeline.ts";
 import { anonymousMb, benchStack, rssMb } from "./lib/stack.ts";
 

@@ -8,7 +8,7 @@
  *  - latency: block mined (receipt) → status visible on GET /payments/{id}/status, p50/p99.
  */
 import { erc20Abi, type Address } from "viem";
-import { freePort } from "../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";

@@ -15,7 +15,7 @@ import { sql } from "drizzle-orm";
 import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";
-import { freePort } from "../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { startWorkers } from "../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../rails/index.ts";
 import { startChainSubscriber } from "../rails/solana/ingest/chainSubscriber.ts";

@@ -12,7 +12,7 @@ import { spawn } from "bun";
 import { resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../db/client.ts";
-import { freePort } from "../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
 import { generator, load } from "./lib/load.ts";
 import { benchStack, cpuSeconds, postgresCpuSeconds } from "./lib/stack.ts";

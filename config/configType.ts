@@ -47,6 +47,8 @@ export type CoreConfig = {
   fees: { bps: number; recipient: string | null };
   /** Sweeps and refunds: a transaction still unmined after `replaceAfterMs` is re-sent with higher fees. */
   transfers: { replaceAfterMs: number };
+  /** The x402 facilitator: how long a settle waits for the worker, and the worker for a receipt. */
+  x402: { settleWaitMs: number; confirmationTimeoutMs: number; dailyGasCapWei: bigint };
   /** `minimum`: the least a refund sends, a decimal in token units (REFUND_MIN_AMOUNT, normalized). */
   refunds: { minimum: string };
   /**
@@ -69,6 +71,8 @@ export type CoreConfig = {
   webhooks: WebhooksConfig;
   /** The hosted checkout page: live streams one API process holds at most. */
   checkout: { maxStreams: number };
+  /** The merchant dashboard (`/dashboard`): session timeouts, invitations, sign-in lockout; cookies `Secure` in production. */
+  dashboard: { idleMs: number; absoluteMs: number; inviteMs: number; signInAttempts: number; lockoutSeconds: number; secureCookies: boolean };
   rates: RatesConfig;
   /** Cross-chain payments: bridges per route, refund addresses, Relay and the local relayer. */
   bridge: BridgeConfig;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { bridgeEnv } from "./env/bridge.ts";
+import { dashboardEnv } from "./env/dashboard.ts";
 import { keysEnv } from "./env/keys.ts";
 import { networksEnv } from "./env/networks.ts";
 import { operationsEnv } from "./env/operations.ts";
@@ -21,7 +22,7 @@ export type { EnvSection } from "./env/section.ts";
  * whole schema. Per-network variables (`RPC_URL_<chainId>`, …) are read by pattern in
  * `buildNetworks` from the same env record; `perNetworkVariables` documents them.
  */
-export const coreEnvSections = [serviceEnv, storageEnv, networksEnv, keysEnv, paymentsEnv, webhooksEnv, ratesEnv, bridgeEnv, operationsEnv] as const;
+export const coreEnvSections = [serviceEnv, storageEnv, networksEnv, keysEnv, paymentsEnv, webhooksEnv, ratesEnv, bridgeEnv, dashboardEnv, operationsEnv] as const;
 
 export const envSchema = z.object({
   ...serviceEnv.shape,
@@ -32,6 +33,7 @@ export const envSchema = z.object({
   ...webhooksEnv.shape,
   ...ratesEnv.shape,
   ...bridgeEnv.shape,
+  ...dashboardEnv.shape,
   ...operationsEnv.shape,
 });
 

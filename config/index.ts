@@ -130,6 +130,7 @@ export function buildConfigWith(
     intentSignerPrivateKey: (e.INTENT_SIGNER_PRIVATE_KEY as `0x${string}` | undefined) ?? null,
     fees: { bps: e.FEE_BPS, recipient: e.FEE_RECIPIENT ?? null },
     transfers: { replaceAfterMs: Math.round(e.TRANSFER_REPLACE_AFTER * 1000) },
+    x402: { settleWaitMs: e.X402_SETTLE_WAIT_MS, confirmationTimeoutMs: e.X402_CONFIRMATION_TIMEOUT_MS, dailyGasCapWei: BigInt(e.X402_DAILY_GAS_CAP_WEI) },
     refunds: { minimum: normalizeDecimal(e.REFUND_MIN_AMOUNT)! },
     payments: {
       defaultExpiresIn: e.PAYMENT_EXPIRES_IN,
@@ -161,6 +162,14 @@ export function buildConfigWith(
       redeliveriesPerHour: e.WEBHOOK_REDELIVERIES_PER_HOUR,
     },
     checkout: { maxStreams: e.CHECKOUT_MAX_STREAMS },
+    dashboard: {
+      idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000,
+      absoluteMs: e.DASHBOARD_SESSION_MAX_HOURS * 3_600_000,
+      inviteMs: e.DASHBOARD_INVITE_HOURS * 3_600_000,
+      signInAttempts: e.DASHBOARD_SIGNIN_ATTEMPTS,
+      lockoutSeconds: e.DASHBOARD_SIGNIN_LOCKOUT_MINUTES * 60,
+      secureCookies: e.APP_ENV === "production",
+    },
     rates: {
       provider: e.RATES_PROVIDER,
       static: parseStaticRates(e.RATES_STATIC),

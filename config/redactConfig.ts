@@ -24,6 +24,8 @@ export function redactConfigWith(rails: readonly RailConfigSection[], config: Co
     },
     ...Object.fromEntries(rails.map((rail) => [rail.key, rail.redact ? rail.redact(config[rail.key]) : config[rail.key]])),
     secrets: { keyId: config.secrets.keyId },
+    // Logged as JSON: a bigint would not serialize.
+    x402: { ...config.x402, dailyGasCapWei: config.x402.dailyGasCapWei.toString() },
     operator: { ...config.operator, token: config.operator.token ? "[redacted]" : null },
     redis: { ...config.redis, url: hideUrl(config.redis.url) },
     networks: config.networks.map((n) => ({ shortName: n.shortName, enabled: n.enabled, rpcUrl: hideUrl(n.rpcUrl), rpcUrls: n.rpcUrls.map(hideUrl), wsUrl: hideUrl(n.wsUrl), wsUrls: n.wsUrls.map(hideUrl) })),

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Mode } from "../config/index.ts";
 import { usdUnitsOfAmount } from "./usdUnits.ts";
 import { queryRows, type Db } from "./client.ts";
@@ -62,3 +62,7 @@ export async function agentSpentSince(db: Db, merchantId: string, mode: Mode, ag
       and status not in ('failed', 'cancelled', 'expired')`);
   return BigInt(row?.total ?? "0");
 }
+
+/** The merchant's agent policies in one mode, by agent id. */
+export const listAgentPolicies = (db: Db, merchantId: string, mode: Mode): Promise<AgentPolicyRow[]> =>
+  db.select().from(agentPolicies).where(and(eq(agentPolicies.merchantId, merchantId), eq(agentPolicies.mode, mode))).orderBy(asc(agentPolicies.agentId));

@@ -19,6 +19,22 @@ export type PaymentStatsRow = {
 };
 
 /**
+ * The value of the completed payments among the rows selected, as three exact sums in 10^-18
+ * units (columns completed_usd, completed_at_rate, completed_fiat; see `PaymentStatsRow`),
+ * for `fiatCurrency` (the settlement currency; null for USD). Shared by the account's
+ * statistics and the dashboard's volume per day.
+ */
+export const completedValueColumns = (fiatCurrency: string | null) => sql`
+      round(coalesce(sum(${usdUnitsOfAmount})
+        filter (where status = 'completed' and not coalesce(fiat_currency = ${fiatCurrency}::text, false)
+                and not coalesce(settlement_currency = ${fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_usd,
+      round(coalesce(sum(${usdUnitsOfAmount} * settlement_rate)
+        filter (where status = 'completed' and not coalesce(fiat_currency = ${fiatCurrency}::text, false)
+                and coalesce(settlement_currency = ${fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_at_rate,
+      round(coalesce(sum(fiat_amount * 1000000000000000000::numeric)
+        filter (where status = 'completed' and coalesce(fiat_currency = ${fiatCurrency}::text, false)), 0))::text as completed_fiat`;
+
+/**
  * Counts and sums over the account's payments created in [start, endExclusive), in one
  * indexed query; sums are exact numeric in SQL (USD stablecoins 1:1, scaled to 18 decimals).
  * `fiatCurrency` is the merchant's settlement currency (null for USD).
@@ -37,14 +53,7 @@ export async function paymentStats(
       count(*) filter (where status in ('pending', 'confirming'))::text as pending,
       count(*) filter (where status in ('failed', 'cancelled', 'expired'))::text as failed,
       count(*) filter (where agent_id is not null)::text as agent,
-      round(coalesce(sum(${usdUnitsOfAmount})
-        filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
-                and not coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_usd,
-      round(coalesce(sum(${usdUnitsOfAmount} * settlement_rate)
-        filter (where status = 'completed' and not coalesce(fiat_currency = ${range.fiatCurrency}::text, false)
-                and coalesce(settlement_currency = ${range.fiatCurrency}::text and settlement_rate is not null, false)), 0))::text as completed_at_rate,
-      round(coalesce(sum(fiat_amount * 1000000000000000000::numeric)
-        filter (where status = 'completed' and coalesce(fiat_currency = ${range.fiatCurrency}::text, false)), 0))::text as completed_fiat
+      ${completedValueColumns(range.fiatCurrency)}
     from payments
     where merchant_id = ${account.merchantId}::uuid and mode = ${account.mode}
       ${range.start ? sql`and created_at >= ${range.start.toISOString()}::timestamptz` : sql``}

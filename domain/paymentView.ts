@@ -15,7 +15,7 @@ import type { PaymentStatus } from "./paymentStatus.ts";
  */
 export type PaymentRecord = {
   id: string;
-  kind: "payment" | "deposit" | "cross_chain";
+  kind: "payment" | "deposit" | "cross_chain" | "x402";
   status: PaymentStatus;
   amount: bigint;
   amountReceived: bigint;

@@ -20,6 +20,8 @@ export interface Prompts {
   refund(transferId: string): Promise<void>;
   /** Restock what creation draws on (Solana's pool of deposit addresses) now, rather than at the next periodic run. */
   replenish(): Promise<void>;
+  /** Submit this x402 settlement's authorization (the worker holds the key that pays its gas); one job per settlement. */
+  x402Settle(settlementId: string): Promise<void>;
   /** Read these cross-chain payments' bridge requests again (after `delayMs`, when given). */
   bridge(paymentIds: readonly string[], options?: { delayMs?: number }): Promise<void>;
   /**

@@ -26,6 +26,7 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
   const transfersQueue = openQueue(config, QUEUES.transfers, options);
   const bridgeQueue = openQueue(config, QUEUES.bridge, options);
   const maintenanceQueue = openQueue(config, QUEUES.maintenance, options);
+  const x402Queue = openQueue(config, QUEUES.x402, options);
   const keptMarker = `${config.redis.prefix}:prompts-kept`;
   /** Dispatch's note, per chain, of the evidence it has prompted for (a hash beside the queues). */
   const promptedKey = `${config.redis.prefix}:prompted-through`;
@@ -99,6 +100,10 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
         })),
       );
     },
+    // One job per settlement: a settle asked twice (a client's retry) waits on the same job.
+    async x402Settle(settlementId) {
+      await x402Queue.add("x402-settle", { settlementId } satisfies JobPayloads["x402-settle"], { jobId: `x402-settle-${settlementId}` });
+    },
     // A key beside the queues: Redis restarted empty or flushed takes it with the jobs.
     async mayHaveLost(cursors) {
       const client = await reconcileQueue.backend.connection.client;
@@ -114,7 +119,7 @@ export function createPrompts(config: Config, options: { failFast?: boolean } = 
       await (await reconcileQueue.backend.connection.client).set(keptMarker, new Date().toISOString());
     },
     async close() {
-      await Promise.all([reconcileQueue.close(), transfersQueue.close(), bridgeQueue.close(), maintenanceQueue.close()]);
+      await Promise.all([reconcileQueue.close(), transfersQueue.close(), bridgeQueue.close(), maintenanceQueue.close(), x402Queue.close()]);
     },
   };
   return options.failFast ? bounded(prompts, config.redis.timeoutMs) : prompts;
@@ -142,6 +147,7 @@ function bounded(prompts: Prompts, ms: number): Prompts {
     refund: (id) => within(prompts.refund(id)),
     replenish: () => within(prompts.replenish()),
     bridge: (ids, opts) => within(prompts.bridge(ids, opts)),
+    x402Settle: (id) => within(prompts.x402Settle(id)),
     mayHaveLost: (cursors) => within(prompts.mayHaveLost(cursors)),
     markKept: (cursors) => within(prompts.markKept(cursors)),
     close: () => prompts.close(),

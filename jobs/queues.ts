@@ -13,6 +13,8 @@ export const QUEUES = {
   webhook: "webhook",
   /** `bridge`: read a cross-chain payment's bridge request again and record what changed. */
   bridge: "bridge",
+  /** `x402-settle`: submit an x402 authorization with the operator's key and record its Transfer. */
+  x402: "x402",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -24,6 +26,7 @@ export type JobPayloads = {
   sweep: { paymentId: string };
   refund: { transferId: string };
   bridge: { paymentId: string };
+  "x402-settle": { settlementId: string };
   /** `waits`: times the delivery waited for its URL's attempts in flight. */
   deliver: { deliveryId: string; waits?: number };
   recheck: Record<string, never>;

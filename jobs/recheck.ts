@@ -3,6 +3,7 @@ import { unfinishedBridgeRequests } from "../db/bridgeRequests.ts";
 import { dispatchCursorBlocks } from "../db/dispatchCursors.ts";
 import { paymentsToRecheck } from "../db/paymentsToRevisit.ts";
 import { confirmedTransfersAbove, paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
+import { unfinishedX402Settlements } from "../db/x402Settlements.ts";
 import { recheckTransfer } from "../payouts/index.ts";
 import { chainFor, type RailContext } from "../rails/index.ts";
 import { watchIngest } from "../reconcile/index.ts";
@@ -15,8 +16,12 @@ import type { JobPayloads } from "./queues.ts";
  * every open or lately ended one once after Redis lost its prompts (restarted empty), and
  * completed ones inside their finality window (a reorg deeper than the confirmations
  * seen); re-prompts sweeps and refunds whose job vanished (Redis flushed, worker killed);
- * and re-reads every unfinished bridge request (a `bridge` job's chain of reads lost).
+ * re-reads every unfinished bridge request (a `bridge` job's chain of reads lost); and prompts
+ * again x402 settlements neither settled nor failed a while after they were asked for.
  */
+/** How long an x402 settlement's own prompt has before the recheck gives it again. */
+const X402_PROMPT_GRACE_MS = 60_000;
+
 export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<JobPayloads["recheck"]>) => {
   const { db, config } = ctx;
   // First how far each chain's ingest got (holds or extends expiry), then what to reconcile.
@@ -51,5 +56,8 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   for (const t of unfinished.filter((t) => t.kind === "refund")) await prompts.refund(t.id);
   const bridges = await unfinishedBridgeRequests(db);
   await prompts.bridge(bridges);
-  return { reconcile: ids.length, lost, sweeps: sweeps.length, bridges: bridges.length };
+  // A settle's own prompt normally runs within seconds; one still open after a minute lost it.
+  const settlements = await unfinishedX402Settlements(db, new Date(Date.now() - X402_PROMPT_GRACE_MS));
+  for (const id of settlements) await prompts.x402Settle(id);
+  return { reconcile: ids.length, lost, sweeps: sweeps.length, bridges: bridges.length, x402: settlements.length };
 };

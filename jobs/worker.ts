@@ -18,6 +18,7 @@ import { sweep } from "./sweep.ts";
 import { startWebhookRelay } from "./webhookRelay.ts";
 import { stockedMethods } from "../rails/index.ts";
 import { watchWorkerMetrics } from "./workerMetrics.ts";
+import { x402Settle } from "./x402Settle.ts";
 
 type Processor = (job: Job) => Promise<unknown>;
 
@@ -135,6 +136,11 @@ export async function startWorkers(deps: {
         stalledInterval: TRANSFER_LOCK_MS / 2,
       }),
     );
+  }
+  if (deps.transfers !== false && deps.databaseUrl && config.operatorPrivateKey) {
+    // x402 settlements: the operator pays their gas; sending shares the chain's signing lock with sweeps.
+    const x402Deps = { config, db, logger, databaseUrl: deps.databaseUrl, operatorKey: config.operatorPrivateKey };
+    workers.push(new Worker(QUEUES.x402, dispatchByName({ "x402-settle": x402Settle(x402Deps) }, logger), { ...options, concurrency: 32 }));
   }
   if (deps.webhooks !== false) {
     workers.push(

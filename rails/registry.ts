@@ -37,7 +37,7 @@ export function methodFor(network: Typed, kind: "payment" | "deposit"): Creatabl
 export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined;
 export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined {
   const { byKind, byType } = ports();
-  return byKind[kind]?.method ?? (kind === "cross_chain" ? undefined : byType[network.type]?.methods[kind]);
+  return byKind[kind]?.method ?? (kind === "payment" || kind === "deposit" ? byType[network.type]?.methods[kind] : undefined);
 }
 
 /** Where the credits of `payment` on `network` come from: its kind's source (a bridge), else its chain's ingest. */

@@ -1,9 +1,12 @@
 /**
- * `npm run check:imports`: fails when a product file imports `test/` or `devchain/`, or when
+ * `npm run check:imports`: fails when a product file imports `test/` or `devchain/` (by path or
+ * as the workspace package `@stablepay/devchain`), when devchain/ imports anything outside
+ * itself, or when
  * top-level product folders import each other in a cycle; prints what it finds (each cycle
  * with one import per edge, to start untangling from). Imports are read with the TypeScript
  * compiler's pre-processor (static, dynamic, `require`, `import type` alike: a type is a
- * dependency of the design too), and resolved as relative paths.
+ * dependency of the design too), and resolved as relative paths; the devchain package's
+ * specifiers are mapped back to its folder.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -12,10 +15,18 @@ import ts from "typescript";
 const ROOT = resolve(import.meta.dir, "..");
 export const PRODUCT = ["api", "config", "db", "domain", "indexer", "jobs", "metrics", "payouts", "plugins", "rails", "rates", "reconcile", "scripts", "webhooks"];
 const FORBIDDEN = ["test", "devchain"];
-/** The sandbox's launcher (`npm start`) starts the local chains: dev-only, so it may import `devchain/`; no product file may import it. */
-const DEV_ONLY = new Set(["scripts/start.ts", "scripts/lib/sandboxEnv.ts"]);
+/** The sandbox's launcher (`npm start`) and the chains it starts: dev-only, so they may import `devchain/`; no product file may import them. */
+const DEV_ONLY = new Set(["scripts/start.ts", "scripts/lib/sandboxEnv.ts", "scripts/lib/sandboxChains.ts", "scripts/lib/sandboxSolana.ts"]);
+/** devchain/ as a workspace package: `@stablepay/devchain/evm` is `devchain/evm`. */
+const DEVCHAIN_PACKAGE = "@stablepay/devchain";
 
-type Import = { from: string; to: string };
+type Import = { from: string; to: string; specifier: string };
+
+/** The repository path a package specifier names, when it is the devchain package's. */
+function devchainPath(specifier: string): string | null {
+  if (specifier === DEVCHAIN_PACKAGE) return "devchain/index";
+  return specifier.startsWith(`${DEVCHAIN_PACKAGE}/`) ? `devchain/${specifier.slice(DEVCHAIN_PACKAGE.length + 1)}` : null;
+}
 
 export function sourceFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -27,16 +38,21 @@ export function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every relative import of every product file, as repository paths. */
-function productImports(root: string): Import[] {
+/** Every relative or devchain-package import of every file in `folders`, as repository paths. */
+function importsOf(root: string, folders: readonly string[]): Import[] {
   const imports: Import[] = [];
-  for (const folder of PRODUCT) {
+  for (const folder of folders) {
     for (const file of sourceFiles(join(root, folder))) {
       const from = relative(root, file).split(sep).join("/");
       const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
       for (const { fileName } of importedFiles) {
-        if (!fileName.startsWith(".")) continue;
-        imports.push({ from, to: relative(root, resolve(dirname(file), fileName)).split(sep).join("/") });
+        if (fileName.startsWith(".")) {
+          const to = relative(root, resolve(dirname(file), fileName)).split(sep).join("/");
+          imports.push({ from, to, specifier: to });
+          continue;
+        }
+        const to = devchainPath(fileName);
+        if (to) imports.push({ from, to, specifier: fileName });
       }
     }
   }
@@ -79,10 +95,14 @@ function cycles(edges: Map<string, Set<string>>): string[][] {
 /** What is wrong with the imports of the repository at `root`, one message per problem (none: all is well). */
 export function checkImports(root = ROOT): string[] {
   const problems: string[] = [];
-  const imports = productImports(root);
-  for (const { from, to } of imports) {
+  // devchain/ is a package of its own: it imports nothing from the repository around it.
+  for (const { from, to } of importsOf(root, ["devchain"])) {
+    if (topOf(to) !== "devchain") problems.push(`${from} imports ${to}: devchain/ is a package of its own and imports nothing outside it`);
+  }
+  const imports = importsOf(root, PRODUCT);
+  for (const { from, to, specifier } of imports) {
     const target = topOf(to);
-    if (target && FORBIDDEN.includes(target) && !DEV_ONLY.has(from)) problems.push(`${from} imports ${to}: product code never imports ${target}/`);
+    if (target && FORBIDDEN.includes(target) && !DEV_ONLY.has(from)) problems.push(`${from} imports ${specifier}: product code never imports ${target}/`);
     if (DEV_ONLY.has(to) && !DEV_ONLY.has(from)) problems.push(`${from} imports ${to}, which is dev-only (it starts the sandbox's chains)`);
   }
   // Folder → folder, with the first import seen of each edge as its example.
@@ -115,5 +135,5 @@ if (import.meta.main) {
     console.error(`\n${problems.length} import problem(s).`);
     process.exit(1);
   }
-  console.log("imports: no product file imports test/ or devchain/; no import cycles between folders.");
+  console.log("imports: no product file imports test/ or devchain/ (@stablepay/devchain), devchain/ imports nothing outside itself; no import cycles between folders.");
 }

@@ -17,6 +17,8 @@ const ROOT = resolve(import.meta.dir, "..");
 
 /** Files that still name a network type, and why (the rest of issue 43's "one folder plus one registration"). */
 export const ALLOWED: Readonly<Record<string, string>> = {
+  "scripts/lib/sandboxChains.ts": "the sandbox's local chains, one of each type (dev-only)",
+  "scripts/lib/sandboxSolana.ts": "the sandbox's local Solana chain (dev-only)",
   "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
   "scripts/compile-contracts.ts": "solc's output field `evm`, not a network type",
   "config/indexer.ts": "the indexer (Ponder's root) follows EVM networks only",
@@ -37,6 +39,13 @@ export const ALLOWED_RAIL_IMPORTS: Readonly<Record<string, string>> = {
   "api/routes/crossChain.ts": "the cross-chain endpoints list the bridge's routes",
   "api/routes/bridgeWebhooks.ts": "Relay's webhook receiver checks Relay's signature",
   "jobs/bridge.ts": "the bridge job observes the bridge",
+  "rails/x402/": "x402 settles EIP-3009 authorizations on EVM networks with EVM's clients and signers",
+  "api/routes/x402.ts": "the x402 facilitator's endpoints (verify, settle, supported) are x402's own, which no port carries yet",
+  "api/services/x402Verify.ts": "the x402 facilitator's verify (x402's offer, EVM's read-only signer)",
+  "api/services/x402Settle.ts": "the x402 facilitator's settle",
+  "api/services/x402Payment.ts": "an x402 payment's offer",
+  "jobs/x402Settle.ts": "the worker's x402 settle (x402's facilitator, EVM's operator signer)",
+  "scripts/lib/sandboxChains.ts": "the sandbox's local chains deploy EVM's contracts (dev-only)",
   "indexer/": "Ponder's root is the EVM ingest's process: its handlers are EVM's",
 };
 

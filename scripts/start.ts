@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
-import { freePort } from "../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
@@ -20,8 +20,8 @@ import { createDb } from "../db/client.ts";
 import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
-import { sandboxAccounts, startLocalChains } from "../devchain/startLocalChains.ts";
-import { solanaSandboxAccounts } from "../devchain/solana/sandboxSolana.ts";
+import { sandboxAccounts, startLocalChains } from "./lib/sandboxChains.ts";
+import { solanaSandboxAccounts } from "./lib/sandboxSolana.ts";
 import { ingests, networksFollowedBy, stockedMethods } from "../rails/index.ts";
 import { railRoles } from "../plugins/index.ts";
 import { buildRoles } from "./build.ts";
@@ -30,6 +30,7 @@ import { roleEnv } from "./lib/roleEnv.ts";
 import { sandboxEnv } from "./lib/sandboxEnv.ts";
 import { ensureRedis } from "./lib/redis.ts";
 import { seedSandbox, type SandboxMerchant } from "./lib/seedSandbox.ts";
+import { sandboxDashboardLogin } from "./lib/sandboxDashboardLogin.ts";
 
 const prod = process.argv.includes("--prod");
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -161,6 +162,7 @@ if (prod) {
   } catch {}
   const localNetworks = cfg.networks.filter((n) => n.isLocal);
   const merchant = await seedSandbox(handle.db, cfg.secrets, localNetworks, chains.merchantWallets, previous);
+  const dashboardLogin = await sandboxDashboardLogin(handle.db, merchant.merchantId);
   // The sandbox starts stocked (Solana's deposit addresses derived): the first create finds one.
   const stocking = { config: cfg, db: handle.db, logger: createLogger({ level: "warn", name: "start" }) };
   for (const { method } of stockedMethods(cfg)) await method.replenish(stocking);
@@ -199,6 +201,7 @@ if (prod) {
     operatorToken: cfg.operator.token,
     metrics: metricsUrls(cfg),
     queueDashboard: `${cfg.http.publicBaseUrl}/admin/queues`,
+    dashboard: { url: `${cfg.http.publicBaseUrl}/dashboard`, ...dashboardLogin },
   };
   writeFileSync(devStackFile, JSON.stringify(devStack, null, 2));
   console.log(
@@ -210,6 +213,7 @@ if (prod) {
       `  API key:     ${merchant.apiKey}`,
       `  API secret:  ${merchant.apiSecret}`,
       `  Webhook secret (callbackUrl): ${merchant.webhookSecret}`,
+      `  Dashboard:   ${devStack.dashboard.url}   (sign in as ${dashboardLogin.email} / ${dashboardLogin.password})`,
       `  Operator token: ${cfg.operator.token}   (metrics: ${Object.values(devStack.metrics).join(", ")}; queues: ${devStack.queueDashboard})`,
       ...chains.networks.map((n) => `  Chain:       ${n.shortName} (${n.chainId}) ${n.rpcUrl}`),
       ...(cfg.bridge.local ? ["  Bridge:      local relayer between the chains (pay on anvil-2, settle on anvil)"] : []),

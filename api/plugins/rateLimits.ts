@@ -6,7 +6,7 @@ import { createRateBudgets, type CredentialKind, type RateAction } from "../serv
 import { authOf } from "./auth.ts";
 
 // Creates of every kind, on both mounts: payments, deposits, cross-chain, sandbox.
-const CREATE_PATH = /^\/api(?:\/v1)?\/(?:payments\/create|deposits\/create|payments\/cross-chain\/create|sandbox\/payments)\/?$/;
+const CREATE_PATH = /^\/api(?:\/v1)?\/(?:payments\/create|deposits\/create|payments\/cross-chain\/create|sandbox\/payments|x402\/settle)\/?$/;
 // The product API and the checkout page; not the liveness probes, the bridges' signed webhooks,
 // the checkout's static assets, nor the operators' routes (their own token).
 const LIMITED_PATH = /^\/(?:api|pay)\//;

@@ -1,15 +1,15 @@
 import type { Network } from "../../config/types.ts";
 import type { PaymentRow } from "../../db/payments.ts";
 import { paymentView } from "../../domain/paymentView.ts";
-import { railForPayment } from "../../rails/index.ts";
+import { methodFor } from "../../rails/index.ts";
 
 /*
  * The API's side of the one payment serialiser (domain/paymentView.ts): what needs the
- * payment's rail (its URI, wallet instructions) or the public URL is computed here.
+ * payment's method (its URI, wallet instructions) or the public URL is computed here.
  */
 
-/** The payment's QR/deep-link URI, from its rail (null when its network has none). */
-export const paymentUriOf = (p: PaymentRow, network: Network | undefined) => (network && railForPayment(network, p)?.paymentUri(p)) ?? null;
+/** The payment's QR/deep-link URI, from its payment method (null when it has none). */
+export const paymentUriOf = (p: PaymentRow, network: Network | undefined) => (network && methodFor(network, p.kind)?.paymentUri?.(p)) ?? null;
 
 /** The hosted checkout page of a payment: where a merchant sends the customer. */
 export const checkoutUrlOf = (publicBaseUrl: string, paymentId: string) => `${publicBaseUrl}/pay/${paymentId}`;
@@ -19,7 +19,7 @@ export function presentPayment(p: PaymentRow, network: Network | undefined, publ
   return paymentView(p, {
     network,
     paymentUri: paymentUriOf(p, network),
-    walletInstructions: network && railForPayment(network, p)?.walletInstructions(p, network),
+    walletInstructions: network && (methodFor(network, p.kind)?.walletInstructions?.(p, network) ?? null),
     checkoutUrl: checkoutUrlOf(publicBaseUrl, p.id),
   });
 }

@@ -20,6 +20,24 @@ const statsGroups: Partial<Record<string, readonly PaymentStatus[]>> = {
 const AVERAGE_DECIMALS = 6;
 
 /**
+ * Completed value (`completedValueColumns`' three sums) in 10^-18 of the settlement currency,
+ * for each of `rows`. USD: token amounts 1:1. Otherwise payments priced in that currency count
+ * at their fiat amount, the others at the rate stored at their creation, and those without one
+ * (no fresh rate then, or another settlement currency) at today's (503 if none).
+ */
+export async function inSettlementCurrency(
+  config: Config,
+  currency: string,
+  rows: ReadonlyArray<{ completedUsd: bigint; completedAtRate: bigint; completedFiat: bigint }>,
+): Promise<bigint[]> {
+  const totals = rows.map((r) => r.completedUsd + r.completedFiat + r.completedAtRate);
+  if (currency === "USD" || !rows.some((r) => r.completedUsd > 0n)) return totals;
+  const why = "the total in your settlement currency cannot be computed. Retry later.";
+  const rate = usableRate(await ratesFor(config).current(), currency, { stale: why, missing: why });
+  return rows.map((r) => r.completedFiat + r.completedAtRate + roundHalfUpDiv(r.completedUsd * rate.units, 10n ** BigInt(rate.scale)));
+}
+
+/**
  * The spec's Account statistics over payments created between `startDate` and `endDate`
  * (inclusive; a date alone is the whole UTC day), optionally of one `statusFilter` (a status,
  * or `pending`/`failed` for the statuses those counters group).
@@ -47,16 +65,8 @@ export async function merchantStats(deps: { config: Config; db: Db }, auth: { me
     fiatCurrency: currency === "USD" ? null : currency,
   });
 
-  // In 10^-18 of the settlement currency. USD: token amounts 1:1. Otherwise payments priced in
-  // that currency count at their fiat amount, the others at the rate stored at their creation,
-  // and those without one (no fresh rate then, or another settlement currency) at today's (503 if none).
-  let total = row.completedUsd + row.completedFiat + row.completedAtRate;
-  if (currency !== "USD" && row.completedUsd > 0n) {
-    const why = "the total in your settlement currency cannot be computed. Retry later.";
-    const rate = usableRate(await ratesFor(deps.config).current(), currency, { stale: why, missing: why });
-    total = row.completedFiat + row.completedAtRate + roundHalfUpDiv(row.completedUsd * rate.units, 10n ** BigInt(rate.scale));
-  }
-  const average = row.completed === 0 ? 0n : roundHalfUpDiv(total, BigInt(row.completed) * 10n ** BigInt(USD_SCALE - AVERAGE_DECIMALS));
+  const [total] = await inSettlementCurrency(deps.config, currency, [row]);
+  const average = row.completed === 0 ? 0n : roundHalfUpDiv(total!, BigInt(row.completed) * 10n ** BigInt(USD_SCALE - AVERAGE_DECIMALS));
 
   return {
     success: true,
@@ -66,7 +76,7 @@ export async function merchantStats(deps: { config: Config; db: Db }, auth: { me
       pendingPayments: row.pending,
       failedPayments: row.failed,
       agentPayments: row.agent,
-      totalAmount: formatScaled(total, USD_SCALE, 2),
+      totalAmount: formatScaled(total!, USD_SCALE, 2),
       averageAmount: formatScaled(average, AVERAGE_DECIMALS, 2),
       isNairaMerchant: merchant.isNairaMerchant,
     },

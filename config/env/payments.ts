@@ -30,6 +30,26 @@ export const paymentsEnv = envSection(
       .describe("Seconds: a create with neither Idempotency-Key nor orderId is a retry of an identical body only this long after it (spec rule 3). Read by: api."),
     PUBLIC_KEY_ACCOUNT_READS: onOff.default("on").describe("The deprecated public-key reads of `/payments/merchant/list` and `/stats` (spec rule 4): `off` answers them 401. Read by: api."),
     CHECKOUT_MAX_STREAMS: z.coerce.number().int().min(0).max(1_000_000).default(10_000).describe("Live checkout streams (Server-Sent Events) one API process holds at most; past it, checkout pages poll. Read by: api."),
+    X402_SETTLE_WAIT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(120_000)
+      .default(15_000)
+      .describe("Milliseconds POST /x402/settle waits for the worker to settle an authorization before it answers `settlement_pending` (the agent must not pay again). Read by: api."),
+    X402_CONFIRMATION_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .default(10_000)
+      .describe("Milliseconds the worker waits for an x402 settlement's receipt before recording it as broadcast (pending) and looking again later. Read by: worker."),
+    X402_DAILY_GAS_CAP_WEI: z
+      .string()
+      .trim()
+      .regex(/^\d{1,40}$/, "a whole number of wei")
+      .default("100000000000000000")
+      .describe("The most the operator's gas for one merchant's x402 settlements on one chain may cost per UTC day, in the chain's native wei (default 0.1 of the coin); past it, settles answer `gas_cap_reached`. Read by: api."),
     RATE_LIMITS: onOff.default("on").describe("Rate limits per public key, API key and client IP (counted in Redis; per process while Redis is down): `off` for none. Read by: api."),
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60).describe("Seconds of the window every RATE_LIMIT_* budget counts requests in. Read by: api."),
     RATE_LIMIT_PUBLIC_KEY_CREATES: perWindow.default(60).describe("Creates (payments, deposits, cross-chain, sandbox) per window per public key. Read by: api."),

@@ -3,4 +3,3 @@
 export { depositForwarderAbi, depositForwarderBytecode } from "./DepositForwarder.ts";
 export { forwarderFactoryAbi, forwarderFactoryBytecode } from "./ForwarderFactory.ts";
 export { paymentSettlementAbi, paymentSettlementBytecode } from "./PaymentSettlement.ts";
-export { testStablecoinAbi, testStablecoinBytecode } from "./TestStablecoin.ts";

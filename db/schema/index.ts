@@ -9,3 +9,5 @@ export * from "./replayed.ts";
 export * from "./ingestWatch.ts";
 export * from "./refunds.ts";
 export * from "./leases.ts";
+export * from "./dashboard.ts";
+export * from "./x402.ts";

@@ -18,8 +18,9 @@ export const payments = pgTable(
     /**
      * `payment`: settlement contract (and QR to its deposit address); `deposit`: deposit address only;
      * `cross_chain`: paid on another chain and bridged to the merchant's wallet (its request in `bridge_requests`).
+     * `x402`: an agent paid the merchant's wallet per request through the x402 facilitator (its authorization in `x402_settlements`).
      */
-    kind: text("kind", { enum: ["payment", "deposit", "cross_chain"] }).notNull().default("payment"),
+    kind: text("kind", { enum: ["payment", "deposit", "cross_chain", "x402"] }).notNull().default("payment"),
     status: text("status", { enum: paymentStatuses }).notNull().default("pending"),
     /** Amount owed, in the token's smallest unit. */
     amount: amount("amount").notNull(),
@@ -118,6 +119,9 @@ export const payments = pgTable(
     index("payments_completing_block_idx").on(t.chainId, t.completingBlock).where(sql`status in ('confirming', 'completed')`),
     index("payments_evidence_block_idx").on(t.chainId, t.evidenceBlock).where(sql`evidence_block is not null`),
     index("payments_agent_created_idx").on(t.merchantId, t.mode, t.agentId, t.createdAt).where(sql`agent_id is not null`),
+    // The dashboard's search by orderId and by transaction hash (db/dashboardPayments.ts), in any account's millions of rows.
+    index("payments_merchant_order_idx").on(t.merchantId, t.mode, t.orderId).where(sql`order_id is not null`),
+    index("payments_completing_tx_idx").on(sql`lower(${t.completingTxHash})`).where(sql`completing_tx_hash is not null`),
     // The recheck's sweeps owed: completed by transfer, not yet swept whole.
     index("payments_sweep_owed_idx").on(t.id).where(sql`status = 'completed' and completed_via = 'transfer' and swept_at is null`),
   ],

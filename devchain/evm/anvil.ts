@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import type { Hex } from "viem";
 import { freePort } from "../freePort.ts";
 
@@ -11,7 +11,7 @@ export const anvilMnemonic = "test test test test test test test test test test 
 /**
  * Private keys of the first 10 accounts of `anvilMnemonic` (m/44'/60'/0'/0/i), each funded
  * with 10 000 ETH by a default anvil. Hard-coded because deriving them costs a PBKDF2 run
- * per account; `test/chains/anvil.test.ts` checks them against viem's derivation.
+ * per account; `test/anvil.test.ts` checks them against viem's derivation.
  */
 export const anvilAccounts = [
   "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
@@ -55,7 +55,6 @@ export class AnvilStartError extends Error {
 const startTimeoutMs = 20_000;
 const stopTimeoutMs = 5_000;
 const maxPortAttempts = 5;
-const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * Starts a local anvil node on 127.0.0.1 and resolves once it answers `eth_chainId`.
@@ -116,11 +115,22 @@ async function startAnvilOnPort(parameters: StartAnvilParameters, port: number):
 function anvilBinaryPath(): string {
   const arch = process.arch === "x64" ? "amd64" : process.arch;
   const binary = process.platform === "win32" ? "anvil.exe" : "anvil";
-  const native = join(projectRoot, "node_modules", "@foundry-rs", `anvil-${process.platform}-${arch}`, "bin", binary);
-  if (existsSync(native)) return native;
-  const wrapper = join(projectRoot, "node_modules", ".bin", "anvil");
-  if (existsSync(wrapper)) return wrapper;
-  throw new AnvilStartError(`anvil not found at ${native} or ${wrapper}; run npm install`);
+  // Resolved like any dependency: the package's own node_modules, or the workspace's hoisted one.
+  const require = createRequire(import.meta.url);
+  const packageDir = (name: string) => {
+    try {
+      return dirname(require.resolve(`${name}/package.json`));
+    } catch {
+      return null;
+    }
+  };
+  const nativeDir = packageDir(`@foundry-rs/anvil-${process.platform}-${arch}`);
+  const native = nativeDir && join(nativeDir, "bin", binary);
+  if (native && existsSync(native)) return native;
+  const wrapperDir = packageDir("@foundry-rs/anvil");
+  const wrapper = wrapperDir && join(wrapperDir, "bin.mjs");
+  if (wrapper && existsSync(wrapper)) return wrapper;
+  throw new AnvilStartError(`anvil not found (@foundry-rs/anvil-${process.platform}-${arch} or @foundry-rs/anvil); run npm install`);
 }
 
 async function waitUntilReady(options: {

@@ -9,14 +9,13 @@ import {
   http,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { testStablecoinAbi, testStablecoinBytecode } from "../../contracts/artifacts/index.ts";
-import type { Token } from "../../config/types.ts";
+import { testStablecoinAbi, testStablecoinBytecode } from "./artifacts/index.ts";
 import { localChain } from "./localChain.ts";
 
 export type TestTokenSymbol = "USDC" | "USDT" | "DAI";
 
-/** A deployed test token, as the catalogue describes tokens (address EIP-55 checksummed). */
-export type DeployedToken = Token & { symbol: TestTokenSymbol; address: Address };
+/** A deployed test token, shaped like a token catalogue entry (address EIP-55 checksummed), and its EIP-712 domain version. */
+export type DeployedToken = { symbol: TestTokenSymbol; name: string; address: Address; decimals: number; version: string };
 
 export type DeployTestTokensParameters = {
   rpcUrl: string;
@@ -27,11 +26,14 @@ export type DeployTestTokensParameters = {
   fund: { address: Address; amount: bigint }[];
 };
 
-/** The stand-ins deployed on local chains: two 6-decimal dollars and an 18-decimal one. */
+/**
+ * The stand-ins deployed on local chains: two 6-decimal dollars and an 18-decimal one. Their
+ * EIP-712 domains are the real tokens' (USDC's is "USD Coin", "2"): x402 clients sign for them.
+ */
 export const testTokenSpecs = [
-  { symbol: "USDC", name: "USD Coin", decimals: 6 },
-  { symbol: "USDT", name: "Tether USD", decimals: 6 },
-  { symbol: "DAI", name: "Dai Stablecoin", decimals: 18 },
+  { symbol: "USDC", name: "USD Coin", decimals: 6, version: "2" },
+  { symbol: "USDT", name: "Tether USD", decimals: 6, version: "1" },
+  { symbol: "DAI", name: "Dai Stablecoin", decimals: 18, version: "1" },
 ] as const satisfies readonly Omit<DeployedToken, "address">[];
 
 export class TestTokenDeployError extends Error {
@@ -58,7 +60,7 @@ export async function deployTestTokens(parameters: DeployTestTokensParameters): 
   const deployHashes: Hash[] = [];
   for (const spec of testTokenSpecs) {
     deployHashes.push(
-      await walletClient.deployContract({ abi: testStablecoinAbi, bytecode: testStablecoinBytecode, args: [spec.name, spec.symbol, spec.decimals], nonce: nonce++ }),
+      await walletClient.deployContract({ abi: testStablecoinAbi, bytecode: testStablecoinBytecode, args: [spec.name, spec.symbol, spec.decimals, spec.version], nonce: nonce++ }),
     );
   }
   const receipts = await Promise.all(deployHashes.map((hash) => waitForSuccess(publicClient, hash)));
@@ -66,7 +68,7 @@ export async function deployTestTokens(parameters: DeployTestTokensParameters): 
     const address = receipts[i]?.contractAddress;
     if (!address) throw new TestTokenDeployError(`${spec.symbol} deployment ${deployHashes[i]} created no contract`);
     // Receipts carry lowercase addresses; callers compare and display the checksummed form.
-    return { symbol: spec.symbol, name: spec.name, address: getAddress(address), decimals: spec.decimals };
+    return { symbol: spec.symbol, name: spec.name, address: getAddress(address), decimals: spec.decimals, version: spec.version };
   });
 
   const mintHashes: Hash[] = [];

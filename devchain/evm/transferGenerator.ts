@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { bytesToHex, encodeFunctionData, getAddress, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { testStablecoinAbi } from "./artifacts/index.ts";
 
 /** Unrelated transfers per generator transaction (`TestStablecoin.transferBatch`). */
 const PER_TX = 30;

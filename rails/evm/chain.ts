@@ -1,6 +1,7 @@
 import type { ChainPort } from "../types.ts";
 import { chainHead, finalizedHead, headTime } from "./chainHead.ts";
 import { evmClient } from "./client.ts";
+import { evmNetworkType } from "./networkType.ts";
 import { evmRotation } from "./transport.ts";
 import { depositBalance, nativeDepositBalance } from "./depositBalance.ts";
 import { normalizeEvmAddress } from "../../domain/evmAddress.ts";
@@ -30,6 +31,7 @@ export const evmChain: ChainPort = {
   // Any EVM address can hold tokens; the unreceivable ones (null address, token and service contracts) are refused offline.
   settlementWalletProblem: async () => null,
   normalizeAddress: normalizeEvmAddress,
+  addressDescription: evmNetworkType.address.description,
   nullAddress: "0x0000000000000000000000000000000000000000",
   verifySignedMessage,
   messageSigner: "eip1193",

@@ -54,6 +54,8 @@ export interface ChainPort {
   // ── Addresses and signatures ───────────────────────────────────────────────────
   /** The canonical form of an address on this chain (checksummed, base58…), or null if it is not one. */
   normalizeAddress(address: string): string | null;
+  /** An address of this chain, in words for an error ("EVM address (0x + 40 hex digits; …)"). */
+  readonly addressDescription: string;
   /** The chain's null address: tokens sent there are burnt (`unreceivableAddresses`). */
   readonly nullAddress: string;
   /**

@@ -1,6 +1,7 @@
 import { findTransferOut } from "../../db/transfersOut.ts";
 import type { ChainPort } from "../types.ts";
 import { lib } from "./library.ts";
+import { solanaNetworkType } from "./networkType.ts";
 import { normalizeSolanaAddress } from "../../domain/solanaAddress.ts";
 import { ingestHeadOf } from "./readModel/ingestHeads.ts";
 import { verifySignedMessage } from "./verifySignedMessage.ts";
@@ -21,6 +22,7 @@ export const solanaChain: ChainPort = {
   refundAddressProblem: (network, payment, address, timeoutMs) => lib().refundAddressProblem(network, payment, address, timeoutMs),
   settlementWalletProblem: (network, address, timeoutMs) => lib().settlementWalletProblem(network, address, timeoutMs),
   normalizeAddress: normalizeSolanaAddress,
+  addressDescription: solanaNetworkType.address.description,
   nullAddress: "11111111111111111111111111111111",
   verifySignedMessage,
   messageSigner: "solana",

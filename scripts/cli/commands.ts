@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { issueCredential, listCredentials, rotateCredential } from "../../db/credentials.ts";
 import { createMerchant, listMerchants } from "../../db/merchants.ts";
 import { setSettlementWallet, settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import { checkSettlementWallet } from "../../api/services/checkSettlementWallet.ts";
 import { parseReturnOrigins } from "../../api/services/returnOrigins.ts";
 import { listReturnOrigins, replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import type { CredentialKind } from "../../domain/credentials.ts";
@@ -15,9 +16,8 @@ import { recover } from "./recover.ts";
 import { merchantOf, oneOf } from "./lookups.ts";
 import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
-import { networkTypeOf } from "../../plugins/config.ts";
-import { chainFor, ingests } from "../../rails/index.ts";
-import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
+import { userCommands } from "./users.ts";
+import { ingests } from "../../rails/index.ts";
 import { ratesFor } from "../../rates/index.ts";
 
 export { CommandFailedError, UsageError, type Flags } from "./flags.ts";
@@ -90,21 +90,12 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
     const shortName = required(flags, "network");
     const network = config.networks.find((n) => n.shortName === shortName);
     if (!network) throw new UsageError(`--network: unknown network "${shortName}" (one of: ${config.networks.map((n) => n.shortName).join(", ")})`);
-    const format = networkTypeOf(network.type).address;
-    const address = format.normalize(required(flags, "address"));
-    if (!address) throw new UsageError(`--address: not a valid ${format.description}`);
-    // Sweeps and contract settlements would send the merchant's money there for good.
-    if (unreceivableAddresses(network).has(address)) {
-      throw new UsageError(`--address: tokens sent to ${address} cannot come back (the null address, a token's own contract or the service's contracts)`);
-    }
-    // Read from the chain where it can be (Solana: a token account given as the wallet would take other tokens' sweeps for good).
-    const chain = chainFor(network);
-    if (network.enabled && chain) {
-      const problem = await chain.settlementWalletProblem(network, address, 20_000).catch((error: Error) => {
-        throw new CommandFailedError(`could not read ${address} on ${network.name}: ${error.message.split("\n")[0]}`);
-      });
-      if (problem) throw new UsageError(`--address: sweeps sent to ${address} could not be spent: ${problem}`);
-    }
+    const given = required(flags, "address");
+    const checked = await checkSettlementWallet(network, given).catch((error: Error) => {
+      throw new CommandFailedError(`could not read ${given} on ${network.name}: ${error.message.split("\n")[0]}`);
+    });
+    if ("refused" in checked) throw new UsageError(`--address: ${checked.refused}`);
+    const { address } = checked;
     await setSettlementWallet(db, merchant.id, network.id, address);
     return `Settlement wallet on ${network.name}: ${address}${network.enabled ? "" : " (note: this network has no RPC URL configured yet)"}`;
   },
@@ -135,6 +126,8 @@ export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise
   },
 
   ...webhookCommands,
+
+  ...userCommands,
 
   async "indexer prune"({ db, config, logger }, flags) {
     const dryRun = flags["dry-run"] === true;
@@ -182,6 +175,7 @@ export const commandFlags: Record<string, readonly string[]> = {
   "webhook remove": ["id"],
   "webhook rotate": ["id", "merchant", "mode"],
   "webhook secret": ["merchant", "mode"],
+  "user invite": ["merchant", "email", "role"],
   "indexer prune": ["dry-run"],
   replay: ["network", "from", "to", "from-slot", "to-slot", "dry-run"],
   "transfers list": [],
@@ -225,6 +219,7 @@ export const usage = `Usage: npm run cli -- <command> [flags]
   webhook rotate --id ENDPOINT_ID                                       new secret; the old one also signs for WEBHOOK_SECRET_OVERLAP_HOURS
   webhook rotate --merchant ID --mode test|live                         the same for the secret that signs payments' callbackUrl webhooks
   webhook secret --merchant ID --mode test|live                         show the callbackUrl signing secret
+  user invite --merchant ID --email EMAIL --role owner|developer|viewer  a one-time link to the merchant dashboard
   replay --network SHORT_NAME --from N --to M [--dry-run]             read blocks (Solana: slots, also --from-slot/--to-slot) N..M of a
                                                                         chain again, record evidence the indexer missed, reconcile what it touches
   indexer prune [--dry-run]                                             remove indexed transfers that are no payment's evidence

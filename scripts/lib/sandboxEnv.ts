@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { SANDBOX_RATES, sandboxAccounts } from "../../devchain/startLocalChains.ts";
-import { sandboxDepositSeed } from "../../devchain/solana/sandboxSolana.ts";
+import { SANDBOX_RATES, sandboxAccounts } from "./sandboxChains.ts";
+import { sandboxDepositSeed } from "./sandboxSolana.ts";
 
 /**
  * The roles' environment in the sandbox: what the operator set (blank counts as unset, as

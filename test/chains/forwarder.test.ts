@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Address, type PublicClient, keccak256, parseEventLogs } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts } from "../../devchain/evm/anvil.ts";
-import type { DeployedToken } from "../../devchain/evm/deployTestTokens.ts";
+import { anvilAccounts, type AnvilInstance, type DeployedToken, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { computeDepositAddress, deployForwarderFactory, paymentIdToBytes32 } from "../../rails/evm/settlement/index.ts";
-import { depositForwarderAbi, depositForwarderBytecode, forwarderFactoryAbi, testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { depositForwarderAbi, depositForwarderBytecode, forwarderFactoryAbi } from "../../contracts/artifacts/index.ts";
 import { type TokenChain, freshAddress, revertName, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;

@@ -13,8 +13,7 @@ import {
   zeroAddress,
 } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts } from "../../devchain/evm/anvil.ts";
-import type { DeployedToken } from "../../devchain/evm/deployTestTokens.ts";
+import { anvilAccounts, type AnvilInstance, type DeployedToken, testStablecoinAbi } from "@stablepay/devchain/evm";
 import {
   InvalidPaymentIdError,
   type PaymentIntent,
@@ -28,7 +27,7 @@ import {
   settlementDomain,
   signPaymentIntent,
 } from "../../rails/evm/settlement/index.ts";
-import { paymentSettlementAbi, testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { type TokenChain, freshAddress, permitTypes, revertOf, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;
@@ -230,7 +229,7 @@ describe("PaymentSettlement", () => {
       const permitDeadline = intent.deadline;
       const permit = parseSignature(
         await bob.signTypedData({
-          domain: { name: t.name, version: "1", chainId, verifyingContract: t.address },
+          domain: { name: t.name, version: t.version, chainId, verifyingContract: t.address },
           types: permitTypes,
           primaryType: "Permit",
           message: { owner: bob.address, spender: settlement, value: amount, nonce, deadline: permitDeadline },
@@ -263,7 +262,7 @@ describe("PaymentSettlement", () => {
     const nonce = await publicClient.readContract({ address: t.address, abi: testStablecoinAbi, functionName: "nonces", args: [bob.address] });
     const { v, r, s } = parseSignature(
       await bob.signTypedData({
-        domain: { name: t.name, version: "1", chainId, verifyingContract: t.address },
+        domain: { name: t.name, version: t.version, chainId, verifyingContract: t.address },
         types: permitTypes,
         primaryType: "Permit",
         message: { owner: bob.address, spender: settlement, value: intent.amount, nonce, deadline: intent.deadline },

@@ -11,8 +11,8 @@ import {
   zeroAddress,
 } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { paymentSettlementAbi, testStablecoinAbi } from "../../contracts/artifacts/index.ts";
-import { type AnvilInstance, anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
+import { anvilAccounts, type AnvilInstance, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { deploySettlement, isIssuedSplit, parseSplitPaymentLogs, splitPaymentCall } from "../../rails/evm/settlement/index.ts";
 import { splitShares, type SplitPaymentParams } from "../../domain/splitPayment.ts";
 import { type TokenChain, freshAddress, startTokenChain } from "../helpers/tokenChain.ts";

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type PublicClient, createPublicClient, domainSeparator, getContractAddress, http, parseEventLogs, parseSignature } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts, startAnvil } from "../../devchain/evm/anvil.ts";
-import { type DeployedToken, deployTestTokens } from "../../devchain/evm/deployTestTokens.ts";
-import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { anvilAccounts, type DeployedToken, deployTestTokens, startAnvil, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { type TokenChain, permitTypes, revertName, startTokenChain } from "../helpers/tokenChain.ts";
 
 const chainId = 31_337;
@@ -140,7 +138,7 @@ describe("TestStablecoin", () => {
   for (const symbol of ["USDC", "DAI"] as const) {
     test(`${symbol} permit signed with signTypedData sets the allowance`, async () => {
       const t = token(symbol);
-      const domain = { name: t.name, version: "1", chainId, verifyingContract: t.address } as const;
+      const domain = { name: t.name, version: t.version, chainId, verifyingContract: t.address } as const;
       const onChainSeparator = await publicClient.readContract({
         address: t.address,
         abi: testStablecoinAbi,
@@ -194,7 +192,7 @@ describe("TestStablecoin", () => {
     const t = token("USDT");
     const deadline = (await publicClient.getBlock()).timestamp - 1n;
     const signature = await alice.signTypedData({
-      domain: { name: t.name, version: "1", chainId, verifyingContract: t.address },
+      domain: { name: t.name, version: t.version, chainId, verifyingContract: t.address },
       types: permitTypes,
       primaryType: "Permit",
       message: { owner: alice.address, spender: bob.address, value: 1n, nonce: 0n, deadline },

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
 import { replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { anvilAccounts } from "@stablepay/devchain/evm";
 import { startWorkers } from "../../jobs/worker.ts";
 import { axeViolations, decodeQr, DESKTOP, launchBrowser, PHONE, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../helpers/browser.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";

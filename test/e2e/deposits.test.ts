@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { erc20Abi, getAddress, keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { anvilAccounts } from "@stablepay/devchain/evm";
 import { forwarderFactoryAbi } from "../../contracts/artifacts/index.ts";
 import { evmChain } from "../../rails/evm/index.ts";
 import { operatorWallet } from "../../rails/evm/operator.ts";

@@ -6,8 +6,8 @@ import { join, resolve } from "node:path";
 import pg from "pg";
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { freePort } from "../../devchain/freePort.ts";
-import { localChain } from "../../devchain/evm/localChain.ts";
+import { freePort } from "@stablepay/devchain/freePort";
+import { localChain } from "@stablepay/devchain/evm";
 
 /**
  * The headline flow of the foundation: `npm start` with no configuration gives a
@@ -70,6 +70,16 @@ test("npm start runs a sandbox that a script can drive, then stops cleanly on Ct
   expect(devStack.apiKey).toMatch(/^sk_test_[A-Za-z0-9]{32}$/);
   expect(typeof devStack.apiSecret).toBe("string");
   expect(devStack.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  // The dashboard's sandbox login, printed and written beside the keys, signs in.
+  expect([devStack.dashboard.url, devStack.dashboard.email]).toEqual([`http://127.0.0.1:${port}/dashboard`, "owner@sandbox.local"]);
+  expect(output).toContain(`Dashboard:   ${devStack.dashboard.url}   (sign in as owner@sandbox.local / ${devStack.dashboard.password})`);
+  const signIn = await fetch(`${devStack.dashboard.url}/sign-in`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { origin: devStack.baseUrl, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email: devStack.dashboard.email, password: devStack.dashboard.password }),
+  });
+  expect([signIn.status, signIn.headers.get("location")]).toEqual([303, "/dashboard/payments"]);
   expect(devStack.chains.map((c: { chainId: number | string }) => c.chainId).slice(0, 2)).toEqual([31337, 31338]);
   const solanaChain = devStack.chains[2];
   // Checked field by field (asymmetric matchers inside toMatchObject overwrite the object under bun).

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
-import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { freshAddress } from "../helpers/tokenChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
+import { testStablecoinAbi } from "@stablepay/devchain/evm";
 
 /**
  * A fee-on-transfer token (USDT has the switch; here the test token's, turned on at 1%):

@@ -6,7 +6,7 @@ import type { Address, Hex } from "viem";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { startAnvil, type AnvilInstance } from "../../devchain/evm/anvil.ts";
+import { type AnvilInstance, startAnvil } from "@stablepay/devchain/evm";
 import { evmClient } from "../../rails/evm/client.ts";
 import { evmRotation } from "../../rails/evm/transport.ts";
 import { health } from "../../scripts/cli/health.ts";

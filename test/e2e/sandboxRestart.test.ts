@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 
 /**
  * `npm start` stopped and started again on the same data directory (its embedded Postgres

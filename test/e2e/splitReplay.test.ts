@@ -6,7 +6,7 @@ import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { anvilAccounts } from "@stablepay/devchain/evm";
 import type { SplitPaymentCall, SplitPaymentParams } from "../../domain/splitPayment.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { commands } from "../../scripts/cli/commands.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { erc20Abi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { anvilAccounts } from "@stablepay/devchain/evm";
 import { customer, startPaymentChain, type PaymentChain } from "./paymentChain.ts";
 
 /** The local bridge's relayer in tests, as in the sandbox: anvil account 3. */

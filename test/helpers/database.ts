@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { startEmbeddedPostgres } from "../../db/embeddedPostgres.ts";
 import { migrationsFolder, runMigrations } from "../../db/migrate.ts";
 

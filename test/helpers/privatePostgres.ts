@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "../../db/embeddedPostgres.ts";
 import { runMigrations } from "../../db/migrate.ts";
 

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import Redis from "ioredis";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 
 /**
  * A redis-server of a test's own on a free port (never the machine's shared one), which

@@ -15,7 +15,7 @@ import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { GENEROUS_LIMITS } from "./generousLimits.ts";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { anvilNetwork } from "./fixtures.ts";

@@ -2,7 +2,7 @@ import { getBase58Codec } from "@solana/kit";
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import type { FileNetworkInput } from "../../config/index.ts";
-import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "../../devchain/solana/index.ts";
+import { startSolanaDevChain, type SolanaDevChain, type TestMint } from "@stablepay/devchain/solana";
 
 export type SolanaTestChain = {
   chain: SolanaDevChain;

@@ -1,7 +1,7 @@
 import { buildConfig } from "../../plugins/config.ts";
 import { randomBytes } from "node:crypto";
 import { createApp } from "../../api/app.ts";
-import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { anvilAccounts } from "@stablepay/devchain/evm";
 import { stockedMethods } from "../../rails/index.ts";
 import { buildQueueDashboard } from "../../api/queueDashboard.ts";
 import type { ApiDeps } from "../../api/deps.ts";

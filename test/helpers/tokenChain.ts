@@ -12,10 +12,7 @@ import {
   http,
 } from "viem";
 import { type PrivateKeyAccount, generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { type AnvilInstance, anvilAccounts, startAnvil } from "../../devchain/evm/anvil.ts";
-import { type DeployTestTokensParameters, type DeployedToken, deployTestTokens } from "../../devchain/evm/deployTestTokens.ts";
-import { localChain } from "../../devchain/evm/localChain.ts";
-import { testStablecoinAbi } from "../../contracts/artifacts/index.ts";
+import { anvilAccounts, type AnvilInstance, type DeployedToken, deployTestTokens, type DeployTestTokensParameters, localChain, startAnvil, testStablecoinAbi } from "@stablepay/devchain/evm";
 
 /**
  * Shared setup of the contract tests in test/chains: a fresh anvil with the test stablecoins

@@ -17,7 +17,7 @@ import { issueCredential } from "../../db/credentials.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { solanaDepositAddresses } from "../../rails/solana/tables.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { ensureFactories } from "../../rails/bridge/local/relayer/ensureFactories.ts";
 import { computeDepositAddress } from "../../rails/evm/settlement/index.ts";
 import { stockedMethods } from "../../rails/index.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { type AnvilInstance, startAnvil } from "../../devchain/evm/anvil.ts";
+import { type AnvilInstance, startAnvil } from "@stablepay/devchain/evm";
 import { networkIdOf } from "../../config/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import {

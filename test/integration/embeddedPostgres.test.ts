@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "../../db/embeddedPostgres.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "stablepay-embedded-"));

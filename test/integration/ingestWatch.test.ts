@@ -8,7 +8,7 @@ import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { recordIngestCheck } from "../../db/ingestWatch.ts";
 import { startRpcProxy } from "../helpers/rpcProxy.ts";
 import { createMerchant } from "../../db/merchants.ts";
-import { startAnvil } from "../../devchain/evm/anvil.ts";
+import { startAnvil } from "@stablepay/devchain/evm";
 import { reconcilePayments, watchIngest } from "../../reconcile/index.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";

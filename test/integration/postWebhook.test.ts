@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { EXCERPT_BYTES, postWebhook, WebhookRequestError } from "../../webhooks/postWebhook.ts";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 
 /** Receivers on loopback addresses; each records what reached it. */
 type Seen = { host: string | null; body: string; headers: Headers };

@@ -7,7 +7,7 @@ import type { BridgeProgressUpdate } from "../../domain/bridgeRead.ts";
 import { bridgeFillsOf, findBridgeRequest, unfinishedBridgeRequests } from "../../db/bridgeRequests.ts";
 import { findPayment } from "../../db/payments.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { localChain } from "../../devchain/evm/localChain.ts";
+import { localChain } from "@stablepay/devchain/evm";
 import { bridge } from "../../jobs/bridge.ts";
 import { reconcilePayments, recordBridgeProgress } from "../../reconcile/index.ts";
 import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { SERVER_MAX_BODY_BYTES } from "../../api/plugins/requestLimits.ts";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
 
 // The limits over a real socket, served as api/server.ts serves: a body over 1 MiB is a

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { transfersOut } from "../../db/schema/index.ts";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";
 import { insertPaymentRows, paymentRowFactory } from "../helpers/paymentRows.ts";
 import { roleStack } from "../helpers/roleStack.ts";

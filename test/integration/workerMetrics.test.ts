@@ -8,7 +8,7 @@ import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { transfersOut } from "../../db/schema/index.ts";
-import { freePort } from "../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { withJobLogContext } from "../../jobs/jobLogContext.ts";
 import { createPrompts } from "../../jobs/prompts.ts";
 import { openQueue, QUEUES } from "../../jobs/queues.ts";

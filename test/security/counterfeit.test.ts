@@ -2,15 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Keypair } from "@solana/web3.js";
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { createLogger } from "../../config/logger.ts";
-import { paymentSettlementAbi, testStablecoinAbi, testStablecoinBytecode } from "../../contracts/artifacts/index.ts";
+import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
-import type { TestMint } from "../../devchain/solana/index.ts";
+import type { TestMint } from "@stablepay/devchain/solana";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { testStablecoinAbi, testStablecoinBytecode } from "@stablepay/devchain/evm";
 
 /**
  * Counterfeit money credits nothing, through the whole service (API, real Postgres and
@@ -40,7 +41,7 @@ beforeAll(async () => {
   usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
   // The counterfeit: the same contract as the listed test tokens, the same name and symbol, not in the catalogue.
   const forger = createWalletClient({ account: customer, transport: http(chain.anvil.rpcUrl) });
-  const deployed = await forger.deployContract({ abi: testStablecoinAbi, bytecode: testStablecoinBytecode, args: ["USD Coin", "USDC", 6], chain: null });
+  const deployed = await forger.deployContract({ abi: testStablecoinAbi, bytecode: testStablecoinBytecode, args: ["USD Coin", "USDC", 6, "2"], chain: null });
   fake = (await chain.publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress!;
   await chain.publicClient.waitForTransactionReceipt({ hash: await forger.writeContract({ address: fake, abi: testStablecoinAbi, functionName: "mint", args: [customer.address, 10n ** 15n], chain: null }) });
   fakeMint = await solana.chain.createMint({ decimals: 6 });

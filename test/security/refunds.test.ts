@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWalletClient, erc20Abi, http, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { anvilAccounts } from "../../devchain/evm/anvil.ts";
+import { anvilAccounts } from "@stablepay/devchain/evm";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";

@@ -23,6 +23,21 @@ test("a product file importing test/ or devchain/, or the dev-only launcher, is 
   ]);
 });
 
+test("the devchain workspace package counts as devchain/: reported from product code, allowed in the sandbox's chains; devchain/ imports nothing outside itself", () => {
+  rmSync(root, { recursive: true, force: true });
+  write("rails/evm/deploy.ts", `import { localChain } from "@stablepay/devchain/evm";\nimport { parseUnits } from "viem";\n`);
+  write("jobs/boot.ts", `export const load = () => import("@stablepay/devchain");\n`);
+  write("scripts/lib/sandboxChains.ts", `import { startAnvil } from "@stablepay/devchain/evm";\n`);
+  write("scripts/lib/sandboxSolana.ts", `import { startSolanaDevChain } from "@stablepay/devchain/solana";\n`);
+  write("api/app.ts", `import { x } from "@stablepay/devchainish";\n`);
+  write("devchain/evm/deploy.ts", `import type { Token } from "../../config/types.ts";\nimport { freePort } from "../freePort.ts";\nimport { parseUnits } from "viem";\n`);
+  expect(checkImports(root).sort()).toEqual([
+    "devchain/evm/deploy.ts imports config/types.ts: devchain/ is a package of its own and imports nothing outside it",
+    "jobs/boot.ts imports @stablepay/devchain: product code never imports devchain/",
+    "rails/evm/deploy.ts imports @stablepay/devchain/evm: product code never imports devchain/",
+  ]);
+});
+
 test("folders importing each other in a cycle are reported with an import per edge; a one-way import is not", () => {
   rmSync(root, { recursive: true, force: true });
   write("config/index.ts", `import { normalize } from "../rails/addressFormats.ts";\n`);

@@ -8,7 +8,7 @@ import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "
 import { getAddress } from "viem";
 import { MAX_LATE_SCAN_BLOCKS } from "../../config/env.ts";
 import { ConfigError, networkIdOf, networksForMode, setVariables, type Config } from "../../config/index.ts";
-import { SANDBOX_RATES, sandboxAccounts } from "../../devchain/startLocalChains.ts";
+import { SANDBOX_RATES, sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { indexedEvmNetworks } from "../../config/indexer.ts";
 import { networksFollowedBy } from "../../rails/index.ts";

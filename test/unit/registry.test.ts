@@ -5,6 +5,7 @@ import { bridgeEvidence, bridgeMethod } from "../../rails/bridge/index.ts";
 import { evmChain, evmContractPayment, evmDepositAddress, evmEvidence } from "../../rails/evm/index.ts";
 import { chainFor, evidenceFor, evidenceSources, ingestFor, ingests, methodFor, portsOf, stockedMethods } from "../../rails/index.ts";
 import { solanaChain, solanaDepositAddress, solanaEvidence, solanaPay } from "../../rails/solana/index.ts";
+import { x402Evidence, x402Method } from "../../rails/x402/index.ts";
 
 const config = buildConfig({ RPC_URL_BASE: "https://base.example", RPC_URL_SOLANA: "https://solana.example" });
 const network = (shortName: string) => config.networks.find((n) => n.shortName === shortName)!;
@@ -20,7 +21,7 @@ test("a network type's chain, ingest and methods by kind; a cross-chain payment'
 
 test("each port is listed once: the ingests follow chains, the bridge only loads credits; only Solana's deposit addresses are stocked", () => {
   expect(ingests()).toEqual([evmEvidence, solanaEvidence]);
-  expect(evidenceSources()).toEqual([evmEvidence, solanaEvidence, bridgeEvidence]);
+  expect(evidenceSources()).toEqual([evmEvidence, solanaEvidence, bridgeEvidence, x402Evidence]);
   expect(stockedMethods(config).map((s) => [s.name, s.method === solanaDepositAddress, s.networks.map((n) => n.shortName)])).toEqual([["solana deposit", true, ["solana"]]]);
 });
 
@@ -30,4 +31,12 @@ test("the bridge implements only what it has: no chain operation, no placeholder
   // What differs by kind is the method's: Solana Pay pays the merchant's own wallet, a deposit key is the service's.
   expect([solanaPay.holdsFunds, solanaDepositAddress.holdsFunds?.({} as never)]).toEqual([undefined, true]);
   expect([evmContractPayment.collectsFee, evmDepositAddress.collectsFee, solanaPay.collectsFee]).toEqual([true, false, false]);
+});
+
+test("an x402 payment's method and evidence are its kind's (the settlement's Transfer log), its chain its network's; it holds nothing", () => {
+  const base = network("base");
+  expect([methodFor(base, "x402"), evidenceFor(base, { kind: "x402" })]).toEqual([x402Method, x402Evidence]);
+  expect(portsOf(config, { chainId: base.chainId, kind: "x402" })).toEqual({ network: base, chain: evmChain, method: x402Method, evidence: x402Evidence });
+  expect(Object.keys(x402Method).sort()).toEqual(["kind", "verifiedInstead"]);
+  expect(Object.keys(x402Evidence).sort()).toEqual(["loadCredits", "name"]);
 });

@@ -7,8 +7,8 @@ import { ConfigError, type Role } from "../../config/index.ts";
 import { envForRole, foreignSecrets, ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { roleEnv } from "../../scripts/lib/roleEnv.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
-import { sandboxAccounts } from "../../devchain/startLocalChains.ts";
-import { sandboxDepositSeed } from "../../devchain/solana/sandboxSolana.ts";
+import { sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";
+import { sandboxDepositSeed } from "../../scripts/lib/sandboxSolana.ts";
 import { anvilNetwork } from "../helpers/fixtures.ts";
 
 const OPERATOR_KEY = `0x${"11".repeat(32)}` as const;

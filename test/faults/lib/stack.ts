@@ -9,7 +9,7 @@ import { createDb, queryRows, type DbHandle } from "../../../db/client.ts";
 import { issueCredential } from "../../../db/credentials.ts";
 import { createMerchant } from "../../../db/merchants.ts";
 import { setSettlementWallet } from "../../../db/settlementWallets.ts";
-import { freePort } from "../../../devchain/freePort.ts";
+import { freePort } from "@stablepay/devchain/freePort";
 import { privateKeyToAccount } from "viem/accounts";
 import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../helpers/paymentChain.ts";
 import { GENEROUS_LIMITS } from "../../helpers/generousLimits.ts";

@@ -1,0 +1,101 @@
+import type { VerifyResponse } from "@x402/core/types";
+import type { x402Facilitator } from "@x402/core/facilitator";
+import { erc20Abi } from "viem";
+import type { Config } from "../../config/index.ts";
+import type { Db } from "../../db/client.ts";
+import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
+import { findExistingX402Settlement, type X402SettlementRow } from "../../db/x402Settlements.ts";
+import { AgentPolicyError } from "../../domain/errors.ts";
+import { evmClient } from "../../rails/evm/client.ts";
+import { buildFacilitator, readOnlyEvmSigner } from "../../rails/x402/index.ts";
+import { checkOffer, type X402Offer } from "../../rails/x402/offer.ts";
+import type { AuthContext } from "../plugins/auth.ts";
+import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
+import { resolveAgentId } from "../requests/paymentFields.ts";
+import type { X402Request } from "./x402Request.ts";
+
+export type X402Deps = { config: Config; db: Db };
+
+/** A verification, and on success what was verified (the settle goes on from it). */
+export type X402Verified = { response: VerifyResponse; offer?: X402Offer; agentId?: string };
+
+// The API's facilitator, one per configuration: its signers only read (the worker settles).
+const facilitators = new WeakMap<Config, x402Facilitator>();
+export function apiFacilitator(config: Config): x402Facilitator {
+  let facilitator = facilitators.get(config);
+  if (!facilitator) {
+    facilitator = buildFacilitator(config, (network) => readOnlyEvmSigner(network, config.operatorAddress));
+    facilitators.set(config, facilitator);
+  }
+  return facilitator;
+}
+
+const invalid = (invalidReason: string, invalidMessage: string, payer?: string): X402Verified => ({ response: { isValid: false, invalidReason, invalidMessage, payer } });
+
+/** The agent an x402 payment is checked and recorded under: `X-Agent-Id` when sent, else the paying address. */
+export const x402AgentId = (header: string | undefined, payer: string): string => resolveAgentId(header, undefined) ?? payer;
+
+/**
+ * Verifies an authorization for the merchant: that it is one the merchant offered
+ * (`checkOffer`), not already settled or asked to be, that the payer holds the amount and the
+ * agent's policy allows it, and then the protocol's own checks (`exact`: signature, window,
+ * recipient, amount, simulation) by @x402/core's facilitator.
+ */
+export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader: string | undefined, request: X402Request): Promise<X402Verified> {
+  const { config, db } = deps;
+  const wallets = await settlementWalletsByNetwork(db, auth.merchantId);
+  const checked = checkOffer(config, auth.mode, wallets, request.paymentPayload, request.paymentRequirements);
+  if (!checked.ok) return invalid(checked.reason, checked.message, checked.payer);
+  const { offer } = checked;
+  const agentId = x402AgentId(agentHeader, offer.payer);
+  const [existing, balance, policy] = await Promise.all([
+    findExistingX402Settlement(db, { chainId: offer.network.chainId, asset: offer.token.address, payer: offer.payer, nonce: offer.nonce, merchantId: auth.merchantId, mode: auth.mode, paymentIdentifier: null }),
+    evmClient(offer.network, config.rpcTimeoutMs).readContract({ address: offer.token.address as `0x${string}`, abi: erc20Abi, functionName: "balanceOf", args: [offer.payer as `0x${string}`] }),
+    checkAgentPolicy(db, auth, agentId, offer),
+  ]);
+  if (existing) return retriedOrReplayed(existing, auth, extractPaymentIdentifier(request.paymentPayload), offer, agentId);
+  if (balance < offer.amount) return invalid("insufficient_funds", `The payer holds ${balance} of the ${offer.amount} required (smallest units).`, offer.payer);
+  if (policy) return invalid(`agent_policy_${policy.rule}`, policy.message, offer.payer);
+  let response: VerifyResponse;
+  try {
+    response = await apiFacilitator(config).verify(request.paymentPayload, request.paymentRequirements);
+  } catch (error) {
+    return invalid("unexpected_verify_error", error instanceof Error ? error.message : String(error), offer.payer);
+  }
+  return response.isValid ? { response: { ...response, payer: offer.payer }, offer, agentId } : { response };
+}
+
+/**
+ * An authorization presented before: a replay, refused — unless it is the same payment retried
+ * under its `payment-identifier` (same merchant, same identifier), which verifies as before so
+ * the resource server can answer the retry; its settle answers the one settlement.
+ */
+function retriedOrReplayed(existing: X402SettlementRow, auth: AuthContext, paymentIdentifier: string | null, offer: X402Offer, agentId: string): X402Verified {
+  const retry = existing.merchantId === auth.merchantId && existing.mode === auth.mode && paymentIdentifier !== null && existing.paymentIdentifier === paymentIdentifier;
+  if (!retry) return invalid("invalid_exact_evm_payload_authorization_nonce_used", "This authorization was already presented for settlement.", offer.payer);
+  if (existing.status === "failed") return invalid(existing.errorReason ?? "unexpected_settle_error", "This payment's settlement failed.", offer.payer);
+  return { response: { isValid: true, payer: offer.payer }, offer, agentId };
+}
+
+/** The agent policy rule this payment breaks, or null (checked in a transaction of its own; the settle checks again, locked). */
+async function checkAgentPolicy(db: Db, auth: AuthContext, agentId: string, offer: X402Offer): Promise<AgentPolicyError | null> {
+  try {
+    await db.transaction(async (tx) =>
+      enforceAgentPolicy(tx as unknown as Db, {
+        merchantId: auth.merchantId,
+        mode: auth.mode,
+        agentId,
+        amount: offer.amount,
+        decimals: offer.token.decimals,
+        network: offer.network.shortName,
+        token: offer.token.symbol,
+        now: new Date(),
+      }),
+    );
+    return null;
+  } catch (error) {
+    if (error instanceof AgentPolicyError) return error;
+    throw error;
+  }
+}

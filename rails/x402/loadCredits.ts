@@ -1,0 +1,25 @@
+import { settledX402Of } from "../../db/x402Settlements.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
+import type { LoadedCredits, RailContext, SourcedCredit } from "../types.ts";
+
+/**
+ * The evidence of x402 payments: the token Transfer log each settlement transaction left
+ * (payer to the merchant's wallet), read from its receipt by the worker that submitted it.
+ * Confirmations count from the chain's indexed head, as for every EVM payment.
+ */
+export async function loadX402Credits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<LoadedCredits> {
+  const result: LoadedCredits = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
+  for (const s of await settledX402Of(ctx.db, payments.map((p) => p.id))) {
+    if (s.txHash === null || s.blockNumber === null || s.logIndex === null || s.blockTimestamp === null) continue;
+    result.get(s.paymentId)?.push({
+      amount: s.amount,
+      blockNumber: s.blockNumber,
+      logIndex: s.logIndex,
+      timestamp: s.blockTimestamp,
+      txHash: s.txHash,
+      source: "settlement",
+      payer: s.payer,
+    });
+  }
+  return result;
+}

@@ -1,0 +1,51 @@
+import { erc20Abi, isAddressEqual, parseAbiItem, parseEventLogs, type Hex, type PublicClient } from "viem";
+import type { X402SettlementRow } from "../../db/x402Settlements.ts";
+
+const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+const authorizationStateAbi = [parseAbiItem("function authorizationState(address authorizer, bytes32 nonce) view returns (bool)")];
+
+/** How far back a used authorization's transaction is looked for (a settle is minutes old at most). */
+const LOOKBACK_BLOCKS = 50_000n;
+
+/**
+ * The transaction that used this authorization on chain, if it was used: a run that crashed
+ * after broadcasting, or anyone who submitted it first (the money still went to `payTo`).
+ * Null while it is unused; "used" with no hash when the chain says used but the log is older
+ * than the look-back.
+ */
+export async function usedAuthorizationTx(client: PublicClient, row: X402SettlementRow): Promise<Hex | "used" | null> {
+  const token = row.asset as Hex;
+  const used = await client.readContract({ address: token, abi: authorizationStateAbi, functionName: "authorizationState", args: [row.payer as Hex, row.nonce as Hex] });
+  if (!used) return null;
+  const head = await client.getBlockNumber();
+  const logs = await client.getLogs({
+    address: token,
+    event: authorizationUsed,
+    args: { authorizer: row.payer as Hex, nonce: row.nonce as Hex },
+    fromBlock: head > LOOKBACK_BLOCKS ? head - LOOKBACK_BLOCKS : 0n,
+    toBlock: head,
+  });
+  return logs[0]?.transactionHash ?? "used";
+}
+
+export type SettlementTransfer = { txHash: Hex; blockNumber: bigint; blockTimestamp: Date; logIndex: number; gasCost: bigint };
+
+/**
+ * The settlement transaction's token Transfer from the payer to `payTo` of the amount: the
+ * payment's evidence, with what its gas cost the operator (wei). `unmined`: no receipt yet;
+ * `reverted`: mined without it (its gas spent all the same).
+ */
+export async function settlementTransfer(client: PublicClient, row: X402SettlementRow, txHash: Hex): Promise<SettlementTransfer | "unmined" | { reverted: true; gasCost: bigint }> {
+  const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => null);
+  if (!receipt) return "unmined";
+  const gasCost = receipt.gasUsed * receipt.effectiveGasPrice;
+  const transfer =
+    receipt.status === "success"
+      ? parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).find(
+          (log) => isAddressEqual(log.address, row.asset as Hex) && isAddressEqual(log.args.from, row.payer as Hex) && isAddressEqual(log.args.to, row.payTo as Hex) && log.args.value === row.amount,
+        )
+      : undefined;
+  if (!transfer) return { reverted: true, gasCost };
+  const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+  return { txHash, blockNumber: receipt.blockNumber, blockTimestamp: new Date(Number(block.timestamp) * 1000), logIndex: transfer.logIndex, gasCost };
+}
