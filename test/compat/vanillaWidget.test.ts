@@ -5,9 +5,9 @@ import { decodeFunctionData, type Address, type Hex } from "viem";
 import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { launchBrowser, recordConsoleErrors } from "../helpers/browser.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { launchBrowser, recordConsoleErrors } from "../../harness/browser.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { injectTestWallet } from "../e2e/checkoutPage.helpers.ts";
 import { coinleyVanilla } from "./coinleyPay.ts";
 

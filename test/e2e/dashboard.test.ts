@@ -7,10 +7,10 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { axeViolations, DESKTOP, launchBrowser, recordConsoleErrors, recordRequests, seriousOf } from "../helpers/browser.ts";
-import { inviteLink } from "../helpers/dashboard.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { axeViolations, DESKTOP, launchBrowser, recordConsoleErrors, recordRequests, seriousOf } from "../../harness/browser.ts";
+import { inviteLink } from "../../harness/dashboard.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * The merchant dashboard in a real browser (Debian's Chromium through playwright-core) against

@@ -17,10 +17,10 @@ import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { startRpcProxy } from "../helpers/rpcProxy.ts";
-import { rewritingRpcProxy, type RpcCall } from "../helpers/rewritingRpcProxy.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { startRpcProxy } from "../../harness/rpcProxy.ts";
+import { rewritingRpcProxy, type RpcCall } from "../../harness/rewritingRpcProxy.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Deposit-address payments end to end: a real wallet sends plain token transfers to

@@ -11,10 +11,10 @@ import { createMerchant } from "../../../db/merchants.ts";
 import { setSettlementWallet } from "../../../db/settlementWallets.ts";
 import { freePort } from "@stablepay/devchain/freePort";
 import { privateKeyToAccount } from "viem/accounts";
-import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../helpers/paymentChain.ts";
-import { GENEROUS_LIMITS } from "../../helpers/generousLimits.ts";
-import { startPrivatePostgres, type PrivatePostgres } from "../../helpers/privatePostgres.ts";
-import { startPrivateRedis, type PrivateRedis } from "../../helpers/privateRedis.ts";
+import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../../harness/paymentChain.ts";
+import { GENEROUS_LIMITS } from "../../../harness/generousLimits.ts";
+import { startPrivatePostgres, type PrivatePostgres } from "../../../harness/privatePostgres.ts";
+import { startPrivateRedis, type PrivateRedis } from "../../../harness/privateRedis.ts";
 import { faultBundle, roleProcess, type RoleProcess } from "./roleProcess.ts";
 
 /**

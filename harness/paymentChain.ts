@@ -1,0 +1,126 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPublicClient, createWalletClient, http, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { anvilAccounts, type AnvilInstance, type DeployedToken, deployTestTokens, localChain, startAnvil } from "@stablepay/devchain/evm";
+import { freePort } from "@stablepay/devchain/freePort";
+import { deployForwarderFactory, deploySettlement } from "../rails/evm/settlement/index.ts";
+import type { Config, FileNetworkInput } from "../config/index.ts";
+import { spawnIndexer } from "../indexer/run.ts";
+
+/** The ForwarderFactory's operator: sweeps and refunds deposit addresses (the worker's key). */
+export const operatorKey = anvilAccounts[0] as Hex;
+/** PaymentSettlement's operator: signs payment intents (the API's key; `createTestApi` sets it). */
+export const intentSignerKey = anvilAccounts[6] as Hex;
+export const customerKey = anvilAccounts[1] as Hex;
+export const merchantWallet = privateKeyToAccount(anvilAccounts[2] as Hex).address;
+export const customer = privateKeyToAccount(customerKey);
+
+export type PaymentChain = {
+  anvil: AnvilInstance;
+  tokens: DeployedToken[];
+  settlement: Address;
+  factory: Address;
+  network: FileNetworkInput;
+  /** A networks file holding `network`, for processes (the indexer) that read their own env. */
+  networksFile: string;
+  publicClient: ReturnType<typeof createPublicClient>;
+  customerWallet: ReturnType<typeof createWalletClient>;
+  rpc: <T = unknown>(method: string, params?: unknown[]) => Promise<T>;
+  mine: (blocks: number) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+/**
+ * A real anvil with the test stablecoins, the settlement contract (intents signed by anvil
+ * account 6) and the forwarder factory (operator: anvil account 0) deployed, a million of each token with the
+ * customer (account 1) and any `alsoFund` address; the merchant's wallet is account 2.
+ */
+export async function startPaymentChain(
+  options: {
+    chainId?: number;
+    shortName?: string;
+    requiredConfirmations?: number;
+    /** Blocks after which a block is final (default: the required confirmations; null: anvil's own `finalized`, 64 below the head). */
+    finalityBlocks?: number | null;
+    alsoFund?: Address[];
+  } = {},
+): Promise<PaymentChain> {
+  const chainId = options.chainId ?? 31337;
+  const anvil = await startAnvil({ chainId });
+  const fund = [customer.address, ...(options.alsoFund ?? [])].map((address) => ({ address, amount: 1_000_000n }));
+  const tokens = await deployTestTokens({ rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, fund });
+  const operator = privateKeyToAccount(operatorKey).address;
+  const connection = { rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, owner: operator };
+  const settlement = await deploySettlement({ ...connection, operator: privateKeyToAccount(intentSignerKey).address });
+  const factory = await deployForwarderFactory({ ...connection, operator });
+  const network: FileNetworkInput = {
+    name: "Anvil",
+    shortName: options.shortName ?? "anvil",
+    chainId: String(chainId),
+    type: "evm",
+    isTestnet: true,
+    isLocal: true,
+    requiredConfirmations: options.requiredConfirmations ?? 3,
+    ...(options.finalityBlocks === null ? {} : { finalityBlocks: options.finalityBlocks ?? options.requiredConfirmations ?? 3 }),
+    tokens: tokens.map((t) => ({ symbol: t.symbol, name: t.name, address: t.address, decimals: t.decimals })),
+    rpcUrl: anvil.rpcUrl,
+    wsUrl: anvil.wsUrl,
+    settlementContract: settlement,
+    forwarderFactory: factory,
+  };
+  const dir = mkdtempSync(join(tmpdir(), "stablepay-chain-"));
+  const networksFile = join(dir, "networks.json");
+  writeFileSync(networksFile, JSON.stringify({ networks: [network] }));
+  const chain = localChain(chainId, anvil.rpcUrl);
+  const rpc = async <T,>(method: string, params: unknown[] = []) => {
+    const response = await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const json = (await response.json()) as { result?: T; error?: { message: string } };
+    if (json.error) throw new Error(`${method}: ${json.error.message}`);
+    return json.result as T;
+  };
+  return {
+    anvil,
+    tokens,
+    settlement,
+    factory,
+    network,
+    networksFile,
+    publicClient: createPublicClient({ chain, transport: http(anvil.rpcUrl), pollingInterval: 100, cacheTime: 0 }),
+    customerWallet: createWalletClient({ account: customer, chain, transport: http(anvil.rpcUrl) }),
+    rpc,
+    mine: async (blocks) => void (await rpc("anvil_mine", [`0x${blocks.toString(16)}`])),
+    stop: () => anvil.stop(),
+  };
+}
+
+/** Runs the real Ponder indexer against `databaseUrl` and waits until it is ready. */
+export async function startTestIndexer(config: Config, databaseUrl: string, networksFile: string, env: Record<string, string> = {}) {
+  const port = await freePort();
+  const child = spawnIndexer(config, databaseUrl, {
+    port,
+    logLevel: process.env.INDEXER_LOG_LEVEL ?? "error",
+    env: { APP_ENV: "test", NETWORKS_FILE: networksFile, OPERATOR_PRIVATE_KEY: operatorKey, ...env },
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const until = Date.now() + 90_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`indexer exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200) break;
+    } catch {}
+    await Bun.sleep(200);
+  }
+  if (Date.now() >= until) throw new Error("indexer did not become ready in 90 s");
+  return {
+    /** The indexer's process id (benchmarks read its CPU time). */
+    pid: child.pid!,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
