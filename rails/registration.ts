@@ -1,6 +1,6 @@
 import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
-import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
+import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentMethod } from "./types.ts";
 
 /**
  * What one network type brings to the registry (`rails/registry.ts`): its chain, the ingest
@@ -22,19 +22,16 @@ export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
 
 /**
  * What one rail declares to the service, registered once in `rails/plugins.ts`: its name (a
- * network type's, as its networks' `type` says, or a kind's rail), its ports, its part of the
+ * network type's, as its networks' `type` says, or a kind's rail), its part of the
  * configuration (environment section and typed settings), its tables (`rails/<name>/tables.ts`, which
- * drizzle-kit reads) and the process role it runs, if any. A declaration is light:
- * what it starts is imported on use, so a process that never runs the role never loads it.
+ * drizzle-kit reads) and the process role it runs, if any. A declaration is light
+ * (no db/ client, no chain library: Ponder's config builds the configuration from it): what
+ * a role starts is imported on use. A network type's ports are in `registry.ts`.
  */
 export type RailPlugin = {
   name: string;
   /** A network type's spec (its networks' `type` is `name`): address format, built-in networks, checks; none for a rail chosen by the kind of payment (the bridge). */
   networkType?: NetworkTypeSpec;
-  /** A network type's ports: its chain, its ingest and the methods it takes (`rails/registry.ts` looks them up by type). */
-  rails?: NetworkRails;
-  /** Payment methods chosen by the kind of payment whatever the network (the bridge's `cross_chain`). */
-  kinds?: Partial<Record<PaymentKind, KindRails>>;
   config?: RailConfigSection;
   tables?: Readonly<Record<string, unknown>>;
   role?: RailRole;

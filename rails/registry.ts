@@ -1,28 +1,31 @@
 import type { Config, Network, NetworkType } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
-import { plugins } from "./plugins.ts";
+import { bridgeRails } from "./bridge/index.ts";
+import { evmRails } from "./evm/index.ts";
 import type { KindRails, NetworkRails } from "./registration.ts";
+import { solanaRails } from "./solana/index.ts";
 import type { ChainIngest, ChainPort, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
+import { x402Rails } from "./x402/index.ts";
 
 /**
- * Each network type's chain, ingest and payment methods, and the payment methods chosen by
- * the kind of payment rather than its network (cross-chain payments arrive through a bridge),
- * from the registered rails (`plugins.ts`). Read on first use: a rail's modules may import
- * this one, so nothing here runs while they load.
+ * Each network type's ports (chain, ingest, payment methods), and the payment methods chosen
+ * by the kind of payment rather than its network (cross-chain payments arrive through a
+ * bridge, x402 ones by an agent's authorization). The rest of a rail is registered in
+ * `plugins.ts`; its ports are here because they load db/ and chain libraries, which Ponder's
+ * config (built from that registration) must not. `Record<NetworkType, …>` makes tsc ask
+ * for a registered network type's line.
  */
-let registered: { byType: Partial<Record<NetworkType, NetworkRails>>; byKind: Partial<Record<PaymentKind, KindRails>>; types: NetworkRails[] } | undefined;
-function ports() {
-  if (!registered) {
-    const types = plugins.flatMap((p) => (p.networkType && p.rails ? [[p.networkType.type, p.rails] as const] : []));
-    registered = {
-      byType: Object.fromEntries(types),
-      byKind: Object.assign({}, ...plugins.map((p) => p.kinds ?? {})),
-      types: types.map(([, rails]) => rails),
-    };
-  }
-  return registered;
-}
+const byType: Record<NetworkType, NetworkRails> = {
+  evm: evmRails,
+  solana: solanaRails,
+};
+const byKind: Partial<Record<PaymentKind, KindRails>> = {
+  cross_chain: bridgeRails,
+  x402: x402Rails,
+};
+const registered = { byType, byKind, types: Object.values(byType) };
+const ports = () => registered;
 
 type Typed = Pick<Network, "type">;
 

@@ -1,11 +1,10 @@
 import type { RailPlugin } from "../registration.ts";
-import { evmRails } from "./index.ts";
 import { evmNetworkType } from "./networkType.ts";
 
 /**
- * The EVM network type as the service registers it (`rails/plugins.ts`): its ports, its
- * addresses and built-in networks (`networkType.ts`). Its settings, its
+ * The EVM network type as the service registers it (`rails/plugins.ts`): its addresses
+ * and built-in networks (`networkType.ts`). Its settings, its
  * indexer role and its evidence tables are still the service's own (the indexer is Ponder's
  * root, `indexer/`): see docs/decisions/network-plugins.md.
  */
-export const evmPlugin: RailPlugin = { name: "evm", networkType: evmNetworkType, rails: evmRails };
+export const evmPlugin: RailPlugin = { name: "evm", networkType: evmNetworkType };

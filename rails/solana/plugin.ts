@@ -1,9 +1,8 @@
 import type { RailPlugin } from "../registration.ts";
-import { solanaRails } from "./index.ts";
 import { solanaNetworkType } from "./networkType.ts";
 import { solanaRole } from "./role.ts";
 import { solanaConfigSection } from "./settings/config.ts";
 import * as tables from "./tables.ts";
 
-/** The Solana network type as the service registers it (`rails/plugins.ts`): its ports, its spec, its settings (`config.solana`), its tables and its subscriber role. */
-export const solanaPlugin: RailPlugin = { name: "solana", networkType: solanaNetworkType, rails: solanaRails, config: solanaConfigSection, tables, role: solanaRole };
+/** The Solana network type as the service registers it (`rails/plugins.ts`): its spec, its settings (`config.solana`), its tables and its subscriber role. */
+export const solanaPlugin: RailPlugin = { name: "solana", networkType: solanaNetworkType, config: solanaConfigSection, tables, role: solanaRole };

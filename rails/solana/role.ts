@@ -1,6 +1,3 @@
-import { createDb } from "../../db/client.ts";
-import { runMigrations } from "../../db/migrate.ts";
-import { rolePoolProbe } from "../../db/probedPool.ts";
 import type { RailRole } from "../registration.ts";
 import { solanaConfigSection } from "./settings/config.ts";
 
@@ -9,7 +6,14 @@ export const solanaRole: RailRole = {
   name: solanaConfigSection.role!,
   metricsPort: (config) => config.operator.metricsPorts.solana,
   async start({ config, logger, databaseUrl }) {
-    const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }] = await Promise.all([import("./ingest/startSolanaSubscriber.ts"), import("../index.ts")]);
+    // Imported on use: the declaration stays light (Ponder's config loads it, and must not load db/).
+    const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }, { createDb }, { runMigrations }, { rolePoolProbe }] = await Promise.all([
+      import("./ingest/startSolanaSubscriber.ts"),
+      import("../index.ts"),
+      import("../../db/client.ts"),
+      import("../../db/migrate.ts"),
+      import("../../db/probedPool.ts"),
+    ]);
     await runMigrations(databaseUrl);
     const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10), probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
     const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
