@@ -29,6 +29,8 @@ export type CoreConfig = {
     maxLagBlocks: number;
     nodeStaleAfterMs: number;
     port: number;
+    /** Set in a Ponder process the indexer role started: the one EVM chain it indexes (one Ponder per chain). */
+    chainId: string | null;
     /** Late money: how long after expiry an address is watched at all; and, on EVM, asked for in every block, then in ranges of `lateScanBlocks`. */
     watchAfterExpiryHours: number;
     everyBlockAfterExpiryMinutes: number;

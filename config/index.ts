@@ -117,6 +117,7 @@ export function buildConfigWith(
       maxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
       nodeStaleAfterMs: e.NODE_STALE_AFTER_SECONDS * 1000,
       port: e.INDEXER_PORT,
+      chainId: e.INDEXER_CHAIN_ID ?? null,
       watchAfterExpiryHours: e.INDEXER_WATCH_AFTER_EXPIRY_HOURS,
       everyBlockAfterExpiryMinutes: e.INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES,
       lateScanBlocks: e.INDEXER_LATE_SCAN_BLOCKS,

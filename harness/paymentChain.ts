@@ -6,8 +6,11 @@ import { privateKeyToAccount } from "viem/accounts";
 import { anvilAccounts, type AnvilInstance, type DeployedToken, deployTestTokens, localChain, startAnvil } from "@stablepay/devchain/evm";
 import { freePort } from "@stablepay/devchain/freePort";
 import { deployForwarderFactory, deploySettlement } from "../rails/evm/settlement/index.ts";
-import type { Config, FileNetworkInput } from "../config/index.ts";
-import { spawnIndexer } from "../indexer/run.ts";
+import { type Config, type FileNetworkInput } from "../config/index.ts";
+import { buildConfig } from "../plugins/config.ts";
+import { indexedEvmNetworks } from "../config/indexer.ts";
+import { superviseIndexers } from "../indexer/indexers.ts";
+import { createLogger } from "../config/logger.ts";
 
 /** The ForwarderFactory's operator: sweeps and refunds deposit addresses (the worker's key). */
 export const operatorKey = anvilAccounts[0] as Hex;
@@ -95,32 +98,47 @@ export async function startPaymentChain(
   };
 }
 
-/** Runs the real Ponder indexer against `databaseUrl` and waits until it is ready. */
+/**
+ * Runs the real indexer as the indexer role does (one Ponder per EVM chain of `networksFile`,
+ * supervised, and the views schema over them) against `databaseUrl`, and waits until every
+ * chain's Ponder is ready and the views show them.
+ */
 export async function startTestIndexer(config: Config, databaseUrl: string, networksFile: string, env: Record<string, string> = {}) {
+  const childEnv = { APP_ENV: "test", NETWORKS_FILE: networksFile, OPERATOR_PRIVATE_KEY: operatorKey, ...env };
+  // The chains as each Ponder will see them (the role's own rule).
+  const seen = { ...process.env, ...childEnv };
+  const chainIds = indexedEvmNetworks(buildConfig(seen), seen).map((n) => n.chainId);
   const port = await freePort();
-  const child = spawnIndexer(config, databaseUrl, {
-    port,
-    logLevel: process.env.INDEXER_LOG_LEVEL ?? "error",
-    env: { APP_ENV: "test", NETWORKS_FILE: networksFile, OPERATOR_PRIVATE_KEY: operatorKey, ...env },
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const until = Date.now() + 90_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`indexer exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/ready`)).status === 200) break;
-    } catch {}
-    await Bun.sleep(200);
-  }
-  if (Date.now() >= until) throw new Error("indexer did not become ready in 90 s");
-  return {
-    /** The indexer's process id (benchmarks read its CPU time). */
-    pid: child.pid!,
-    stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
+  const indexers = superviseIndexers(
+    config,
+    databaseUrl,
+    {
+      chainIds,
+      port,
+      logLevel: process.env.INDEXER_LOG_LEVEL ?? "error",
+      env: childEnv,
     },
+    createLogger({ level: (process.env.INDEXER_LOG_LEVEL as "error" | undefined) ?? "silent", name: "indexer" }),
+  );
+  const until = Date.now() + 90_000;
+  for (const chain of indexers.chains) {
+    while (true) {
+      if (Date.now() >= until) {
+        await indexers.stop();
+        throw new Error(`indexer of chain ${chain.chainId} did not become ready in 90 s`);
+      }
+      try {
+        if ((await fetch(`http://127.0.0.1:${chain.port}/ready`)).status === 200) break;
+      } catch {}
+      await Bun.sleep(200);
+    }
+  }
+  await indexers.syncViews();
+  return {
+    /** The first chain's Ponder process id (benchmarks read its CPU time). */
+    pid: indexers.chains[0]!.pid()!,
+    /** Each chain's Ponder: its port and process id (null while it is being restarted). */
+    chains: indexers.chains,
+    stop: indexers.stop,
   };
 }

@@ -77,14 +77,16 @@ if (role === "api") {
 } else {
   // Ponder exits when its database goes away: the role starts it again rather than dying with it.
   // What Ponder's config would refuse at each start is refused here, once, rather than restarted forever.
-  const [{ superviseIndexer }, { indexedEvmNetworks }] = await Promise.all([import("../indexer/supervise.ts"), import("../config/indexer.ts")]);
+  const [{ superviseIndexers }, { indexedEvmNetworks }] = await Promise.all([import("../indexer/indexers.ts"), import("../config/indexer.ts")]);
+  let chainIds: string[];
   try {
-    indexedEvmNetworks(config, process.env);
+    chainIds = indexedEvmNetworks(config, process.env).map((n) => n.chainId);
   } catch (error) {
     console.error(`Invalid configuration: ${(error as Error).message}`);
     process.exit(1);
   }
-  const indexer = superviseIndexer(config, databaseUrl, { port: config.indexer.port, logLevel: config.logLevel }, logger);
+  // One Ponder per EVM chain: one chain's dead node stops only that chain's ingest.
+  const indexer = superviseIndexers(config, databaseUrl, { chainIds, port: config.indexer.port, logLevel: config.logLevel }, logger);
   stopWith(async () => {
     await indexer.stop();
     await stopMetrics();

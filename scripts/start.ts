@@ -14,6 +14,7 @@ import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "@stablepay/devchain/freePort";
 import { ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
+import { chainSchema } from "../config/indexer.ts";
 import { createLogger } from "../config/logger.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
 import { createDb } from "../db/client.ts";
@@ -145,13 +146,17 @@ if (prod) {
   await handle.db.execute(sql`drop schema if exists ponder_sync cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.schema)} cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.viewsSchema)} cascade`);
+  // One Ponder per EVM chain, each in a schema of its own (indexer/run.ts).
+  for (const n of cfg.networks.filter((n) => n.isLocal && n.type === "evm")) {
+    await handle.db.execute(sql`drop schema if exists ${sql.identifier(chainSchema(cfg.indexer.schema, n.chainId))} cascade`);
+  }
   // The local bridge's books describe the previous chains' deposits and transfers: gone with them.
   await handle.db.execute(sql`truncate local_bridge_transfers, local_bridge_deposits, local_bridge_requests, local_bridge_factories`);
   // So does what ingest noted per chain (the same chain ids start again from block 0): a rollback
   // noted at block N held every answer of the new chain until it passed N, an old stall stretched
   // expiries, and dispatch's cursor sat past the new chain's blocks.
   const localChainIds = cfg.networks.filter((n) => n.isLocal).map((n) => n.chainId);
-  for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors"]) {
+  for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors", "indexed_sources"]) {
     await handle.db.execute(sql`delete from ${sql.identifier(table)} where chain_id in (${sql.join(localChainIds.map((id) => sql`${id}`), sql`, `)})`);
   }
   // And each ingest's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).

@@ -9,5 +9,6 @@ export * from "./replayed.ts";
 export * from "./ingestWatch.ts";
 export * from "./refunds.ts";
 export * from "./leases.ts";
+export * from "./indexedSources.ts";
 export * from "./dashboard.ts";
 export * from "./x402.ts";

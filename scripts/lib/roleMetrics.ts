@@ -4,7 +4,8 @@ import { createDb } from "../../db/client.ts";
 import { rolePoolProbe } from "../../db/probedPool.ts";
 import { watchChains } from "../../rails/chainMetrics.ts";
 import { startMetricsServer } from "../../metrics/metricsServer.ts";
-import { fetchPonderMetrics } from "../../metrics/ponderMetrics.ts";
+import { indexedEvmNetworks } from "../../config/indexer.ts";
+import { fetchAllPonderMetrics } from "../../metrics/ponderMetrics.ts";
 import { watchProviders } from "../../rails/rpcRotation/metrics.ts";
 import { labelRole } from "../../metrics/registry.ts";
 import { createChainStatusService } from "../../rails/chainStatus.ts";
@@ -36,11 +37,20 @@ export function startRoleMetrics(role: string, config: Config, logger: Logger, d
   const unwatch = watchChains(createChainStatusService(config, handle.db), followed);
   // This process's own probes of the providers (Ponder's child judges them by the same rules).
   void watchProviders(followed);
-  const extra = role === "indexer" ? () => fetchPonderMetrics(config.indexer.port) : undefined;
+  const extra = role === "indexer" ? () => fetchAllPonderMetrics(ponderPorts(config)) : undefined;
   const server = startMetricsServer({ host, port, token, logger, extra });
   return async () => {
     await server?.stop();
     unwatch();
     await handle.close();
   };
+}
+
+/** Each chain's Ponder and its port, as the indexer role starts them (`indexer/indexers.ts`); none if the configuration is refused (the role exits then). */
+function ponderPorts(config: Config): Array<{ chainId: string; port: number }> {
+  try {
+    return indexedEvmNetworks(config, process.env).map((n, i) => ({ chainId: n.chainId, port: config.indexer.port + i }));
+  } catch {
+    return [];
+  }
 }

@@ -15,7 +15,7 @@ import { openQueue, QUEUES } from "../../jobs/queues.ts";
 import { reconcile } from "../../jobs/reconcile.ts";
 import { watchWorkerMetrics } from "../../jobs/workerMetrics.ts";
 import { startMetricsServer } from "../../metrics/metricsServer.ts";
-import { keepPonderFamilies } from "../../metrics/ponderMetrics.ts";
+import { keepPonderFamilies, mergePonderMetrics } from "../../metrics/ponderMetrics.ts";
 import { observeReceiptToStatus } from "../../metrics/settlementMetrics.ts";
 import { registry } from "../../metrics/registry.ts";
 import { createTestDatabase, type TestDatabase } from "../../harness/database.ts";
@@ -254,4 +254,21 @@ test("every log line of a job carries its payment ids, and the payment a process
   expect(byMsg("refund")).toEqual([["first", null], ["second", "p-of-the-row"]]);
   expect(lines.find((l) => l.msg === "second" && l.job === "refund")?.transferId).toBe("t1");
   expect(lines.find((l) => l.msg === "outside")).toEqual(expect.not.objectContaining({ job: expect.anything() }));
+});
+
+test("the indexer's Ponders (one per chain): each family's HELP and TYPE once, every Ponder's samples labelled with its chain", () => {
+  const of = (chain: string, value: number) =>
+    ["# HELP ponder_sync_block block", "# TYPE ponder_sync_block gauge", `ponder_sync_block{chain="${chain}"} ${value}`, "# HELP ponder_up up", "# TYPE ponder_up gauge", `ponder_up ${value}`].join("\n");
+  expect(mergePonderMetrics([{ chainId: "1", text: of("a", 5) }, { chainId: "2", text: of("b", 7) }])).toBe(
+    [
+      "# HELP ponder_sync_block block",
+      "# TYPE ponder_sync_block gauge",
+      'ponder_sync_block{indexer_chain_id="1",chain="a"} 5',
+      'ponder_sync_block{indexer_chain_id="2",chain="b"} 7',
+      "# HELP ponder_up up",
+      "# TYPE ponder_up gauge",
+      'ponder_up{indexer_chain_id="1"} 5',
+      'ponder_up{indexer_chain_id="2"} 7',
+    ].join("\n"),
+  );
 });

@@ -172,7 +172,7 @@ describe("with an operator token", () => {
       const response = await api.request("/admin/queues/api/queues", { headers: bearer });
       expect(response.status).toBe(200);
       const queues = response.body.queues as Array<{ name: string; readOnlyMode: boolean }>;
-      expect(queues.map((q) => q.name).sort()).toEqual(["bridge", "maintenance", "reconcile", "transfers", "webhook"]);
+      expect(queues.map((q) => q.name).sort()).toEqual(["bridge", "maintenance", "reconcile", "transfers", "webhook", "x402"]);
       expect(queues.every((q) => q.readOnlyMode)).toBe(true);
     });
 
