@@ -10,9 +10,10 @@
  * delivery per event. Prints payments/s per round, and the same again with nothing
  * to change (the no-op recompute).
  */
+import { buildConfig } from "../plugins/config.ts";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { buildConfig } from "../config/index.ts";
+
 import { createDb, queryRows } from "../db/client.ts";
 import { createMerchant } from "../db/merchants.ts";
 import { insertWebhookEndpoint } from "../db/webhookEndpoints.ts";

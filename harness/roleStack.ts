@@ -3,7 +3,7 @@ import { spawn, type Subprocess } from "bun";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildConfig, type Config, type FileNetworkInput } from "../config/index.ts";
+import { type Config, type FileNetworkInput } from "../config/index.ts";
 import { projectRoot } from "../config/projectRoot.ts";
 import { createDb, type Db } from "../db/client.ts";
 import { buildRoles } from "../scripts/build.ts";
@@ -18,7 +18,7 @@ import { freePort } from "@stablepay/devchain/freePort";
 import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { anvilNetwork } from "./fixtures.ts";
-
+import { buildConfig } from "../plugins/config.ts";
 
 /**
  * What the benchmarks (and the bundle's test) run against: a fresh migrated database on the machine's Postgres, a

@@ -5,7 +5,7 @@ import { stockedMethods } from "../rails/index.ts";
 import { buildQueueDashboard } from "../api/queueDashboard.ts";
 import type { ApiDeps } from "../api/deps.ts";
 import { createChainStatusService } from "../rails/chainStatus.ts";
-import { buildConfig, type FileNetworkInput } from "../config/index.ts";
+import { type FileNetworkInput } from "../config/index.ts";
 import { createLogger, type Logger } from "../config/logger.ts";
 import { createDb, type DbOptions } from "../db/client.ts";
 import { issueCredential } from "../db/credentials.ts";
@@ -19,6 +19,7 @@ import { createBatchedCreations } from "../api/services/batchedCreations.ts";
 import { createCredentialCache } from "../api/services/credentialCache.ts";
 import { createPaymentStreamHub } from "../api/services/paymentStreamHub.ts";
 import { loadPublicViews } from "../api/services/publicPaymentViews.ts";
+import { buildConfig } from "../plugins/config.ts";
 
 export type TestMerchant = {
   id: string;

@@ -13,7 +13,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
 
 const ROOT = resolve(import.meta.dir, "..");
-const PRODUCT = ["api", "config", "db", "domain", "indexer", "jobs", "metrics", "payouts", "rails", "rates", "reconcile", "scripts", "webhooks"];
+export const PRODUCT = ["api", "config", "db", "domain", "indexer", "jobs", "metrics", "payouts", "plugins", "rails", "rates", "reconcile", "scripts", "webhooks"];
 const FORBIDDEN = ["test", "harness", "devchain"];
 /** The sandbox's launcher (`npm start`) and the chains it starts: dev-only, so they may import `devchain/`; no product file may import them. */
 const DEV_ONLY = new Set(["scripts/start.ts", "scripts/lib/sandboxEnv.ts", "scripts/lib/sandboxChains.ts", "scripts/lib/sandboxSolana.ts"]);
@@ -28,7 +28,7 @@ function devchainPath(specifier: string): string | null {
   return specifier.startsWith(`${DEVCHAIN_PACKAGE}/`) ? `devchain/${specifier.slice(DEVCHAIN_PACKAGE.length + 1)}` : null;
 }
 
-function sourceFiles(dir: string): string[] {
+export function sourceFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);

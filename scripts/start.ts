@@ -7,12 +7,13 @@
  * - `--prod` (`npm run start:prod`): every role from the environment, run from the
  *   bundle it builds first (`dist/`, `npm run build`); no anvil, DATABASE_URL required.
  */
+import { buildConfig } from "../plugins/config.ts";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "@stablepay/devchain/freePort";
-import { buildConfig, ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
+import { ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
 import { chainSchema } from "../config/indexer.ts";
 import { createLogger } from "../config/logger.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
@@ -23,6 +24,7 @@ import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { sandboxAccounts, startLocalChains } from "./lib/sandboxChains.ts";
 import { solanaSandboxAccounts } from "./lib/sandboxSolana.ts";
 import { ingests, networksFollowedBy, stockedMethods } from "../rails/index.ts";
+import { railRoles } from "../plugins/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { roleEnv } from "./lib/roleEnv.ts";
@@ -102,10 +104,10 @@ if (prod) {
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
   await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
-  // The Solana subscriber exits when no rail gives it a network to follow: started anyway,
-  // its exit would stop the whole stack.
-  const solana: Role[] = networksFollowedBy(cfg, "solana").length > 0 ? ["solana"] : [];
-  startRoles(env, cfg, ["indexer", ...solana, "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])], await buildRoles());
+  // A rail's role (the Solana subscriber) exits when it has no network to follow: started
+  // anyway, its exit would stop the whole stack.
+  const rails = railRoles().filter((role) => networksFollowedBy(cfg, role).length > 0);
+  startRoles(env, cfg, ["indexer", ...rails, "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])], await buildRoles());
   await waitForApi(cfg);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {
@@ -171,7 +173,7 @@ if (prod) {
   for (const { method } of stockedMethods(cfg)) await method.replenish(stocking);
   await handle.close();
 
-  startRoles(env, cfg, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
+  startRoles(env, cfg, ["indexer", ...railRoles().filter((role) => networksFollowedBy(cfg, role).length > 0), "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
   await waitForApi(cfg);
 
   const devStack = {

@@ -5,7 +5,6 @@ export * from "./localBridge.ts";
 export * from "./merchants.ts";
 export * from "./payments.ts";
 export * from "./transfers.ts";
-export * from "./solana.ts";
 export * from "./replayed.ts";
 export * from "./ingestWatch.ts";
 export * from "./refunds.ts";

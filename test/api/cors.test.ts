@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildConfig } from "../../config/index.ts";
+
 import { createTestApi, type TestApi } from "../../harness/testApi.ts";
+import { buildConfig } from "../../plugins/config.ts";
 
 // A checkout page on the merchant's site calls the public routes from the customer's browser.
 const PUBLIC_READ = "/api/v1/payments/public/00000000-0000-4000-8000-000000000000";

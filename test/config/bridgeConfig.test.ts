@@ -1,5 +1,6 @@
+import { buildConfig, redactConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
-import { buildConfig, bridgeAdapterFor, ConfigError, redactConfig, type Config } from "../../config/index.ts";
+import { bridgeAdapterFor, ConfigError, type Config } from "../../config/index.ts";
 import { RELAY_MAINNET_URL, RELAY_TESTNET_URL } from "../../rails/bridge/relay/index.ts";
 import { anvilNetwork } from "../../harness/fixtures.ts";
 

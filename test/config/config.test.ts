@@ -1,3 +1,4 @@
+import { buildConfig, catalogue, redactConfig } from "../../plugins/config.ts";
 import { idleTimeoutSeconds } from "../../api/server.ts";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -5,9 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "uuid";
 import { getAddress } from "viem";
-import { catalogue } from "../../config/catalogue.ts";
 import { MAX_LATE_SCAN_BLOCKS } from "../../config/env.ts";
-import { buildConfig, ConfigError, networkIdOf, networksForMode, redactConfig, setVariables, type Config } from "../../config/index.ts";
+import { ConfigError, networkIdOf, networksForMode, setVariables, type Config } from "../../config/index.ts";
 import { SANDBOX_RATES, sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { indexedEvmNetworks } from "../../config/indexer.ts";

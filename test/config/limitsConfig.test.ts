@@ -1,5 +1,6 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
-import { buildConfig, ConfigError } from "../../config/index.ts";
+import { ConfigError } from "../../config/index.ts";
 
 const configError = (env: Record<string, string>): string => {
   try {

@@ -1,9 +1,10 @@
+import { buildConfig, redactConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
 import { getBase58Codec } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
 import { privateKeyToAccount } from "viem/accounts";
-import { buildConfig, ConfigError, envForRole, foreignSecrets, redactConfig, ROLES, type Role } from "../../config/index.ts";
-import { SECRET_READERS } from "../../config/roles.ts";
+import { ConfigError, type Role } from "../../config/index.ts";
+import { envForRole, foreignSecrets, ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { roleEnv } from "../../scripts/lib/roleEnv.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";

@@ -1,8 +1,9 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { syncAnalytics } from "../../db/analyticsSource.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";

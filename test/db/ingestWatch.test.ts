@@ -1,7 +1,8 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createPublicClient, http } from "viem";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { recordIngestCheck } from "../../db/ingestWatch.ts";

@@ -1,6 +1,7 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { paymentsToRecheck } from "../../db/paymentsToRevisit.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { normalizeAddress } from "../../domain/addressFormats.ts";
+import { normalizeAddress } from "../../plugins/config.ts";
 
 const USDC_ETH = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 const USDC_SOLANA = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";

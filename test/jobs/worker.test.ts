@@ -1,7 +1,8 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { QueueEvents, Worker } from "bullmq";
 import { eq, sql } from "drizzle-orm";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { deleteExpiredIdempotencyKeys } from "../../db/idempotencyCleanup.ts";

@@ -1,5 +1,6 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { expect, test } from "bun:test";
-import { buildConfig } from "../../config/index.ts";
+
 import { bridgeEvidence, bridgeMethod } from "../../rails/bridge/index.ts";
 import { evmChain, evmContractPayment, evmDepositAddress, evmEvidence } from "../../rails/evm/index.ts";
 import { chainFor, evidenceFor, evidenceSources, ingestFor, ingests, methodFor, portsOf, stockedMethods } from "../../rails/index.ts";

@@ -1,9 +1,10 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { merchants, payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { buildConfig } from "../../config/index.ts";
+
 import { createLogger } from "../../config/logger.ts";
 import { RateUnavailableError } from "../../domain/errors.ts";
 import { createHttpRatesProvider, createRatesProvider } from "../../rates/index.ts";

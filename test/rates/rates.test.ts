@@ -1,5 +1,6 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { describe, expect, test } from "bun:test";
-import { buildConfig, ConfigError } from "../../config/index.ts";
+import { ConfigError } from "../../config/index.ts";
 import { fiatToTokenUnits } from "../../domain/convertFiat.ts";
 import { ceilDiv, decimalFromNumber, formatScaled, normalizeDecimal, parseDecimal, roundHalfUpDiv, toScale } from "../../domain/decimal.ts";
 import { RateUnavailableError } from "../../domain/errors.ts";

@@ -1,7 +1,8 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import type { Job, Queue } from "bullmq";
 import { sql } from "drizzle-orm";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";

@@ -1,7 +1,8 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
 import { findPayment } from "../../db/payments.ts";

@@ -1,3 +1,4 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { eq } from "drizzle-orm";
@@ -5,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createLogger } from "../../config/logger.ts";
-import { buildConfig, type Config } from "../../config/index.ts";
+import { type Config } from "../../config/index.ts";
 import { createDb, type DbHandle } from "../../db/client.ts";
 import { transfersOut } from "../../db/schema/index.ts";
 import { findActiveCredential, listCredentials } from "../../db/credentials.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Queue } from "bullmq";
 import { sql } from "drizzle-orm";
-import { buildConfig } from "../../config/index.ts";
+
 import { holdAdvisoryLock } from "../../harness/heldAdvisoryLock.ts";
 import { createDb, queryRows } from "../../db/client.ts";
 import { createMerchant } from "../../db/merchants.ts";
@@ -15,6 +15,7 @@ import { createLogger } from "../../config/logger.ts";
 import { createTestDatabase, type TestDatabase } from "../../harness/database.ts";
 import { anvilNetwork } from "../../harness/fixtures.ts";
 import { insertPaymentRows, paymentRowFactory } from "../../harness/paymentRows.ts";
+import { buildConfig } from "../../plugins/config.ts";
 
 let database: TestDatabase;
 let handle: ReturnType<typeof createDb>;

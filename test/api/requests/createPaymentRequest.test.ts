@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { parseCreatePaymentRequest, type CreatePaymentBody, type CreatePaymentScope } from "../../../api/requests/createPaymentRequest.ts";
-import { buildConfig } from "../../../config/index.ts";
+
 import { AppError, ValidationError } from "../../../domain/errors.ts";
 import { anvilNetwork } from "../../../harness/fixtures.ts";
+import { buildConfig } from "../../../plugins/config.ts";
 
 const USDC = "0x" + "33".repeat(20);
 const config = buildConfig(

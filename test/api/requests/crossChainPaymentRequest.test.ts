@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { parseCrossChainPaymentRequest, type CrossChainBody, type CrossChainScope } from "../../../api/requests/crossChainPaymentRequest.ts";
 import { resolveCrossChainRoute } from "../../../api/services/resolveCrossChainRoute.ts";
-import { buildConfig, type Config } from "../../../config/index.ts";
+import { type Config } from "../../../config/index.ts";
 import { unitsOf } from "../../../domain/amounts.ts";
 import { AppError, ValidationError } from "../../../domain/errors.ts";
 import { anvilNetwork } from "../../../harness/fixtures.ts";
+import { buildConfig } from "../../../plugins/config.ts";
 
 const usdt = { symbol: "USDT", name: "Tether USD", address: "0x" + "44".repeat(20), decimals: 6 };
 const daiOn2 = { symbol: "DAI", name: "Dai", address: "0x" + "55".repeat(20), decimals: 18 };

@@ -1,9 +1,10 @@
+import { buildConfig } from "../../../plugins/config.ts";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { erc20Abi, getAddress, type Address, type Hex } from "viem";
-import { buildConfig, type Config } from "../../../config/index.ts";
+import { type Config } from "../../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../../db/client.ts";
 import { issueCredential } from "../../../db/credentials.ts";
 import { createMerchant } from "../../../db/merchants.ts";

@@ -1,7 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
-import { buildConfig } from "../../../config/index.ts";
+
 import { finalizedHead } from "../../../rails/evm/chainHead.ts";
 import { anvilNetwork } from "../../../harness/fixtures.ts";
+import { buildConfig } from "../../../plugins/config.ts";
 
 /**
  * The EVM rail's final block against a loopback node whose answer to

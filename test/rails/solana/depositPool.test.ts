@@ -5,7 +5,7 @@ import { Keypair } from "@solana/web3.js";
 import type { Config, FileNetworkInput } from "../../../config/index.ts";
 import { createLogger } from "../../../config/logger.ts";
 import { queryRows } from "../../../db/client.ts";
-import { solanaDepositAddresses } from "../../../db/schema/index.ts";
+
 import { setSettlementWallet } from "../../../db/settlementWallets.ts";
 import { openQueue, QUEUES } from "../../../jobs/queues.ts";
 import { startWorkers } from "../../../jobs/worker.ts";
@@ -13,6 +13,7 @@ import { depositKeyOf, depositKeypair, depositSeedId, poolKeypair } from "../../
 import { POOL_EMPTY, replenishDepositPool } from "../../../rails/solana/depositPool.ts";
 import { insertPaymentRows, paymentRowFactory } from "../../../harness/paymentRows.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../../harness/testApi.ts";
+import { solanaDepositAddresses } from "../../../rails/solana/tables.ts";
 
 /**
  * Solana deposit addresses come from a pool the worker derives ahead of need: the API claims

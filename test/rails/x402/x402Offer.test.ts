@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { getAddress } from "viem";
-import { buildConfig } from "../../../config/index.ts";
+
 import { checkOffer } from "../../../rails/x402/offer.ts";
 import { ANVIL_USDC, anvilNetwork } from "../../../harness/fixtures.ts";
+import { buildConfig } from "../../../plugins/config.ts";
 
 // What the payer controls reaches the facilitator: each field of the requirements, the payload's
 // `accepted` and the authorization is checked against what the merchant offers.

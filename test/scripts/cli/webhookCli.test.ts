@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import dns from "node:dns/promises";
 import { sql } from "drizzle-orm";
 import { createLogger } from "../../../config/logger.ts";
-import { buildConfig, type Config } from "../../../config/index.ts";
+import { type Config } from "../../../config/index.ts";
 import { createDb, type DbHandle } from "../../../db/client.ts";
 import { createMerchant } from "../../../db/merchants.ts";
 import { callbackSigningSecret, findWebhookEndpoint, listWebhookEndpoints } from "../../../db/webhookEndpoints.ts";
 import { CommandFailedError, commands, UsageError } from "../../../scripts/cli/commands.ts";
 import { createTestDatabase, type TestDatabase } from "../../../harness/database.ts";
+import { buildConfig } from "../../../plugins/config.ts";
 
 let database: TestDatabase;
 let handle: DbHandle;

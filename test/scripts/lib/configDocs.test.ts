@@ -3,10 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { envSchema, envSections, perNetworkVariables } from "../../../config/env.ts";
+import { perNetworkVariables } from "../../../config/env.ts";
 import { envSection } from "../../../config/env/section.ts";
-import { ROLES, SECRET_READERS } from "../../../config/roles.ts";
+
 import { renderConfigurationDoc } from "../../../scripts/lib/configDocs.ts";
+import { envSchema, envSections } from "../../../plugins/config.ts";
+import { ROLES, SECRET_READERS } from "../../../plugins/roles.ts";
 
 const root = resolve(import.meta.dir, "../../..");
 const committed = readFileSync(join(root, "docs/configuration.md"), "utf8");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { buildConfig, type Config } from "../../../../config/index.ts";
+import { type Config } from "../../../../config/index.ts";
 import { createDb, type DbHandle } from "../../../../db/client.ts";
 import { createMerchant } from "../../../../db/merchants.ts";
 import { randomBytes } from "node:crypto";
@@ -12,6 +12,7 @@ import { anvilNetwork } from "../../../../harness/fixtures.ts";
 import { customer, startPaymentChain } from "../../../../harness/paymentChain.ts";
 import { insertPaymentRows, paymentRowFactory } from "../../../../harness/paymentRows.ts";
 import { rewritingRpcProxy } from "../../../../harness/rewritingRpcProxy.ts";
+import { buildConfig } from "../../../../plugins/config.ts";
 
 /**
  * Which deposit addresses the EVM indexer watches in a block, on a real Postgres: judged by

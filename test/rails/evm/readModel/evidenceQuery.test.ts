@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { buildConfig, type Config } from "../../../../config/index.ts";
+import { type Config } from "../../../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../../../db/client.ts";
 import { createMerchant } from "../../../../db/merchants.ts";
 import { evidenceQuery, type EvidenceRow } from "../../../../rails/evm/readModel/evidence.ts";
@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from "../../../../harness/datab
 import { anvilNetwork } from "../../../../harness/fixtures.ts";
 import { createIndexedTables, insertIndexedSettlement, insertIndexedTransfer } from "../../../../harness/indexedTables.ts";
 import { insertPaymentRows, paymentRowFactory } from "../../../../harness/paymentRows.ts";
+import { buildConfig } from "../../../../plugins/config.ts";
 
 /**
  * Reconcile reads evidence by payment ids on every job. The indexer's tables only grow

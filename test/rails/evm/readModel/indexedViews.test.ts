@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { buildConfig } from "../../../../config/index.ts";
+import { buildConfig } from "../../../../plugins/config.ts";
 import { createLogger } from "../../../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../../../db/client.ts";
 import { pruneUnreferencedTransfers } from "../../../../rails/evm/readModel/pruneUnreferenced.ts";

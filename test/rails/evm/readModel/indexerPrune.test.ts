@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { buildConfig, type Config } from "../../../../config/index.ts";
+import { type Config } from "../../../../config/index.ts";
 import { createLogger } from "../../../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../../../db/client.ts";
 import { createMerchant } from "../../../../db/merchants.ts";
@@ -12,6 +12,7 @@ import { commands } from "../../../../scripts/cli/commands.ts";
 import { createTestDatabase, type TestDatabase } from "../../../../harness/database.ts";
 import { ANVIL_USDC, anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../../../../harness/fixtures.ts";
 import { insertPaymentRows, paymentRowFactory } from "../../../../harness/paymentRows.ts";
+import { buildConfig } from "../../../../plugins/config.ts";
 
 /**
  * `npm run cli -- indexer prune`: what an indexer that recorded every transfer left behind

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { syncAnalytics } from "../../../../db/analyticsSource.ts";
-import { buildConfig, type Config } from "../../../../config/index.ts";
+import { type Config } from "../../../../config/index.ts";
 import { createLogger } from "../../../../config/logger.ts";
 import { createDb, queryRows, type DbHandle } from "../../../../db/client.ts";
 import { createMerchant } from "../../../../db/merchants.ts";
@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from "../../../../harness/datab
 import { ANVIL_USDC, anvilNetwork } from "../../../../harness/fixtures.ts";
 import { createIndexedTables, insertIndexedSplit } from "../../../../harness/indexedTables.ts";
 import { insertPaymentRows, paymentRowFactory } from "../../../../harness/paymentRows.ts";
+import { buildConfig } from "../../../../plugins/config.ts";
 
 /**
  * The client SDK's `splitPayment` as evidence (rails/evm/readModel/evidence.ts): anyone may

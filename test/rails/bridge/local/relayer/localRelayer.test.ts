@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddress, type Hex } from "viem";
-import { buildConfig, type Config } from "../../../../../config/index.ts";
+import { type Config } from "../../../../../config/index.ts";
 import { createLogger } from "../../../../../config/logger.ts";
 import { createDb, type DbHandle } from "../../../../../db/client.ts";
 import { findRequest, insertRequest, planTransfer, recordDeposit, transfersOf } from "../../../../../rails/bridge/local/books.ts";
@@ -13,6 +13,7 @@ import { signTransfer } from "../../../../../rails/bridge/local/relayer/sendTran
 import { relayerAddress, relayerKey, startBridgeChains, type BridgeChains } from "../../../../../harness/bridgeChains.ts";
 import { createTestDatabase, type TestDatabase } from "../../../../../harness/database.ts";
 import { merchantWallet } from "../../../../../harness/paymentChain.ts";
+import { buildConfig } from "../../../../../plugins/config.ts";
 
 /**
  * The local relayer signs each planned transfer once. A relayer whose lock session dropped

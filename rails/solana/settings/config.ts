@@ -1,8 +1,26 @@
 import { base58 } from "@scure/base";
-import { normalizeSolanaAddress } from "../domain/solanaAddress.ts";
-import { parseSolanaSecretKey } from "../domain/solanaSecretKey.ts";
-import { ConfigError } from "./configError.ts";
-import type { Env } from "./env.ts";
+import type { z } from "zod";
+import { ConfigError } from "../../../config/configError.ts";
+import { railConfigSection } from "../../../config/railSections.ts";
+import { normalizeSolanaAddress } from "../../../domain/solanaAddress.ts";
+import { parseSolanaSecretKey } from "../../../domain/solanaSecretKey.ts";
+import { solanaEnv } from "./env.ts";
+
+type Env = z.infer<z.ZodObject<typeof solanaEnv.shape>>;
+
+declare module "../../../config/railSections.ts" {
+  interface RailConfigs {
+    solana: SolanaConfig;
+  }
+  interface RailMetricsPorts {
+    solana: number;
+  }
+}
+declare module "../../../config/roles.ts" {
+  interface RailRoles {
+    solana: true;
+  }
+}
 
 /**
  * The Solana rail: the operator keypair paying sweep/refund fees (null: no sweeps), the
@@ -72,3 +90,25 @@ function solanaOperatorAddress(e: Env, secretKey: Uint8Array | null): string | n
   }
   return keyAddress ?? address;
 }
+
+/** The Solana rail's part of the configuration: `config.solana` and its role's `/metrics` port, from its section of the environment; its secrets redacted for logs. */
+export const solanaConfigSection = railConfigSection({
+  key: "solana",
+  env: solanaEnv,
+  build: buildSolanaConfig,
+  metricsPort: (e) => e.SOLANA_METRICS_PORT,
+  role: "solana",
+  secretReaders: {
+    /** Pays Solana sweeps' fees. */
+    SOLANA_OPERATOR_SECRET_KEY: "worker",
+    /** Every Solana deposit key derives from it. */
+    SOLANA_DEPOSIT_SEED: "worker",
+  },
+  redact: (solana) => ({
+    ...solana,
+    operatorSecretKey: solana.operatorSecretKey ? "[redacted]" : null,
+    depositSeed: solana.depositSeed ? "[redacted]" : null,
+    webhook: { ...solana.webhook, authHeader: solana.webhook.authHeader ? "[redacted]" : null },
+    helius: { apiKey: solana.helius.apiKey ? "[redacted]" : null, webhookUrl: solana.helius.webhookUrl },
+  }),
+});

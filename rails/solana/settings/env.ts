@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { envSection } from "./section.ts";
-import { port, url } from "./formats.ts";
+import { envSection } from "../../../config/env/section.ts";
+import { port, url } from "../../../config/env/formats.ts";
 
 export const solanaEnv = envSection(
   "Solana",
-  "The Solana rail: its operator and deposit keys, the subscriber's timers and how long closed payments stay watched, and Helius webhooks. The subscriber is the `solana` role.",
+  "The Solana rail: its operator and deposit keys, the subscriber's timers and how long closed payments stay watched, and Helius webhooks. The subscriber is the `solana` role (its `/metrics` on SOLANA_METRICS_PORT).",
   {
     SOLANA_OPERATOR_SECRET_KEY: z
       .string()
@@ -71,6 +71,7 @@ export const solanaEnv = envSection(
       .min(16, "at least 16 characters (a random secret)")
       .optional()
       .describe("The `authHeader` every Helius delivery must carry (at least 16 characters: a random secret); a delivery without it is refused. Read by: solana."),
+  SOLANA_METRICS_PORT: port.default(9466).describe("Port of the solana role's `/metrics`; 0: none. Read by: solana."),
     HELIUS_WEBHOOK_URL: url(["https:", "http:"])
       .optional()
       .describe("Public URL Helius posts to (the subscriber's receiver behind your proxy), e.g. `https://pay.example.com/solana/helius`. Read by: solana."),

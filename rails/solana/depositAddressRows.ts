@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
-import { queryRows, type Db } from "./client.ts";
-import { solanaDepositAddresses } from "./schema/index.ts";
+import { queryRows, type Db } from "../../db/client.ts";
+import { solanaDepositAddresses } from "./tables.ts";
 
 /** The pool itself or a transaction on it. */
 type Queryable = Pick<Db, "execute" | "select" | "insert" | "delete">;

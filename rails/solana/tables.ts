@@ -1,8 +1,8 @@
 /** The Solana rail's own rows: its deposit addresses (and the legacy sealed seed), the credits its subscriber ingests, and how far it got. */
 import { sql } from "drizzle-orm";
 import { bigserial, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { amount, createdAt } from "./columns.ts";
-import { payments } from "./payments.ts";
+import { amount, createdAt } from "../../db/schema/columns.ts";
+import { payments } from "../../db/schema/payments.ts";
 
 /**
  * Legacy: the master seed the deposit keys of payments created before the address pool were
