@@ -24,7 +24,7 @@ function deliveryLog(ctx: PageContext, log: Log, canChange: boolean): Html {
   if (log.length === 0) return html`<p>No events yet.</p>`;
   return html`<table><thead><tr><th scope="col">Event</th><th scope="col">Payment</th><th scope="col">Deliveries</th>${canChange ? html`<th scope="col">Redeliver</th>` : null}</tr></thead><tbody>${log.map(
     ({ event, deliveries }) => html`<tr><td>${event.type}<br><span class="hint">${when(event.createdAt)}</span></td>
-<td><a class="mono" href="/dashboard/payments/${event.paymentId}">${event.paymentId}</a></td>
+<td>${event.paymentId ? html`<a class="mono" href="/dashboard/payments/${event.paymentId}">${event.paymentId}</a>` : html`<span class="hint">the account</span>`}</td>
 <td>${deliveries.length === 0 ? "none (no endpoint or callbackUrl took it)" : html`<ul>${deliveries.map((d) => {
       const last = d.attemptLog.at(-1);
       return html`<li>${d.url}: ${d.status}, ${d.attempts} attempt(s)${last ? html`, last ${last.statusCode === null ? `no answer (${last.error ?? "error"})` : `HTTP ${last.statusCode}`}` : null}</li>`;

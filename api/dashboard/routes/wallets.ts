@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { recordAudit } from "../../../db/dashboardAudit.ts";
 import { setSettlementWallet, settlementWalletsByNetwork } from "../../../db/settlementWallets.ts";
 import { explorerAddressUrl } from "../../../domain/explorerAddressUrl.ts";
 import type { ApiDeps } from "../../deps.ts";
 import { checkSettlementWallet } from "../../services/checkSettlementWallet.ts";
+import { changeAnnounced } from "../announceChange.ts";
 import { dashboardGuard, type DashboardContext } from "../guard.ts";
 import { html } from "../html.ts";
 import { csrfField, page } from "../layout.ts";
@@ -76,15 +76,12 @@ ${owner ? form : html`<p>Only an owner may change a settlement wallet.</p>`}`;
         if (!checked) return again(503, `${network.name} could not be read to check the address: try again shortly. Nothing changed.`);
         if ("refused" in checked) return again(400, `address: ${checked.refused}`);
         const before = (await settlementWalletsByNetwork(db, dash.merchantId)).get(network.id) ?? null;
-        await setSettlementWallet(db, dash.merchantId, network.id, checked.address);
-        await recordAudit(db, {
-          merchantId: dash.merchantId,
-          userId: dash.user.id,
-          action: "settlement_wallet.changed",
-          details: { network: network.shortName, from: before, to: checked.address },
-          ip: dash.ip,
-          userAgent: dash.userAgent,
-        });
+        await changeAnnounced(
+          db,
+          dash,
+          (tx) => setSettlementWallet(tx, dash.merchantId, network.id, checked.address).then(() => true),
+          () => ({ action: "settlement_wallet.changed", details: { network: network.shortName, from: before, to: checked.address }, modes: [dash.mode] }),
+        );
         return seeOther("/dashboard/wallets?done=changed");
       },
       { dashboard: "owner" },

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import { recordAudit } from "../../../db/dashboardAudit.ts";
 import { findMerchantEvent } from "../../../db/eventFeed.ts";
+import type { Db } from "../../../db/client.ts";
 import { findPayment } from "../../../db/payments.ts";
 import { recentEventDeliveries } from "../../../db/recentEventDeliveries.ts";
 import { findWebhookEndpoint, listWebhookEndpoints, removeWebhookEndpoint, rotateWebhookEndpointSecret } from "../../../db/webhookEndpoints.ts";
@@ -10,6 +10,7 @@ import { uuidPattern } from "../../../domain/uuid.ts";
 import type { ApiDeps } from "../../deps.ts";
 import { redeliverOwnEvent } from "../../services/redeliverEvent.ts";
 import { registerWebhookEndpoint } from "../../services/webhookEndpoints.ts";
+import { changeAnnounced } from "../announceChange.ts";
 import { dashboardGuard, type DashboardContext } from "../guard.ts";
 import { html } from "../html.ts";
 import { credentialsMatch } from "../passwords.ts";
@@ -54,8 +55,9 @@ export const dashboardWebhookRoutes = (deps: ApiDeps, assets: string, throttle: 
     return endpoint;
   }
 
-  const audit = (dash: DashboardContext, action: string, details: Record<string, unknown>) =>
-    recordAudit(db, { merchantId: dash.merchantId, userId: dash.user.id, action, details: { mode: dash.mode, ...details }, ip: dash.ip, userAgent: dash.userAgent });
+  /** An endpoint change, audited and announced (`account.changed`) with the change itself. */
+  const announced = <T extends { id: string; url: string }>(dash: DashboardContext, action: string, apply: (tx: Db) => Promise<T | undefined>) =>
+    changeAnnounced(db, dash, apply, (e) => ({ action, details: { mode: dash.mode, endpointId: e.id, url: e.url }, modes: [dash.mode] }));
 
   return new Elysia()
     .use(dashboardGuard(deps, assets))
@@ -67,12 +69,13 @@ export const dashboardWebhookRoutes = (deps: ApiDeps, assets: string, throttle: 
         if (refused) return refused;
         const events = field(body, "events").split(",").map((e) => e.trim()).filter(Boolean);
         try {
-          const endpoint = await registerWebhookEndpoint(db, { box: config.secrets, testTargets: config.webhooks.testTargets }, dash, {
-            url: field(body, "url"),
-            events: events.length > 0 ? events : undefined,
-            description: field(body, "description").trim() || undefined,
-          });
-          await audit(dash, "webhook_endpoint.added", { endpointId: endpoint.id, url: endpoint.url });
+          const endpoint = (await announced(dash, "webhook_endpoint.added", (tx) =>
+            registerWebhookEndpoint(tx, { box: config.secrets, testTargets: config.webhooks.testTargets }, dash, {
+              url: field(body, "url"),
+              events: events.length > 0 ? events : undefined,
+              description: field(body, "description").trim() || undefined,
+            }),
+          ))!;
           return render(dash, { notice: secretShown(endpoint.url, endpoint.secret) });
         } catch (error) {
           if (error instanceof AppError) return render(dash, { status: error.status, problem: error.message });
@@ -88,9 +91,8 @@ export const dashboardWebhookRoutes = (deps: ApiDeps, assets: string, throttle: 
           const endpoint = await ownEndpoint(dash, params.id);
           const refused = await reauthenticate(dash, body);
           if (refused) return refused;
-          const rotated = await rotateWebhookEndpointSecret(db, config.secrets, endpoint.id, config.webhooks.secretOverlapMs);
+          const rotated = await announced(dash, "webhook_endpoint.secret_rotated", (tx) => rotateWebhookEndpointSecret(tx, config.secrets, endpoint.id, config.webhooks.secretOverlapMs));
           if (!rotated) throw new NotFoundError(`No webhook endpoint ${endpoint.id}.`);
-          await audit(dash, "webhook_endpoint.secret_rotated", { endpointId: endpoint.id, url: endpoint.url });
           return render(dash, { notice: secretShown(rotated.url, rotated.secret) });
         }),
       { dashboard: "write" },
@@ -100,8 +102,7 @@ export const dashboardWebhookRoutes = (deps: ApiDeps, assets: string, throttle: 
       ({ dash, params }) =>
         pageOrRefusal(assets, async () => {
           const endpoint = await ownEndpoint(dash, params.id);
-          await removeWebhookEndpoint(db, endpoint.id);
-          await audit(dash, "webhook_endpoint.removed", { endpointId: endpoint.id, url: endpoint.url });
+          await announced(dash, "webhook_endpoint.removed", (tx) => removeWebhookEndpoint(tx, endpoint.id));
           return seeOther("/dashboard/webhooks");
         }),
       { dashboard: "write" },
@@ -112,7 +113,7 @@ export const dashboardWebhookRoutes = (deps: ApiDeps, assets: string, throttle: 
         pageOrRefusal(assets, async () => {
           const event = uuidPattern.test(params.eventId) ? await findMerchantEvent(db, dash.merchantId, dash.mode, params.eventId) : undefined;
           if (!event) throw new NotFoundError(`No event ${params.eventId} in this account's ${dash.mode} mode.`);
-          const payment = await findPayment(db, event.paymentId);
+          const payment = event.paymentId ? await findPayment(db, event.paymentId) : undefined;
           const deliveries = await redeliverOwnEvent({ db, config }, event, payment?.callbackUrl ?? null);
           return render(dash, { notice: html`<p role="status" class="notice">${event.type} sent again (${deliveries} deliver${deliveries === 1 ? "y" : "ies"}).</p>` });
         }),

@@ -1,0 +1,1 @@
+ALTER TABLE "payment_events" ALTER COLUMN "payment_id" DROP NOT NULL;
