@@ -33,3 +33,8 @@ export const listMerchants = (db: Db): Promise<Merchant[]> => db.select().from(m
 export async function setWalletChangeDelay(db: Db, id: string, hours: number): Promise<void> {
   await db.update(merchants).set({ walletChangeDelayHours: hours }).where(eq(merchants.id, id));
 }
+
+/** Sets the currency the merchant's statistics and settlement rates are in (checked by the caller). */
+export async function setSettlementCurrency(db: Db, id: string, currency: string): Promise<void> {
+  await db.update(merchants).set({ settlementCurrency: currency }).where(eq(merchants.id, id));
+}

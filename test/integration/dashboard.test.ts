@@ -90,6 +90,10 @@ const writePaths = () => [
   "/dashboard/settings/agents/deactivate",
   `/dashboard/payments/${acmePayments[1]}/cancel`,
   `/dashboard/payments/${acmePayments[1]}/refund`,
+  "/dashboard/wallets/delay",
+  "/dashboard/wallets/anvil/cancel",
+  "/dashboard/settings/currency",
+  "/dashboard/webhooks/00000000-0000-4000-8000-000000000000/test",
 ];
 
 describe("invitations and sign-in", () => {

@@ -16,6 +16,7 @@ function endpointsTable(ctx: PageContext, endpoints: WebhookEndpointRow[], canCh
     (e) => html`<tr><td><code>${e.url}</code>${e.description ? html`<br><span class="hint">${e.description}</span>` : null}</td><td>${e.events.join(", ")}</td>
 <td>${e.disabledAt ? `disabled ${when(e.disabledAt)}: ${e.disabledReason ?? ""}` : "enabled"}</td>
 ${canChange ? html`<td><details><summary>Rotate secret</summary><form method="post" action="/dashboard/webhooks/${e.id}/rotate" class="stack">${csrfField(ctx.csrfToken)}${passwordFields(`rotate-${e.id}`)}<button type="submit" class="danger">Rotate</button></form></details>
+<form method="post" action="/dashboard/webhooks/${e.id}/test" class="inline">${csrfField(ctx.csrfToken)}<button type="submit" class="secondary" aria-label="${`Send a test event to ${e.url}`}">Send test event</button></form>
 <form method="post" action="/dashboard/webhooks/${e.id}/remove" class="inline">${csrfField(ctx.csrfToken)}<button type="submit" class="secondary" aria-label="${`Remove ${e.url}`}">Remove</button></form></td>` : null}</tr>`,
   )}</tbody></table>`;
 }

@@ -16,6 +16,7 @@ import { html } from "../html.ts";
 import { credentialsMatch } from "../passwords.ts";
 import { webhooksPage } from "../pages/webhooksPage.ts";
 import { pageOrRefusal } from "../refusals.ts";
+import { sendTestEvent } from "../sendTestEvent.ts";
 import { htmlPage, seeOther } from "../respond.ts";
 import type { SignInThrottle } from "../signInThrottle.ts";
 
@@ -27,7 +28,8 @@ const field = (body: unknown, name: string): string => {
 /**
  * Webhooks of the mode shown: endpoints (add and rotate a secret with the password re-entered,
  * the secret shown once; remove) and the delivery log of the latest events, each redeliverable
- * (the API's limit per hour applies). The same services as the key + secret routes.
+ * (the API's limit per hour applies), and a test event sent to an endpoint through the normal
+ * delivery path. The same services as the key + secret routes.
  */
 export const dashboardWebhookRoutes = (deps: ApiDeps, assets: string, throttle: SignInThrottle) => {
   const { config, db } = deps;
@@ -104,6 +106,21 @@ export const dashboardWebhookRoutes = (deps: ApiDeps, assets: string, throttle: 
           const endpoint = await ownEndpoint(dash, params.id);
           await announced(dash, "webhook_endpoint.removed", (tx) => removeWebhookEndpoint(tx, endpoint.id));
           return seeOther("/dashboard/webhooks");
+        }),
+      { dashboard: "write" },
+    )
+    .post(
+      "/webhooks/:id/test",
+      ({ dash, params }) =>
+        pageOrRefusal(assets, async () => {
+          const endpoint = await ownEndpoint(dash, params.id);
+          try {
+            await sendTestEvent(deps, dash, endpoint);
+          } catch (error) {
+            if (error instanceof AppError) return render(dash, { status: error.status, problem: error.message });
+            throw error;
+          }
+          return render(dash, { notice: html`<p role="status" class="notice">A test.ping event is on its way to ${endpoint.url}: its delivery shows in the log below.</p>` });
         }),
       { dashboard: "write" },
     )
