@@ -60,7 +60,7 @@ ${options.problem ? html`<p role="alert" class="problem" id="rotate-problem">${o
         if (kind !== "secret" && kind !== "public") return keysPage(dash, { status: 400, problem: "kind: secret or public." });
         const lockedFor = await throttle.lockedFor(dash.user.email, dash.ip);
         if (lockedFor > 0) return keysPage(dash, { status: 429, problem: `Too many wrong passwords: try again in ${Math.ceil(lockedFor / 60)} minute(s).` });
-        if (!(await credentialsMatch(dash.user, field(body, "password"), field(body, "totp")))) {
+        if (!(await credentialsMatch(db, dash.user, field(body, "password"), field(body, "totp")))) {
           await throttle.failed(dash.user.email, dash.ip);
           return keysPage(dash, { status: 403, problem: "password: that is not your password (or the authentication code is wrong). Nothing was rotated." });
         }

@@ -46,7 +46,7 @@ export const dashboardWalletRoutes = (deps: ApiDeps, assets: string, throttle: S
   async function reauthenticate(dash: DashboardContext, body: unknown, again: (status: number, problem: string) => Promise<Response>) {
     const lockedFor = await throttle.lockedFor(dash.user.email, dash.ip);
     if (lockedFor > 0) return again(429, `Too many wrong passwords: try again in ${Math.ceil(lockedFor / 60)} minute(s).`);
-    if (await credentialsMatch(dash.user, field(body, "password"), field(body, "totp"))) return null;
+    if (await credentialsMatch(db, dash.user, field(body, "password"), field(body, "totp"))) return null;
     await throttle.failed(dash.user.email, dash.ip);
     return again(403, "password: that is not your password (or the authentication code is wrong). Nothing changed.");
   }

@@ -1,0 +1,1 @@
+ALTER TABLE "dashboard_users" ADD COLUMN "totp_last_step" bigint;
