@@ -1,13 +1,14 @@
 import { Elysia } from "elysia";
-import { listDashboardPayments, type DashboardPaymentRow } from "../../../db/dashboardPayments.ts";
+import { listDashboardPayments, ownPaymentIds, type DashboardPaymentRow } from "../../../db/dashboardPayments.ts";
 import { findMerchantPayment } from "../../../db/payments.ts";
 import { paymentRecords } from "../../../db/paymentStory.ts";
 import { mayChange } from "../../../domain/dashboardRole.ts";
-import { NotFoundError } from "../../../domain/errors.ts";
+import { NotFoundError, ValidationError } from "../../../domain/errors.ts";
 import { uuidPattern } from "../../../domain/uuid.ts";
 import type { ApiDeps } from "../../deps.ts";
 import { dashboardGuard } from "../guard.ts";
 import { parsePaymentQuery } from "../paymentFilters.ts";
+import { openPaymentsChangeStream } from "../paymentsChangeStream.ts";
 import { paymentsCsv } from "../paymentsCsv.ts";
 import { paymentPage } from "../pages/paymentPage.ts";
 import { paymentsPage } from "../pages/paymentsPage.ts";
@@ -19,7 +20,7 @@ const PAGE_SIZE = 25;
 const CSV_MAX_ROWS = 10_000;
 const CSV_BATCH = 1_000;
 
-/** The payments list (filters, search, paging, CSV export) and a payment's page. */
+/** The payments list (filters, search, paging, CSV export, the stream of its open payments' changes) and a payment's page. */
 export const dashboardPaymentRoutes = (deps: ApiDeps, assets: string) => {
   const { config, db } = deps;
   return new Elysia()
@@ -33,6 +34,20 @@ export const dashboardPaymentRoutes = (deps: ApiDeps, assets: string) => {
           return htmlPage(paymentsPage(dash.page, config, { echo, rows, hasMore, after }));
         }),
       { dashboard: "read" },
+    )
+    .get(
+      "/payments/changes",
+      ({ dash, query, request, server }) =>
+        pageOrRefusal(assets, async () => {
+          const ids = typeof query.ids === "string" && query.ids !== "" ? query.ids.split(",") : [];
+          if (ids.length > PAGE_SIZE || !ids.every((id) => uuidPattern.test(id))) throw new ValidationError("ids", `ids: up to ${PAGE_SIZE} payment ids, comma-separated.`);
+          // Only this account's payments of the mode shown are followed; others are as absent as unknown ids.
+          const own = await ownPaymentIds(db, dash, [...new Set(ids.map((id) => id.toLowerCase()))]);
+          // 204 tells EventSource to stop reconnecting: there is nothing to follow.
+          if (own.length === 0) return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+          return openPaymentsChangeStream(deps.paymentStreams, own, request, server);
+        }),
+      { dashboard: "watch" },
     )
     .get(
       "/payments.csv",
