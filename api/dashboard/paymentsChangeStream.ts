@@ -19,6 +19,8 @@ export async function openPaymentsChangeStream(
   paymentIds: readonly string[],
   request: Request,
   server: { timeout(request: Request, seconds: number): void } | null,
+  /** Called once when the stream ends, however it ends. */
+  onEnd: () => void = () => {},
 ): Promise<Response> {
   let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
   let open = true;
@@ -32,6 +34,7 @@ export async function openPaymentsChangeStream(
     clearInterval(heartbeat);
     clearTimeout(lifetime);
     for (const unwatch of unwatches) unwatch();
+    onEnd();
   }
   const close = () => {
     const c = controller;

@@ -88,6 +88,17 @@ describe("the payments list, live", () => {
     expect((await changes(owner, Array.from({ length: 26 }, () => open[0]!))).status).toBe(400);
   });
 
+  test("one session holds at most 4 streams at once (the hub's slots are shared with every checkout page)", async () => {
+    const held = await Promise.all(Array.from({ length: 4 }, () => changes(owner, open)));
+    expect(held.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await changes(owner, open)).status).toBe(429);
+    await held[0]!.body!.cancel();
+    await Bun.sleep(50);
+    const again = await changes(owner, open);
+    expect(again.status).toBe(200);
+    for (const response of [...held.slice(1), again]) await response.body!.cancel();
+  });
+
   test("following changes does not keep an unattended session alive", async () => {
     const before = (await api.db.select().from(dashboardSessions))
       .map((s) => s.lastSeenAt.getTime())

@@ -3,7 +3,7 @@ import { listDashboardPayments, ownPaymentIds, type DashboardPaymentRow } from "
 import { findMerchantPayment } from "../../../db/payments.ts";
 import { paymentRecords } from "../../../db/paymentStory.ts";
 import { mayChange } from "../../../domain/dashboardRole.ts";
-import { NotFoundError, ValidationError } from "../../../domain/errors.ts";
+import { NotFoundError, RateLimitedError, ValidationError } from "../../../domain/errors.ts";
 import { uuidPattern } from "../../../domain/uuid.ts";
 import type { ApiDeps } from "../../deps.ts";
 import { dashboardGuard } from "../guard.ts";
@@ -16,6 +16,8 @@ import { pageOrRefusal } from "../refusals.ts";
 import { htmlPage } from "../respond.ts";
 
 const PAGE_SIZE = 25;
+/** Change streams one session may hold open in one process (a few tabs): each follows up to PAGE_SIZE payments on the hub the checkout pages share. */
+const STREAMS_PER_SESSION = 4;
 /** The most rows one export holds; narrower filters export the rest. */
 const CSV_MAX_ROWS = 10_000;
 const CSV_BATCH = 1_000;
@@ -23,6 +25,7 @@ const CSV_BATCH = 1_000;
 /** The payments list (filters, search, paging, CSV export, the stream of its open payments' changes) and a payment's page. */
 export const dashboardPaymentRoutes = (deps: ApiDeps, assets: string) => {
   const { config, db } = deps;
+  const streamsOf = new Map<string, number>();
   return new Elysia()
     .use(dashboardGuard(deps, assets))
     .get(
@@ -45,7 +48,24 @@ export const dashboardPaymentRoutes = (deps: ApiDeps, assets: string) => {
           const own = await ownPaymentIds(db, dash, [...new Set(ids.map((id) => id.toLowerCase()))]);
           // 204 tells EventSource to stop reconnecting: there is nothing to follow.
           if (own.length === 0) return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
-          return openPaymentsChangeStream(deps.paymentStreams, own, request, server);
+          const session = dash.session.id;
+          const held = streamsOf.get(session) ?? 0;
+          if (held >= STREAMS_PER_SESSION) throw new RateLimitedError(`At most ${STREAMS_PER_SESSION} live payment lists at once per session: close a tab.`, 30);
+          streamsOf.set(session, held + 1);
+          let released = false;
+          const release = () => {
+            if (released) return;
+            released = true;
+            const left = (streamsOf.get(session) ?? 1) - 1;
+            if (left > 0) streamsOf.set(session, left);
+            else streamsOf.delete(session);
+          };
+          try {
+            return await openPaymentsChangeStream(deps.paymentStreams, own, request, server, release);
+          } catch (error) {
+            release();
+            throw error;
+          }
         }),
       { dashboard: "watch" },
     )
