@@ -1,5 +1,6 @@
+import { buildConfig } from "./plugins/config.ts";
 import { createConfig } from "ponder";
-import { buildConfig } from "./config/index.ts";
+
 import { indexedEvmNetworks } from "./config/indexer.ts";
 import { paymentSettlementAbi } from "./contracts/artifacts/PaymentSettlement.ts";
 import { evmTransport } from "./rails/evm/transport.ts";

@@ -8,9 +8,9 @@
  * p50 and p95 of each against the goal (issue 45: p95 ≤ 150 ms at 1,000,000 payments).
  */
 import { sql } from "drizzle-orm";
-import { anvilNetwork } from "../test/helpers/fixtures.ts";
-import { dashboardRequest, signedInUser } from "../test/helpers/dashboard.ts";
-import { createTestApi } from "../test/helpers/testApi.ts";
+import { anvilNetwork } from "../harness/fixtures.ts";
+import { dashboardRequest, signedInUser } from "../harness/dashboard.ts";
+import { createTestApi } from "../harness/testApi.ts";
 
 const PAYMENTS = Number(process.argv[2] ?? 1_000_000);
 const SAMPLES = Number(process.argv[3] ?? 40);

@@ -30,10 +30,10 @@ import { setSettlementWallet } from "../db/settlementWallets.ts";
 import { anvilAccounts, createTransferGenerator, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { freePort } from "@stablepay/devchain/freePort";
 import { startWorkers } from "../jobs/worker.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
-import { startRpcProxy } from "../test/helpers/rpcProxy.ts";
-import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
-import { createTestApi } from "../test/helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../harness/paymentChain.ts";
+import { startRpcProxy } from "../harness/rpcProxy.ts";
+import { insertPaymentRows, paymentRowFactory } from "../harness/paymentRows.ts";
+import { createTestApi } from "../harness/testApi.ts";
 import { processTreeCpuSeconds } from "./lib/processCpu.ts";
 
 const { values: args } = parseArgs({

@@ -15,8 +15,8 @@ import { setSettlementWallet } from "../db/settlementWallets.ts";
 import { startWorkers } from "../jobs/worker.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
 import { sql } from "drizzle-orm";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
-import { createTestApi } from "../test/helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../harness/paymentChain.ts";
+import { createTestApi } from "../harness/testApi.ts";
 
 const N = Number(process.argv[2] ?? 2000);
 const SAMPLES = Number(process.argv[3] ?? 300);

@@ -10,16 +10,17 @@
  * delivery per event. Prints payments/s per round, and the same again with nothing
  * to change (the no-op recompute).
  */
+import { buildConfig } from "../plugins/config.ts";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { buildConfig } from "../config/index.ts";
+
 import { createDb, queryRows } from "../db/client.ts";
 import { createMerchant } from "../db/merchants.ts";
 import { insertWebhookEndpoint } from "../db/webhookEndpoints.ts";
 import { reconcilePayments } from "../reconcile/index.ts";
-import { createTestDatabase } from "../test/helpers/database.ts";
-import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../test/helpers/fixtures.ts";
-import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
+import { createTestDatabase } from "../harness/database.ts";
+import { anvilNetwork, createPonderCheckpointTable, setIndexedBlock } from "../harness/fixtures.ts";
+import { insertPaymentRows, paymentRowFactory } from "../harness/paymentRows.ts";
 
 const N = Number(process.argv[2] ?? 2000);
 const ROUNDS = Number(process.argv[3] ?? 5);

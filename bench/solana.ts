@@ -19,8 +19,8 @@ import { freePort } from "@stablepay/devchain/freePort";
 import { startWorkers } from "../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../rails/index.ts";
 import { startChainSubscriber } from "../rails/solana/ingest/chainSubscriber.ts";
-import { startSolanaTestChain } from "../test/helpers/solanaChain.ts";
-import { createTestApi } from "../test/helpers/testApi.ts";
+import { startSolanaTestChain } from "../harness/solanaChain.ts";
+import { createTestApi } from "../harness/testApi.ts";
 
 const N = Number(process.argv[2] ?? 1000);
 const SAMPLES = Number(process.argv[3] ?? 100);

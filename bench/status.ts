@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../db/client.ts";
 import { freePort } from "@stablepay/devchain/freePort";
-import { insertPaymentRows, paymentRowFactory } from "../test/helpers/paymentRows.ts";
+import { insertPaymentRows, paymentRowFactory } from "../harness/paymentRows.ts";
 import { generator, load } from "./lib/load.ts";
 import { benchStack, cpuSeconds, postgresCpuSeconds } from "./lib/stack.ts";
 

@@ -22,8 +22,8 @@ import { createLogger } from "../config/logger.ts";
 import { queryRows } from "../db/client.ts";
 import { setSettlementWallet } from "../db/settlementWallets.ts";
 import { startWorkers } from "../jobs/worker.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../test/helpers/paymentChain.ts";
-import { createTestApi } from "../test/helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer } from "../harness/paymentChain.ts";
+import { createTestApi } from "../harness/testApi.ts";
 
 const REQUESTS = Number(process.argv[2] ?? 2_000);
 const CLIENTS = Number(process.argv[3] ?? 100);

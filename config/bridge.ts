@@ -1,5 +1,5 @@
 import { normalizeDecimal } from "../domain/decimal.ts";
-import { normalizeAddress } from "../domain/addressFormats.ts";
+import { normalizeEvmAddress } from "../domain/evmAddress.ts";
 import type { Env } from "./env.ts";
 import type { Network } from "./types.ts";
 
@@ -66,7 +66,7 @@ export function buildBridgeConfig(e: Env, env: Record<string, string | undefined
       if (!value) continue;
       if (value.toLowerCase() === "none") refundAddresses[network.chainId] = null;
       else {
-        const address = normalizeAddress("evm", value);
+        const address = normalizeEvmAddress(value);
         if (!address) throw new Error(`${name}: must be an EVM address or none`);
         refundAddresses[network.chainId] = address;
       }

@@ -1,12 +1,15 @@
 import type { Env } from "./env.ts";
 import type { BridgeConfig } from "./bridge.ts";
 import type { Role } from "./roles.ts";
-import type { SolanaConfig } from "./solana.ts";
+import type { RailConfigs, RailMetricsPorts } from "./railSections.ts";
 import type { Network } from "./types.ts";
 import type { SecretBox } from "../domain/secretBox.ts";
 
-/** The configuration every role is built from (`buildConfig`): parsed, checked and derived once at start. */
-export type Config = {
+/** The configuration every role is built from (`buildConfig`): parsed, checked and derived once at start; each rail's settings under its key (`RailConfigs`). */
+export type Config = CoreConfig & RailConfigs;
+
+/** The service's own settings, whatever rails are registered. */
+export type CoreConfig = {
   appEnv: Env["APP_ENV"];
   /** The role this process runs as (`scripts/role.ts`); null: every role at once (tests, the CLI, `npm start`'s supervisor). */
   role: Role | null;
@@ -26,6 +29,8 @@ export type Config = {
     maxLagBlocks: number;
     nodeStaleAfterMs: number;
     port: number;
+    /** Set in a Ponder process the indexer role started: the one EVM chain it indexes (one Ponder per chain). */
+    chainId: string | null;
     /** Late money: how long after expiry an address is watched at all; and, on EVM, asked for in every block, then in ranges of `lateScanBlocks`. */
     watchAfterExpiryHours: number;
     everyBlockAfterExpiryMinutes: number;
@@ -73,7 +78,6 @@ export type Config = {
   rates: RatesConfig;
   /** Cross-chain payments: bridges per route, refund addresses, Relay and the local relayer. */
   bridge: BridgeConfig;
-  solana: SolanaConfig;
   /** Seals and opens stored webhook signing secrets (SECRETS_KEY; a public development key outside production). */
   secrets: SecretBox;
   operator: OperatorConfig;
@@ -100,12 +104,12 @@ export type RateLimitsConfig = {
 
 /**
  * Operators' endpoints: `/metrics` of every role and the queue dashboard, behind `token`
- * (null: both off). The worker and indexer roles serve `/metrics` on their own port (0: none).
+ * (null: both off). The worker and indexer roles, and each rail's own role, serve `/metrics` on their own port (0: none).
  */
 export type OperatorConfig = {
   token: string | null;
   metricsHost: string;
-  metricsPorts: { worker: number; indexer: number; solana: number };
+  metricsPorts: { worker: number; indexer: number } & RailMetricsPorts;
   queueDashboard: "read-only" | "read-write" | "off";
 };
 

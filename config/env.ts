@@ -7,7 +7,6 @@ import { operationsEnv } from "./env/operations.ts";
 import { paymentsEnv } from "./env/payments.ts";
 import { ratesEnv } from "./env/rates.ts";
 import { serviceEnv } from "./env/service.ts";
-import { solanaEnv } from "./env/solana.ts";
 import { storageEnv } from "./env/storage.ts";
 import { webhooksEnv } from "./env/webhooks.ts";
 
@@ -17,12 +16,13 @@ export { perNetworkVariables, type PerNetworkVariable } from "./env/perNetwork.t
 export type { EnvSection } from "./env/section.ts";
 
 /**
- * Every environment variable the service reads, in one schema built from its sections (one
- * file each under `config/env/`, in the order `docs/configuration.md` shows them). Per-network
- * variables (`RPC_URL_<chainId>`, …) are read by pattern in `buildNetworks` from the same env
- * record; `perNetworkVariables` documents them.
+ * The service's own environment variables, in one schema built from its sections (one file
+ * each under `config/env/`, in the order `docs/configuration.md` shows them). Each rail adds
+ * its own section (`RailConfigSection`, registered in `plugins/`): `plugins/config.ts` has the
+ * whole schema. Per-network variables (`RPC_URL_<chainId>`, …) are read by pattern in
+ * `buildNetworks` from the same env record; `perNetworkVariables` documents them.
  */
-export const envSections = [serviceEnv, storageEnv, networksEnv, keysEnv, paymentsEnv, webhooksEnv, ratesEnv, bridgeEnv, solanaEnv, dashboardEnv, operationsEnv] as const;
+export const coreEnvSections = [serviceEnv, storageEnv, networksEnv, keysEnv, paymentsEnv, webhooksEnv, ratesEnv, bridgeEnv, dashboardEnv, operationsEnv] as const;
 
 export const envSchema = z.object({
   ...serviceEnv.shape,
@@ -33,7 +33,6 @@ export const envSchema = z.object({
   ...webhooksEnv.shape,
   ...ratesEnv.shape,
   ...bridgeEnv.shape,
-  ...solanaEnv.shape,
   ...dashboardEnv.shape,
   ...operationsEnv.shape,
 });

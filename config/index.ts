@@ -7,18 +7,21 @@ import type { Config } from "./configType.ts";
 import { envSchema } from "./env.ts";
 import { buildNetworks } from "./networks.ts";
 import { evmOperatorAddress } from "./operatorAddress.ts";
-import { foreignSecrets, type Role } from "./roles.ts";
-import { buildSolanaConfig } from "./solana.ts";
+import { CORE_ROLES, CORE_SECRET_READERS, foreignSecretsOf, type Role } from "./roles.ts";
+import type { ConfigRails, RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
 import { parseStaticRates } from "./staticRates.ts";
 import type { FileNetworkInput } from "./networksFile.ts";
 import type { Mode, Network } from "./types.ts";
 
 export type { Mode, Network, NetworkType, Token } from "./types.ts";
 export type { Config, OperatorConfig, RateBudget, RateLimitsConfig, RatesConfig, WebhooksConfig } from "./configType.ts";
-export type { SolanaConfig } from "./solana.ts";
+export type { ConfigRails, RailConfigs, RailConfigSection, RailMetricsPorts } from "./railSections.ts";
+export type { NetworkTypeSpec } from "./networkTypeSpec.ts";
+export { catalogueOf } from "./networks.ts";
+export { railConfigSection } from "./railSections.ts";
 export { ConfigError } from "./configError.ts";
-export { redactConfig } from "./redactConfig.ts";
-export { ROLES, envForRole, foreignSecrets, type Role } from "./roles.ts";
+export { redactConfigWith } from "./redactConfig.ts";
+export { CORE_ROLES, CORE_SECRET_READERS, envForRoleOf, foreignSecretsOf, type RailRoles, type Role } from "./roles.ts";
 export { modeOfNetwork } from "./types.ts";
 export { networkIdOf } from "./networks.ts";
 export type { FileNetwork, FileNetworkInput } from "./networksFile.ts";
@@ -37,21 +40,29 @@ export function localBaseUrl(host: string, port: number): string {
   return `http://${reached.includes(":") && !reached.startsWith("[") ? `[${reached}]` : reached}:${port}`;
 }
 
+export type BuildConfigOptions = { extraNetworks?: FileNetworkInput[]; role?: Role };
+
 /**
- * Parses and validates the whole configuration once. Throws a ConfigError whose
- * message names the variable at fault; callers print it and exit.
+ * Parses and validates the whole configuration once: the service's own variables and each
+ * registered rail's section and network type (`plugins/config.ts`'s `buildConfig` passes every one).
+ * Throws a ConfigError whose message names the variable at fault; callers print it and exit.
  */
-export function buildConfig(
+export function buildConfigWith(
+  { sections: rails, networkTypes }: ConfigRails,
   env: Record<string, string | undefined> = process.env,
-  options: { extraNetworks?: FileNetworkInput[]; role?: Role } = {},
+  options: BuildConfigOptions = {},
 ): Config {
+  const schema = rails.reduce<z.ZodObject<z.ZodRawShape>>((s, rail) => s.extend(rail.env.shape), envSchema);
   // A role's configuration is built without the secrets it must not read (`config/roles.ts`): not parsed, not kept.
-  const role = options.role ?? (envSchema.shape.STABLEPAY_ROLE.safeParse(setVariables(env).STABLEPAY_ROLE).data as Role | undefined);
   const given = setVariables(env);
-  for (const name of foreignSecrets(given, role)) delete given[name];
-  const parsed = envSchema.safeParse(given);
+  const roles: string[] = [...CORE_ROLES, ...rails.flatMap((rail) => (rail.role ? [rail.role] : []))];
+  if (given.STABLEPAY_ROLE !== undefined && !roles.includes(given.STABLEPAY_ROLE)) throw new ConfigError(`STABLEPAY_ROLE: must be one of ${roles.join(", ")}`);
+  const role = options.role ?? (given.STABLEPAY_ROLE as Role | undefined);
+  const readers = Object.assign({}, CORE_SECRET_READERS, ...rails.map((rail) => rail.secretReaders ?? {}));
+  for (const name of foreignSecretsOf(readers, given, role)) delete given[name];
+  const parsed = schema.safeParse(given);
   if (!parsed.success) throw new ConfigError(describeEnvError(parsed.error));
-  const e = parsed.data;
+  const e = parsed.data as z.infer<typeof envSchema>;
   const production = e.APP_ENV === "production";
   if (production && !e.DATABASE_URL) throw new ConfigError("DATABASE_URL: required when APP_ENV=production");
 
@@ -64,7 +75,8 @@ export function buildConfig(
   if (e.PAYMENT_EXPIRES_IN > e.PUBLIC_KEY_MAX_EXPIRES_IN) throw new ConfigError("PAYMENT_EXPIRES_IN: must not exceed PUBLIC_KEY_MAX_EXPIRES_IN");
   if (e.MAX_OPEN_PAYMENTS_PUBLIC_KEY > e.MAX_OPEN_PAYMENTS) throw new ConfigError("MAX_OPEN_PAYMENTS_PUBLIC_KEY: must not exceed MAX_OPEN_PAYMENTS");
   const operatorAddress = evmOperatorAddress(e);
-  const solana = buildSolanaConfig(e);
+  const railConfigs = Object.fromEntries(rails.map((rail) => [rail.key, rail.build(parsed.data)])) as unknown as RailConfigs;
+  const railMetricsPorts = Object.fromEntries(rails.flatMap((rail) => (rail.metricsPort ? [[rail.key, rail.metricsPort(parsed.data)]] : []))) as unknown as RailMetricsPorts;
   // Every checkout link and logo is built on it: in production a loopback guess would be stored in answers.
   if (production && !e.PUBLIC_BASE_URL) throw new ConfigError("PUBLIC_BASE_URL: required when APP_ENV=production (the address customers reach, e.g. https://pay.example.com)");
   if (e.PUBLIC_BASE_URL && /[?#]/.test(e.PUBLIC_BASE_URL)) throw new ConfigError("PUBLIC_BASE_URL: must not carry a query or fragment (links are built by appending paths)");
@@ -78,6 +90,7 @@ export function buildConfig(
       disabled: e.NETWORKS_DISABLED,
       production,
       baseUrl: publicBaseUrl,
+      networkTypes,
     });
   } catch (error) {
     throw new ConfigError((error as Error).message);
@@ -104,6 +117,7 @@ export function buildConfig(
       maxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
       nodeStaleAfterMs: e.NODE_STALE_AFTER_SECONDS * 1000,
       port: e.INDEXER_PORT,
+      chainId: e.INDEXER_CHAIN_ID ?? null,
       watchAfterExpiryHours: e.INDEXER_WATCH_AFTER_EXPIRY_HOURS,
       everyBlockAfterExpiryMinutes: e.INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES,
       lateScanBlocks: e.INDEXER_LATE_SCAN_BLOCKS,
@@ -166,12 +180,12 @@ export function buildConfig(
       maxAgeMs: e.RATES_MAX_AGE_SECONDS * 1000,
     },
     bridge,
-    solana,
+    ...railConfigs,
     secrets: createSecretBox(secretsKey),
     operator: {
       token: e.OPERATOR_TOKEN ?? null,
       metricsHost: e.METRICS_HOST ?? e.HOST,
-      metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT, solana: e.SOLANA_METRICS_PORT },
+      metricsPorts: { worker: e.WORKER_METRICS_PORT, indexer: e.INDEXER_METRICS_PORT, ...railMetricsPorts },
       queueDashboard: e.QUEUE_DASHBOARD,
     },
     metrics: { sharedLeaseMs: e.METRICS_LEASE_SECONDS * 1000 },
@@ -183,9 +197,9 @@ function describeEnvError(error: z.ZodError): string {
 }
 
 /** Loads the config for a process entry point, printing one clear line and exiting on error. */
-export function loadConfigOrExit(env: Record<string, string | undefined> = process.env, role?: Role): Config {
+export function loadConfigWithOrExit(rails: ConfigRails, env: Record<string, string | undefined> = process.env, role?: Role): Config {
   try {
-    return buildConfig(env, { role });
+    return buildConfigWith(rails, env, { role });
   } catch (error) {
     console.error(`Invalid configuration: ${(error as Error).message}`);
     process.exit(1);

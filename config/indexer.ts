@@ -2,6 +2,9 @@ import { ConfigError } from "./configError.ts";
 import type { Config } from "./configType.ts";
 import type { Network } from "./types.ts";
 
+/** The schema one chain's Ponder writes to: one Ponder per EVM chain, `INDEXER_SCHEMA`_<chainId>. */
+export const chainSchema = (schema: string, chainId: string) => `${schema}_${chainId}`;
+
 export type IndexedNetwork = Network & { rpcUrl: string; startBlock: number | "latest" };
 
 /**
@@ -15,6 +18,8 @@ export type IndexedNetwork = Network & { rpcUrl: string; startBlock: number | "l
 export function indexedEvmNetworks(config: Config, env: Record<string, string | undefined>): IndexedNetwork[] {
   return config.networks
     .filter((n): n is Network & { rpcUrl: string } => n.type === "evm" && n.enabled && n.rpcUrl !== null)
+    // A Ponder the indexer role started indexes one chain (indexer/supervise.ts).
+    .filter((n) => config.indexer.chainId === null || n.chainId === config.indexer.chainId)
     .map((n) => {
       const raw = env[`START_BLOCK_${n.chainId}`]?.trim();
       let startBlock: number | "latest" = n.isLocal ? 0 : "latest";

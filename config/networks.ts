@@ -1,7 +1,6 @@
 import { v5 as uuidv5 } from "uuid";
-import { normalizeAddress } from "../domain/addressFormats.ts";
-import { catalogue } from "./catalogue.ts";
 import type { NetworkEndpointKind } from "./env/perNetwork.ts";
+import type { NetworkTypeSpec } from "./networkTypeSpec.ts";
 import { networkFileSchema, readNetworksFile, toDefinition, type FileNetworkInput } from "./networksFile.ts";
 import type { Network, NetworkDefinition } from "./types.ts";
 
@@ -17,9 +16,10 @@ function endpoint(
   env: Record<string, string | undefined>,
   kind: NetworkEndpointKind,
   def: NetworkDefinition,
+  spec: NetworkTypeSpec,
 ): { name: string; value: string } | null {
   const names = [`${kind}_${envKey(def.shortName)}`];
-  if (def.type === "evm") names.unshift(`${kind}_${def.chainId}`);
+  if (spec.variablesByChainId) names.unshift(`${kind}_${def.chainId}`);
   for (const name of names) {
     const value = env[name]?.trim();
     if (value) return { name, value };
@@ -58,7 +58,13 @@ export type BuildNetworksOptions = {
   disabled: string[];
   production: boolean;
   baseUrl: string;
+  /** The registered network types (`plugins/`): their catalogues, address formats and checks. */
+  networkTypes: readonly NetworkTypeSpec[];
 };
+
+/** The built-in networks of every registered type: mainnets first, then testnets, each type's in its order. */
+export const catalogueOf = (networkTypes: readonly NetworkTypeSpec[]): NetworkDefinition[] =>
+  [false, true].flatMap((testnet) => networkTypes.flatMap((t) => t.catalogue.filter((n) => n.isTestnet === testnet)));
 
 /**
  * Builds the catalogue the service runs with: the real networks plus any from a
@@ -70,9 +76,11 @@ export function buildNetworks(opts: BuildNetworksOptions): Network[] {
     ...(opts.networksFile ? readNetworksFile(opts.networksFile) : []),
     ...parseExtraNetworks(opts.extraNetworks ?? []),
   ];
+  const specs = new Map(opts.networkTypes.map((t) => [t.type as string, t]));
   const byShortName = new Map<string, { def: NetworkDefinition; rpc?: string; ws?: string; settlement?: string; factory?: string }>();
-  for (const def of catalogue) byShortName.set(def.shortName, { def });
+  for (const def of catalogueOf(opts.networkTypes)) byShortName.set(def.shortName, { def });
   for (const n of fileNetworks) {
+    if (!specs.has(n.type)) throw new Error(`network ${n.shortName}: type must be one of ${[...specs.keys()].join(", ")}, not ${JSON.stringify(n.type)}`);
     byShortName.set(n.shortName, { def: toDefinition(n), rpc: n.rpcUrl, ws: n.wsUrl, settlement: n.settlementContract, factory: n.forwarderFactory });
   }
 
@@ -86,38 +94,39 @@ export function buildNetworks(opts: BuildNetworksOptions): Network[] {
     if (def.isLocal && opts.production) {
       throw new Error(`NETWORKS_FILE: local network "${def.shortName}" is not allowed when APP_ENV=production`);
     }
+    const spec = specs.get(def.type)!;
     const id = networkIdOf(def.type, def.chainId);
     if (seenIds.has(id)) throw new Error(`NETWORKS_FILE: chain ${def.chainId} is defined twice`);
     seenIds.add(id);
 
     const tokens = def.tokens.map((token) => {
-      const address = normalizeAddress(def.type, token.address);
+      const address = spec.address.normalize(token.address);
       if (!address) throw new Error(`network ${def.shortName}: token ${token.symbol} has an invalid address ${token.address}`);
-      if (token.tokenProgram && def.type !== "solana") throw new Error(`network ${def.shortName}: token ${token.symbol}: tokenProgram is for Solana tokens only`);
+      if (token.tokenProgram && !spec.tokenPrograms) throw new Error(`network ${def.shortName}: token ${token.symbol}: tokenProgram is for Solana tokens only`);
       return { ...token, address };
     });
     const symbols = new Set(tokens.map((t) => t.symbol));
     if (symbols.size !== tokens.length) throw new Error(`network ${def.shortName}: a token symbol is listed twice`);
 
-    const rpcEnv = endpoint(opts.env, "RPC_URL", def);
-    const wsEnv = endpoint(opts.env, "WS_URL", def);
-    const httpProtocols = def.type === "evm" ? ["http:", "https:", "ws:", "wss:"] : ["http:", "https:"];
+    const rpcEnv = endpoint(opts.env, "RPC_URL", def, spec);
+    const wsEnv = endpoint(opts.env, "WS_URL", def, spec);
+    const httpProtocols = [...spec.rpcProtocols];
     // A networks file's URLs pass the same checks as the variables' (zod's url() takes `localhost:8545` or `ftp:`).
     const rpcUrls = rpcEnv ? checkUrls(rpcEnv.name, rpcEnv.value, httpProtocols) : rpc ? checkUrls(`network ${def.shortName}: rpcUrl`, rpc, httpProtocols) : [];
     const wsUrls = wsEnv ? checkUrls(wsEnv.name, wsEnv.value, ["ws:", "wss:"]) : ws ? checkUrls(`network ${def.shortName}: wsUrl`, ws, ["ws:", "wss:"]) : [];
     // The first of each list stays `rpcUrl` / `wsUrl` for every reader that needs one URL.
     const rpcUrl = rpcUrls[0] ?? null;
     const wsUrl = wsUrls[0] ?? null;
-    // An EVM chain id is a positive integer (viem's chain, EIP-712 domains, RPC_URL_<chainId>).
-    if (def.type === "evm" && !/^[1-9]\d{0,15}$/.test(def.chainId)) throw new Error(`network ${def.shortName}: chainId must be a positive integer on an EVM network, not ${JSON.stringify(def.chainId)}`);
+    const chainIdProblem = spec.chainIdProblem?.(def.chainId);
+    if (chainIdProblem) throw new Error(`network ${def.shortName}: chainId ${chainIdProblem}, not ${JSON.stringify(def.chainId)}`);
 
     const contract = (kind: "SETTLEMENT_CONTRACT" | "FORWARDER_FACTORY", fromFile: string | undefined) => {
-      const fromEnv = endpoint(opts.env, kind, def);
+      const fromEnv = endpoint(opts.env, kind, def, spec);
       const value = fromEnv?.value ?? fromFile;
       if (!value) return null;
-      if (def.type !== "evm") throw new Error(`${fromEnv?.name ?? `network ${def.shortName}`}: contracts exist only on EVM networks`);
-      const address = normalizeAddress("evm", value);
-      if (!address) throw new Error(`${fromEnv?.name ?? `network ${def.shortName} ${kind.toLowerCase()}`}: not a valid EVM address`);
+      if (!spec.contracts) throw new Error(`${fromEnv?.name ?? `network ${def.shortName}`}: contracts exist only on ${opts.networkTypes.filter((t) => t.contracts).map((t) => t.address.name).join(" or ")} networks`);
+      const address = spec.address.normalize(value);
+      if (!address) throw new Error(`${fromEnv?.name ?? `network ${def.shortName} ${kind.toLowerCase()}`}: not a valid ${spec.address.name} address`);
       return address;
     };
 

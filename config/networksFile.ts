@@ -21,7 +21,8 @@ export const networkFileSchema = z.object({
       name: z.string().min(1),
       shortName: z.string().regex(/^[a-z0-9-]+$/, "lowercase letters, digits and dashes"),
       chainId: z.union([z.string().min(1), z.number().int().positive()]).transform(String),
-      type: z.enum(["evm", "solana"]),
+      // One of the registered network types (checked in `buildNetworks`).
+      type: z.string().min(1),
       color: z.string().default("#6B7280"),
       explorerUrl: z.string().url().nullable().default(null),
       isTestnet: z.boolean(),
@@ -63,7 +64,7 @@ export const toDefinition = (n: FileNetwork): NetworkDefinition => ({
   name: n.name,
   shortName: n.shortName,
   chainId: n.chainId,
-  type: n.type,
+  type: n.type as NetworkDefinition["type"],
   color: n.color,
   explorerUrl: n.explorerUrl,
   isTestnet: n.isTestnet,

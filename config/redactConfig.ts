@@ -1,7 +1,8 @@
 import type { Config } from "./configType.ts";
+import type { RailConfigSection } from "./railSections.ts";
 
-/** Secret-free view of the config for logs: credentials and RPC paths (often API keys) removed. */
-export function redactConfig(config: Config) {
+/** Secret-free view of the config for logs: credentials and RPC paths (often API keys) removed; each rail's settings as its section redacts them (`plugins/config.ts`'s `redactConfig` passes every one). */
+export function redactConfigWith(rails: readonly RailConfigSection[], config: Config) {
   const hideUrl = (value: string | null | undefined) => {
     if (!value) return value ?? null;
     try {
@@ -21,13 +22,7 @@ export function redactConfig(config: Config) {
       relay: { ...config.bridge.relay, apiKey: config.bridge.relay.apiKey ? "[redacted]" : null },
       local: config.bridge.local ? { ...config.bridge.local, relayerPrivateKey: "[redacted]" } : null,
     },
-    solana: {
-      ...config.solana,
-      operatorSecretKey: config.solana.operatorSecretKey ? "[redacted]" : null,
-      depositSeed: config.solana.depositSeed ? "[redacted]" : null,
-      webhook: { ...config.solana.webhook, authHeader: config.solana.webhook.authHeader ? "[redacted]" : null },
-      helius: { apiKey: config.solana.helius.apiKey ? "[redacted]" : null, webhookUrl: config.solana.helius.webhookUrl },
-    },
+    ...Object.fromEntries(rails.map((rail) => [rail.key, rail.redact ? rail.redact(config[rail.key]) : config[rail.key]])),
     secrets: { keyId: config.secrets.keyId },
     // Logged as JSON: a bigint would not serialize.
     x402: { ...config.x402, dailyGasCapWei: config.x402.dailyGasCapWei.toString() },

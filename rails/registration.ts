@@ -1,3 +1,5 @@
+import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
+import type { Logger } from "../config/logger.ts";
 import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentMethod } from "./types.ts";
 
 /**
@@ -17,3 +19,31 @@ export type NetworkRails = {
  * operations stay those of its network's chain.
  */
 export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
+
+/**
+ * What one rail declares to the service, registered once in `rails/plugins.ts`: its name (a
+ * network type's, as its networks' `type` says, or a kind's rail), its part of the
+ * configuration (environment section and typed settings), its tables (`rails/<name>/tables.ts`, which
+ * drizzle-kit reads) and the process role it runs, if any. A declaration is light
+ * (no db/ client, no chain library: Ponder's config builds the configuration from it): what
+ * a role starts is imported on use. A network type's ports are in `registry.ts`.
+ */
+export type RailPlugin = {
+  name: string;
+  /** A network type's spec (its networks' `type` is `name`): address format, built-in networks, checks; none for a rail chosen by the kind of payment (the bridge). */
+  networkType?: NetworkTypeSpec;
+  config?: RailConfigSection;
+  tables?: Readonly<Record<string, unknown>>;
+  role?: RailRole;
+};
+
+/** A process role a rail runs (`bun scripts/role.ts <name>`), its `/metrics` port and what it starts. */
+export type RailRole = {
+  name: Role;
+  /** Port of the role's `/metrics` (0: none). */
+  metricsPort: (config: Config) => number;
+  /** Starts the role's work; returns what stops it. */
+  start: (ctx: RailRoleContext) => Promise<{ stop: () => Promise<void> }>;
+};
+
+export type RailRoleContext = { config: Config; logger: Logger; databaseUrl: string };

@@ -5,50 +5,57 @@ import { bridgeRails } from "./bridge/index.ts";
 import { evmRails } from "./evm/index.ts";
 import type { KindRails, NetworkRails } from "./registration.ts";
 import { solanaRails } from "./solana/index.ts";
-import { x402Rails } from "./x402/index.ts";
 import type { ChainIngest, ChainPort, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
+import { x402Rails } from "./x402/index.ts";
 
-/** Each network type's chain, ingest and payment methods. Adding a network type is its folder plus one line here. */
+/**
+ * Each network type's ports (chain, ingest, payment methods), and the payment methods chosen
+ * by the kind of payment rather than its network (cross-chain payments arrive through a
+ * bridge, x402 ones by an agent's authorization). The rest of a rail is registered in
+ * `plugins.ts`; its ports are here because they load db/ and chain libraries, which Ponder's
+ * config (built from that registration) must not. `Record<NetworkType, …>` makes tsc ask
+ * for a registered network type's line.
+ */
 const byType: Record<NetworkType, NetworkRails> = {
   evm: evmRails,
   solana: solanaRails,
 };
-
-/** Payment methods chosen by the kind of payment rather than its network: cross-chain payments arrive through a bridge, x402 ones by an agent's authorization. */
 const byKind: Partial<Record<PaymentKind, KindRails>> = {
   cross_chain: bridgeRails,
   x402: x402Rails,
 };
+const registered = { byType, byKind, types: Object.values(byType) };
+const ports = () => registered;
 
 type Typed = Pick<Network, "type">;
-const types = Object.values(byType);
 
 /** The chain of `network`'s type: heads, balances, addresses, money going out. */
-export const chainFor = (network: Typed): ChainPort | undefined => byType[network.type]?.chain;
+export const chainFor = (network: Typed): ChainPort | undefined => ports().byType[network.type]?.chain;
 
 /** The ingest that follows `network`'s chain. */
-export const ingestFor = (network: Typed): ChainIngest | undefined => byType[network.type]?.evidence;
+export const ingestFor = (network: Typed): ChainIngest | undefined => ports().byType[network.type]?.evidence;
 
 /** The method of payments of `kind` on `network`: the kind's own (a bridge), else the one its network's type offers. */
 export function methodFor(network: Typed, kind: "payment" | "deposit"): CreatableMethod | undefined;
 export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined;
 export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | undefined {
+  const { byKind, byType } = ports();
   return byKind[kind]?.method ?? (kind === "payment" || kind === "deposit" ? byType[network.type]?.methods[kind] : undefined);
 }
 
 /** Where the credits of `payment` on `network` come from: its kind's source (a bridge), else its chain's ingest. */
 export const evidenceFor = (network: Typed, payment: { kind: PaymentKind }): EvidenceSource | undefined =>
-  byKind[payment.kind]?.evidence ?? ingestFor(network);
+  ports().byKind[payment.kind]?.evidence ?? ingestFor(network);
 
 /** Every chain ingest, once. */
-export const ingests = (): ChainIngest[] => types.map((t) => t.evidence);
+export const ingests = (): ChainIngest[] => ports().types.map((t) => t.evidence);
 
 /** Every evidence source: the chains' ingests and the kinds' own (a bridge). */
-export const evidenceSources = (): EvidenceSource[] => [...ingests(), ...Object.values(byKind).map((k) => k.evidence)];
+export const evidenceSources = (): EvidenceSource[] => [...ingests(), ...Object.values(ports().byKind).map((k) => k.evidence)];
 
 /** The methods that stock what `prepare` draws on (`replenish`), named "<network type> <kind>", with the enabled networks they serve. */
 export const stockedMethods = (config: Config): Array<{ name: string; method: StockedMethod; networks: Network[] }> =>
-  types.flatMap((t) =>
+  ports().types.flatMap((t) =>
     Object.values(t.methods)
       .filter((m): m is StockedMethod => m.replenish !== undefined)
       .map((method) => ({ name: `${t.chain.type} ${method.kind}`, method, networks: networksOf(config, t.evidence) })),

@@ -1,5 +1,5 @@
 import { recordIngestCheck } from "../db/ingestWatch.ts";
-import { BLOCK_ARRIVAL_MARGIN_MS } from "../rails/evm/readModel/evidenceHorizons.ts";
+import { BLOCK_ARRIVAL_MARGIN_MS } from "../rails/blockArrival.ts";
 import { chainFor, ingests, type RailContext } from "../rails/index.ts";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `npm run check:imports`: fails when a product file imports `test/` or `devchain/` (by path or
+ * `npm run check:imports`: fails when a product file imports `test/`, `harness/` or `devchain/` (by path or
  * as the workspace package `@stablepay/devchain`), when devchain/ imports anything outside
  * itself, or when
  * top-level product folders import each other in a cycle; prints what it finds (each cycle
@@ -13,8 +13,8 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
 
 const ROOT = resolve(import.meta.dir, "..");
-const PRODUCT = ["api", "config", "db", "domain", "indexer", "jobs", "metrics", "payouts", "rails", "rates", "reconcile", "scripts", "webhooks"];
-const FORBIDDEN = ["test", "devchain"];
+export const PRODUCT = ["api", "config", "db", "domain", "indexer", "jobs", "metrics", "payouts", "plugins", "rails", "rates", "reconcile", "scripts", "webhooks"];
+const FORBIDDEN = ["test", "harness", "devchain"];
 /** The sandbox's launcher (`npm start`) and the chains it starts: dev-only, so they may import `devchain/`; no product file may import them. */
 const DEV_ONLY = new Set(["scripts/start.ts", "scripts/lib/sandboxEnv.ts", "scripts/lib/sandboxChains.ts", "scripts/lib/sandboxSolana.ts"]);
 /** devchain/ as a workspace package: `@stablepay/devchain/evm` is `devchain/evm`. */
@@ -28,7 +28,7 @@ function devchainPath(specifier: string): string | null {
   return specifier.startsWith(`${DEVCHAIN_PACKAGE}/`) ? `devchain/${specifier.slice(DEVCHAIN_PACKAGE.length + 1)}` : null;
 }
 
-function sourceFiles(dir: string): string[] {
+export function sourceFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -135,5 +135,5 @@ if (import.meta.main) {
     console.error(`\n${problems.length} import problem(s).`);
     process.exit(1);
   }
-  console.log("imports: no product file imports test/ or devchain/ (@stablepay/devchain), devchain/ imports nothing outside itself; no import cycles between folders.");
+  console.log("imports: no product file imports test/, harness/ or devchain/ (@stablepay/devchain), devchain/ imports nothing outside itself; no import cycles between folders.");
 }

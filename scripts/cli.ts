@@ -1,7 +1,8 @@
+import { loadConfigOrExit } from "../plugins/config.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfigOrExit, setVariables, type Config } from "../config/index.ts";
+import { setVariables, type Config } from "../config/index.ts";
 import { createDb } from "../db/client.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { createLogger } from "../config/logger.ts";

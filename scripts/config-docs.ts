@@ -1,12 +1,13 @@
 /**
- * Writes docs/configuration.md from the environment schema (`config/env/*.ts`):
+ * Writes docs/configuration.md from the environment schema (`config/env/*.ts` and each rail's section, `plugins/config.ts`):
  * `bun scripts/config-docs.ts` writes it; `--check` exits 1 when the file differs from what
  * it would write (`npm test` runs it, so the page cannot drift from the schema); `--out <path>`
  * writes or checks another file.
  */
+import { envSections } from "../plugins/config.ts";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { envSections, perNetworkVariables } from "../config/env.ts";
+import { perNetworkVariables } from "../config/env.ts";
 import { renderConfigurationDoc } from "./lib/configDocs.ts";
 
 const args = process.argv.slice(2);

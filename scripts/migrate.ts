@@ -1,4 +1,5 @@
-import { loadConfigOrExit } from "../config/index.ts";
+
+import { loadConfigOrExit } from "../plugins/config.ts";
 import { runMigrations } from "../db/migrate.ts";
 
 const config = loadConfigOrExit();

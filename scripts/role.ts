@@ -1,19 +1,21 @@
 /**
- * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|solana|relayer`
- * (`solana`: the Solana rail's subscriber; `relayer`: the local bridge's relayer, the sandbox's
- * bridge between its chains).
+ * Runs one role of the service on its own: `bun scripts/role.ts api|worker|indexer|relayer|<a rail's role>`
+ * (`relayer`: the local bridge's relayer, the sandbox's bridge between its chains; a rail's
+ * role, as the Solana subscriber, is declared by its plugin, registered in `rails/plugins.ts`).
  * Production runs each role from the environment (DATABASE_URL required) and scales
  * them independently; `npm start` runs all of them for one machine.
  */
-import { foreignSecrets, loadConfigOrExit, ROLES } from "../config/index.ts";
+import { loadConfigOrExit } from "../plugins/config.ts";
+import { foreignSecrets, ROLES } from "../plugins/roles.ts";
+import { ConfigError, type Role } from "../config/index.ts";
 import { createLogger } from "../config/logger.ts";
 import { createDb } from "../db/client.ts";
 import { rolePoolProbe } from "../db/probedPool.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { exitWithParent, onShutdown } from "./lib/onShutdown.ts";
 import { startRoleMetrics } from "./lib/roleMetrics.ts";
+import { railRole } from "../plugins/index.ts";
 
-type Role = (typeof ROLES)[number];
 const role = process.argv[2] as Role;
 if (!ROLES.includes(role)) {
   console.error(`usage: bun scripts/role.ts ${ROLES.join("|")}`);
@@ -59,41 +61,32 @@ if (role === "api") {
     await stopMetrics();
     await handle.close();
   });
-} else if (role === "relayer") {
-  if (!config.bridge.local?.relayerPrivateKey) {
-    console.error("BRIDGE_LOCAL_RELAYER_KEY: required to run the local bridge's relayer");
-    process.exit(1);
-  }
-  const { startLocalRelayer } = await import("../rails/bridge/local/index.ts");
-  await runMigrations(databaseUrl);
-  const handle = createDb(databaseUrl, { max: 4, probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
-  const relayer = startLocalRelayer({ config, db: handle.db, logger, databaseUrl });
+} else if (railRole(role)) {
+  // A rail's own process (the Solana subscriber, the local bridge's relayer): what it starts is the rail's (`rails/plugins.ts`).
+  const rail = await railRole(role)!
+    .start({ config, logger, databaseUrl })
+    .catch((error) => {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(error.message);
+      process.exit(1);
+    });
   stopWith(async () => {
-    await relayer.stop();
-    await handle.close();
-  });
-} else if (role === "solana") {
-  // The Solana rail's subscriber: one per deployment, like the indexer.
-  const [{ startSolanaSubscriber }, { INDEXED_CHANNEL }] = await Promise.all([import("../rails/solana/ingest/startSolanaSubscriber.ts"), import("../rails/index.ts")]);
-  await runMigrations(databaseUrl);
-  const handle = createDb(databaseUrl, { max: Math.min(config.databasePoolSize, 10), probe: rolePoolProbe(config.databaseProbeTimeoutMs, logger) });
-  const subscriber = startSolanaSubscriber({ config, db: handle.db, logger, channel: INDEXED_CHANNEL });
-  stopWith(async () => {
-    await subscriber.stop();
+    await rail.stop();
     await stopMetrics();
-    await handle.close();
   });
 } else {
   // Ponder exits when its database goes away: the role starts it again rather than dying with it.
   // What Ponder's config would refuse at each start is refused here, once, rather than restarted forever.
-  const [{ superviseIndexer }, { indexedEvmNetworks }] = await Promise.all([import("../indexer/supervise.ts"), import("../config/indexer.ts")]);
+  const [{ superviseIndexers }, { indexedEvmNetworks }] = await Promise.all([import("../indexer/indexers.ts"), import("../config/indexer.ts")]);
+  let chainIds: string[];
   try {
-    indexedEvmNetworks(config, process.env);
+    chainIds = indexedEvmNetworks(config, process.env).map((n) => n.chainId);
   } catch (error) {
     console.error(`Invalid configuration: ${(error as Error).message}`);
     process.exit(1);
   }
-  const indexer = superviseIndexer(config, databaseUrl, { port: config.indexer.port, logLevel: config.logLevel }, logger);
+  // One Ponder per EVM chain: one chain's dead node stops only that chain's ingest.
+  const indexer = superviseIndexers(config, databaseUrl, { chainIds, port: config.indexer.port, logLevel: config.logLevel }, logger);
   stopWith(async () => {
     await indexer.stop();
     await stopMetrics();

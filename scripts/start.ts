@@ -7,12 +7,14 @@
  * - `--prod` (`npm run start:prod`): every role from the environment, run from the
  *   bundle it builds first (`dist/`, `npm run build`); no anvil, DATABASE_URL required.
  */
+import { buildConfig } from "../plugins/config.ts";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { privateKeyToAccount } from "viem/accounts";
 import { freePort } from "@stablepay/devchain/freePort";
-import { buildConfig, ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
+import { ConfigError, localBaseUrl, setVariables, type Config, type Role } from "../config/index.ts";
+import { chainSchema } from "../config/indexer.ts";
 import { createLogger } from "../config/logger.ts";
 import { projectRoot as root } from "../config/projectRoot.ts";
 import { createDb } from "../db/client.ts";
@@ -22,6 +24,7 @@ import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
 import { sandboxAccounts, startLocalChains } from "./lib/sandboxChains.ts";
 import { solanaSandboxAccounts } from "./lib/sandboxSolana.ts";
 import { ingests, networksFollowedBy, stockedMethods } from "../rails/index.ts";
+import { railRoles } from "../plugins/index.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { roleEnv } from "./lib/roleEnv.ts";
@@ -101,10 +104,10 @@ if (prod) {
   const cfg = config(env);
   if (!cfg.databaseUrl) fail("DATABASE_URL: required for a production start");
   await runMigrations(cfg.databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
-  // The Solana subscriber exits when no rail gives it a network to follow: started anyway,
-  // its exit would stop the whole stack.
-  const solana: Role[] = networksFollowedBy(cfg, "solana").length > 0 ? ["solana"] : [];
-  startRoles(env, cfg, ["indexer", ...solana, "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])], await buildRoles());
+  // A rail's role (the Solana subscriber) exits when it has no network to follow: started
+  // anyway, its exit would stop the whole stack.
+  const rails = railRoles().filter((role) => networksFollowedBy(cfg, role).length > 0);
+  startRoles(env, cfg, ["indexer", ...rails, "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])], await buildRoles());
   await waitForApi(cfg);
   console.log(`Stablecoin payments API: ${cfg.http.publicBaseUrl}/api/v1  (docs: ${cfg.http.publicBaseUrl}/docs)`);
 } else {
@@ -143,13 +146,17 @@ if (prod) {
   await handle.db.execute(sql`drop schema if exists ponder_sync cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.schema)} cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.viewsSchema)} cascade`);
+  // One Ponder per EVM chain, each in a schema of its own (indexer/run.ts).
+  for (const n of cfg.networks.filter((n) => n.isLocal && n.type === "evm")) {
+    await handle.db.execute(sql`drop schema if exists ${sql.identifier(chainSchema(cfg.indexer.schema, n.chainId))} cascade`);
+  }
   // The local bridge's books describe the previous chains' deposits and transfers: gone with them.
   await handle.db.execute(sql`truncate local_bridge_transfers, local_bridge_deposits, local_bridge_requests, local_bridge_factories`);
   // So does what ingest noted per chain (the same chain ids start again from block 0): a rollback
   // noted at block N held every answer of the new chain until it passed N, an old stall stretched
   // expiries, and dispatch's cursor sat past the new chain's blocks.
   const localChainIds = cfg.networks.filter((n) => n.isLocal).map((n) => n.chainId);
-  for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors"]) {
+  for (const table of ["indexed_removals", "ingest_watch", "dispatch_cursors", "indexed_sources"]) {
     await handle.db.execute(sql`delete from ${sql.identifier(table)} where chain_id in (${sql.join(localChainIds.map((id) => sql`${id}`), sql`, `)})`);
   }
   // And each ingest's own notes (the Solana subscriber's heads: the local Solana chain starts at slot 0 under the same genesis hash).
@@ -166,7 +173,7 @@ if (prod) {
   for (const { method } of stockedMethods(cfg)) await method.replenish(stocking);
   await handle.close();
 
-  startRoles(env, cfg, ["indexer", "solana", "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
+  startRoles(env, cfg, ["indexer", ...railRoles().filter((role) => networksFollowedBy(cfg, role).length > 0), "worker", "api", ...(cfg.bridge.local?.relayerPrivateKey ? (["relayer"] as const) : [])]);
   await waitForApi(cfg);
 
   const devStack = {

@@ -1,5 +1,4 @@
 import type { Network } from "../../config/index.ts";
-import { addressFormats } from "../../domain/addressFormats.ts";
 import { chainFor } from "../../rails/index.ts";
 import { unreceivableAddresses } from "../../rails/unreceivableAddresses.ts";
 
@@ -14,14 +13,14 @@ export type SettlementWalletCheck = { address: string } | { refused: string };
  * ask this. Rejects when the chain cannot be read now.
  */
 export async function checkSettlementWallet(network: Network, given: string, timeoutMs = 20_000): Promise<SettlementWalletCheck> {
-  const format = addressFormats[network.type];
-  const address = format.normalize(given);
-  if (!address) return { refused: `not a valid ${format.description}` };
+  const chain = chainFor(network);
+  if (!chain) return { refused: `not an address of a network this service runs` };
+  const address = chain.normalizeAddress(given);
+  if (!address) return { refused: `not a valid ${chain.addressDescription}` };
   if (unreceivableAddresses(network).has(address)) {
     return { refused: `tokens sent to ${address} cannot come back (the null address, a token's own contract or the service's contracts)` };
   }
-  const chain = chainFor(network);
-  if (network.enabled && chain) {
+  if (network.enabled) {
     const problem = await chain.settlementWalletProblem(network, address, timeoutMs);
     if (problem) return { refused: `sweeps sent to ${address} could not be spent: ${problem}` };
   }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../db/client.ts";
-import { createPonderCheckpointTable, setIndexedBlock } from "../../test/helpers/fixtures.ts";
-import { createIndexedTables } from "../../test/helpers/indexedTables.ts";
+import { createPonderCheckpointTable, setIndexedBlock } from "../../harness/fixtures.ts";
+import { createIndexedTables } from "../../harness/indexedTables.ts";
 import type { benchStack } from "./stack.ts";
 
 /** The views schema the roles read evidence from in the pipeline benchmarks (Ponder's table shapes, written by hand). */

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../db/client.ts";
 
-/** The benchmarks' stack: the roles as production runs them, on a fresh database (`test/helpers/roleStack.ts`). */
-export { roleStack as benchStack } from "../../test/helpers/roleStack.ts";
+/** The benchmarks' stack: the roles as production runs them, on a fresh database (`harness/roleStack.ts`). */
+export { roleStack as benchStack } from "../../harness/roleStack.ts";
 
 /** CPU seconds (user + system) a process has used so far (Linux `/proc`, clock ticks of 10 ms). */
 export async function cpuSeconds(pid: number): Promise<number> {

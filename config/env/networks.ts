@@ -24,7 +24,8 @@ export const networksEnv = envSection(
     RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000).describe("Milliseconds one request to a chain's node may take (heads, balances, verifying a submitted transaction, health). Read by: every role, cli."),
     INDEXER_SCHEMA: schemaName.default("stablepay_indexer").describe("Postgres schema Ponder writes its tables to. A new indexer build or set of networks needs a new one (Ponder refuses a schema another build used). Read by: indexer."),
     INDEXER_VIEWS_SCHEMA: schemaName.default("onchain").describe("Postgres schema of the views Ponder points at its live deployment: what the API and workers read, unchanged across redeploys. Read by: api, worker, indexer, cli."),
-    INDEXER_PORT: port.default(42069).describe("Port of Ponder's own HTTP server (health, ready, status), bound to 127.0.0.1. Read by: indexer."),
+    INDEXER_PORT: port.default(42069).describe("Port of the first chain's Ponder HTTP server (health, ready, status), bound to 127.0.0.1; each further EVM chain's Ponder takes the next port. Read by: indexer."),
+    INDEXER_CHAIN_ID: z.string().trim().regex(/^\d+$/, "must be a chain id").optional().describe("The one EVM chain a Ponder process indexes. Set by the indexer role for each Ponder it runs (one per chain); not to be set by hand. Read by: indexer."),
     INDEXER_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(5).describe("Blocks: a network is payable only while its ingest is at most this far behind the node's head. Read by: api, worker, indexer, solana."),
     NODE_STALE_AFTER_SECONDS: z.coerce
       .number()

@@ -11,7 +11,6 @@ export const operationsEnv = envSection("Metrics and the queue dashboard", "The 
   METRICS_HOST: z.string().min(1).optional().describe("Interface the worker, indexer and solana roles serve their `/metrics` on (the API serves it on its own port). Unset: HOST. Read by: worker, indexer, solana."),
   WORKER_METRICS_PORT: port.default(9464).describe("Port of the worker's `/metrics`; 0: none. Read by: worker."),
   INDEXER_METRICS_PORT: port.default(9465).describe("Port of the indexer role's `/metrics`; 0: none. Read by: indexer."),
-  SOLANA_METRICS_PORT: port.default(9466).describe("Port of the solana role's `/metrics`; 0: none. Read by: solana."),
   METRICS_LEASE_SECONDS: z.coerce
     .number()
     .int()

@@ -27,7 +27,7 @@ export const serviceEnv = envSection("Service", "What the deployment is, where t
   DATA_DIR: z.string().min(1).default(".data").describe("Where the sandbox (`npm start`) keeps its embedded database, networks file and `dev-stack.json`, relative to the project. Read by: `npm start`, cli."),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Level of every role's logs (pino, JSON lines on stdout). Read by: every role."),
   STABLEPAY_ROLE: z
-    .enum(["api", "worker", "indexer", "solana", "relayer"])
+    .string()
     .optional()
-    .describe("Set by `scripts/role.ts` for a role's own processes (and Ponder's), not by hand: which secrets its configuration keeps (see `config/roles.ts`). Unset: a process that runs every role (`npm start`, tests, the cli). Read by: every role."),
+    .describe("Set by `scripts/role.ts` for a role's own processes (and Ponder's), not by hand: which secrets its configuration keeps (see `config/roles.ts`): a role's name (`api`, `worker`, `indexer`, `relayer` or a rail's, as `solana`). Unset: a process that runs every role (`npm start`, tests, the cli). Read by: every role."),
 });

@@ -1,6 +1,7 @@
+import { buildConfig } from "../../plugins/config.ts";
 import { ponder } from "ponder:registry";
 import { settlementPayment, splitPayment, tokenTransfer } from "ponder:schema";
-import { buildConfig } from "../../config/index.ts";
+
 import { createTransferIngest } from "../../rails/evm/ingest/index.ts";
 import { settlementTransfers } from "../../rails/evm/settlement/settlementTransfers.ts";
 

@@ -1,6 +1,8 @@
 import type { ChainPort } from "../types.ts";
 import { chainHead, finalizedHead, headTime } from "./chainHead.ts";
 import { evmClient } from "./client.ts";
+import { evmNetworkType } from "./networkType.ts";
+import { evmRotation } from "./transport.ts";
 import { depositBalance, nativeDepositBalance } from "./depositBalance.ts";
 import { normalizeEvmAddress } from "../../domain/evmAddress.ts";
 import { operatorStatus } from "./operatorStatus.ts";
@@ -16,6 +18,7 @@ export const evmChain: ChainPort = {
   chainHead,
   headTime,
   finalizedHead,
+  providerRotation: async (network, urls) => evmRotation(network, urls),
   // The indexer drops a transfer a reorg took back as it follows the chain: a row at or
   // below the finalized block is final.
   finalEvidenceHead: (_ctx, network, timeoutMs) => finalizedHead(network, timeoutMs),
@@ -28,6 +31,8 @@ export const evmChain: ChainPort = {
   // Any EVM address can hold tokens; the unreceivable ones (null address, token and service contracts) are refused offline.
   settlementWalletProblem: async () => null,
   normalizeAddress: normalizeEvmAddress,
+  addressDescription: evmNetworkType.address.description,
+  nullAddress: "0x0000000000000000000000000000000000000000",
   verifySignedMessage,
   messageSigner: "eip1193",
   executeTransferOut,

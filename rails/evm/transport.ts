@@ -2,7 +2,7 @@ import { fallback, http, webSocket, type Transport } from "viem";
 import type { Network } from "../../config/types.ts";
 import { rotationFor } from "../rpcRotation/registry.ts";
 import { redactUrl } from "../rpcRotation/redactUrl.ts";
-import type { ProviderRotation } from "../rpcRotation/providerRotation.ts";
+import type { ProviderRotation, RotationLimits } from "../rpcRotation/providerRotation.ts";
 
 export type EvmTransportOptions = { timeoutMs: number; batch?: boolean; retryCount?: number };
 
@@ -11,9 +11,17 @@ const single = (url: string, o: EvmTransportOptions): Transport =>
     ? webSocket(url, { timeout: o.timeoutMs, retryCount: o.retryCount ?? 0 })
     : http(url, { timeout: o.timeoutMs, retryCount: o.retryCount ?? 0, batch: o.batch === true });
 
+/**
+ * How an EVM network's providers are judged: a local chain (anvil) is probed often so a
+ * dropped node shows within a test's patience; a lag of about a minute of blocks is too far
+ * behind to credit a payment in time.
+ */
+const evmRotationLimits = (network: Network): RotationLimits =>
+  network.isLocal ? { intervalMs: 250, maxLag: 20n, stuckMs: 2_000 } : { intervalMs: 5_000, maxLag: 20n, stuckMs: 60_000 };
+
 /** The rotation over `urls` of an EVM network: probed with eth_chainId and eth_blockNumber. */
 export function evmRotation(network: Network, urls: string[]): ProviderRotation {
-  return rotationFor(network, urls, (url) => {
+  return rotationFor(network, urls, evmRotationLimits(network), (url) => {
     const { request } = single(url, { timeoutMs: 5_000 })({ retryCount: 0 });
     return async () => {
       const [chainId, head] = await Promise.all([request({ method: "eth_chainId" }), request({ method: "eth_blockNumber" })]);

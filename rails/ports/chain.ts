@@ -1,3 +1,4 @@
+import type { ProviderRotation } from "../rpcRotation/providerRotation.ts";
 import type { Config, Network, NetworkType } from "../../config/index.ts";
 import type { PaymentRow, TransferOutRow } from "../../db/schema/index.ts";
 import type { TransferContext } from "../transferLedger.ts";
@@ -23,6 +24,8 @@ export interface ChainPort {
   headTime?(network: Network, head: bigint, timeoutMs: number): Promise<Date>;
   /** The newest block (or slot) the chain can no longer reorganize (`finalized` tag / commitment, or a configured depth). */
   finalizedHead(network: Network, timeoutMs: number): Promise<bigint>;
+  /** The rotation over `urls`, several providers of `network`, made and probing from now on (its libraries loaded on use). */
+  providerRotation(network: Network, urls: string[]): Promise<ProviderRotation>;
   /**
    * The newest block (or slot) whose recorded evidence can no longer change: final on the
    * chain and, where ingest checks its credits again at finality, checked (Solana: the
@@ -51,6 +54,10 @@ export interface ChainPort {
   // ── Addresses and signatures ───────────────────────────────────────────────────
   /** The canonical form of an address on this chain (checksummed, base58…), or null if it is not one. */
   normalizeAddress(address: string): string | null;
+  /** An address of this chain, in words for an error ("EVM address (0x + 40 hex digits; …)"). */
+  readonly addressDescription: string;
+  /** The chain's null address: tokens sent there are burnt (`unreceivableAddresses`). */
+  readonly nullAddress: string;
   /**
    * Whether `signature` is `signer`'s signature of `message` as a wallet of this chain signs a
    * text (EVM: EIP-191 `personal_sign`; Solana: ed25519 `signMessage`). A paying address signs

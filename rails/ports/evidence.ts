@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Network } from "../../config/index.ts";
+import type { Network, Role } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import type { RailContext } from "./context.ts";
@@ -78,7 +78,7 @@ export interface ChainIngest extends EvidenceSource {
   /** How the chain is counted and who follows it, in words (`cli replay`'s output): "blocks", "the indexer". */
   readonly ingestTerms: { unit: string; follower: string };
   /** The role (`scripts/role.ts`) whose process follows these chains and reports their lag on its `/metrics`. */
-  readonly ingestRole: "indexer" | "solana";
+  readonly ingestRole: Role;
   /**
    * Removes ingested rows that are no payment's evidence (never one that is: payments'
    * rows are their audit trail). An ingest that stores only watched evidence has nothing

@@ -1,6 +1,5 @@
 import type { Network } from "../../config/types.ts";
-import { rotationLimits } from "./limits.ts";
-import { ProviderRotation, type ProbeResult, type ProviderState } from "./providerRotation.ts";
+import { ProviderRotation, type ProbeResult, type ProviderState, type RotationLimits } from "./providerRotation.ts";
 import { redactUrl } from "./redactUrl.ts";
 
 const rotations = new Map<string, ProviderRotation>();
@@ -22,12 +21,12 @@ export function wsUrlsOf(network: Pick<Network, "wsUrl" | "wsUrls">): string[] {
 
 const keyOf = (network: Network, urls: string[]) => `${network.id}|${urls.join(",")}`;
 
-/** The process's rotation over these providers of `network`, made and started on first use. */
-export function rotationFor(network: Network, urls: string[], probe: (url: string) => () => Promise<ProbeResult>): ProviderRotation {
+/** The process's rotation over these providers of `network`, made and started on first use; `limits`: how its chain's providers are judged. */
+export function rotationFor(network: Network, urls: string[], limits: RotationLimits, probe: (url: string) => () => Promise<ProbeResult>): ProviderRotation {
   const key = keyOf(network, urls);
   let rotation = rotations.get(key);
   if (!rotation) {
-    rotation = new ProviderRotation(network, urls.map((url) => ({ url, probe: probe(url) })), rotationLimits(network)).start();
+    rotation = new ProviderRotation(network, urls.map((url) => ({ url, probe: probe(url) })), limits).start();
     rotations.set(key, rotation);
   }
   return rotation;

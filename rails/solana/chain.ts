@@ -1,6 +1,7 @@
 import { findTransferOut } from "../../db/transfersOut.ts";
 import type { ChainPort } from "../types.ts";
 import { lib } from "./library.ts";
+import { solanaNetworkType } from "./networkType.ts";
 import { normalizeSolanaAddress } from "../../domain/solanaAddress.ts";
 import { ingestHeadOf } from "./readModel/ingestHeads.ts";
 import { verifySignedMessage } from "./verifySignedMessage.ts";
@@ -10,6 +11,8 @@ export const solanaChain: ChainPort = {
   type: "solana",
   chainHead: (network, timeoutMs) => lib().chainHead(network, timeoutMs),
   finalizedHead: (network, timeoutMs) => lib().finalizedHead(network, timeoutMs),
+  // Solana's libraries load on use, as the rest of its rail.
+  providerRotation: async (network, urls) => (await import("./connection.ts")).solanaRotation(network, urls),
   // A credit is final once the subscriber has seen it at `finalized`, not when the node's
   // finalized slot passes it: one a dropped fork carried is then still to be removed. Below
   // the subscriber's watermark every credit is checked; before its first pass, none is.
@@ -19,6 +22,8 @@ export const solanaChain: ChainPort = {
   refundAddressProblem: (network, payment, address, timeoutMs) => lib().refundAddressProblem(network, payment, address, timeoutMs),
   settlementWalletProblem: (network, address, timeoutMs) => lib().settlementWalletProblem(network, address, timeoutMs),
   normalizeAddress: normalizeSolanaAddress,
+  addressDescription: solanaNetworkType.address.description,
+  nullAddress: "11111111111111111111111111111111",
   verifySignedMessage,
   messageSigner: "solana",
   executeTransferOut: (ctx, rowId) => lib().executeTransferOut(ctx, rowId),

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { Keypair } from "@solana/web3.js";
 import { HDKey } from "micro-key-producer/slip10.js";
 import { queryRows, type Db } from "../../db/client.ts";
-import { findSolanaDepositAddress } from "../../db/solanaDepositAddresses.ts";
+import { findSolanaDepositAddress } from "./depositAddressRows.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import type { SecretBox } from "../../domain/secretBox.ts";

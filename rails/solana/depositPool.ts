@@ -4,7 +4,7 @@ import {
   insertSolanaDepositAddresses,
   solanaDepositPoolState,
   withSolanaDepositPoolLock,
-} from "../../db/solanaDepositAddresses.ts";
+} from "./depositAddressRows.ts";
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import type { PrepareContext, RailContext } from "../types.ts";
 import { depositSeedId, poolKeypair } from "./depositKeys.ts";

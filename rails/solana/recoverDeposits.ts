@@ -9,7 +9,7 @@ import {
 } from "@solana/spl-token";
 import { PublicKey, Transaction, type Connection, type Keypair } from "@solana/web3.js";
 import type { Network, Token } from "../../config/types.ts";
-import { claimedSolanaDepositAddresses, depositPaymentsOutsidePool } from "../../db/solanaDepositAddresses.ts";
+import { claimedSolanaDepositAddresses, depositPaymentsOutsidePool } from "./depositAddressRows.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import type { RecoveredDeposit, RecoveryContext, RecoveryOptions } from "../types.ts";
 import { solanaConnection } from "./connection.ts";

@@ -1,4 +1,5 @@
-import { envForRole, type Role } from "../../config/index.ts";
+import type { Role } from "../../config/index.ts";
+import { envForRole } from "../../plugins/roles.ts";
 
 /**
  * What one role is started with: `env` without the secrets another role reads

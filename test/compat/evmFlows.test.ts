@@ -8,8 +8,8 @@ import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { anvilAccounts } from "@stablepay/devchain/evm";
 import { startWorkers } from "../../jobs/worker.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { loadCoinleyPay, type SimplePaymentApi } from "./coinleyPay.ts";
 
 /**

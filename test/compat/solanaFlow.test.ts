@@ -6,8 +6,8 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { loadCoinleyPay, type SimplePaymentApi } from "./coinleyPay.ts";
 
 /**

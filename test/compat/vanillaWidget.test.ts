@@ -5,9 +5,9 @@ import { decodeFunctionData, type Address, type Hex } from "viem";
 import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { launchBrowser, recordConsoleErrors } from "../helpers/browser.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { launchBrowser, recordConsoleErrors } from "../../harness/browser.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { injectTestWallet } from "../e2e/checkoutPage.helpers.ts";
 import { coinleyVanilla } from "./coinleyPay.ts";
 
@@ -133,8 +133,8 @@ describe("CoinleyVanilla against the sandbox", () => {
     const [wallet] = await createdPayments();
     expect(wallet!.metadata).toMatchObject({ merchantWalletAddresses: { base: merchantWallet }, selectedNetwork: "base", selectedToken: "USDC", wagmiEnabled: true, source: "vanilla-sdk" });
     // The Transfer tab turns it into a deposit (existingPaymentId) and shows its address.
-    await p.getByRole("button", { name: "Transfer", exact: true }).click();
-    await p.getByRole("button", { name: "Generate Transfer Address" }).click();
+    await p.getByRole("button", { name: "Transfer", exact: true }).click({ force: true }); // under load the modal keeps re-rendering: CI saw "element is not stable", then "detached", for 30 s
+    await p.getByRole("button", { name: "Generate Transfer Address" }).click({ force: true });
     await p.waitForFunction(() => /0x[0-9a-fA-F]{40}/.test(document.querySelector("#coinley-payment-container")?.textContent ?? ""));
     const [deposit] = await createdPayments();
     expect(deposit!.kind).toBe("deposit");

@@ -4,8 +4,8 @@ import type { Hex } from "viem";
 import { payments } from "../../db/schema/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { reconcilePayments, watchIngest } from "../../reconcile/index.ts";
-import { customer, type PaymentChain } from "../helpers/paymentChain.ts";
-import type { TestApi } from "../helpers/testApi.ts";
+import { customer, type PaymentChain } from "../../harness/paymentChain.ts";
+import type { TestApi } from "../../harness/testApi.ts";
 
 /**
  * A test EIP-1193 wallet injected into every page of `context` as `window.ethereum`:

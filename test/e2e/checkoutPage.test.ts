@@ -8,9 +8,9 @@ import { replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { anvilAccounts } from "@stablepay/devchain/evm";
 import { startWorkers } from "../../jobs/worker.ts";
-import { axeViolations, decodeQr, DESKTOP, launchBrowser, PHONE, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../helpers/browser.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { axeViolations, decodeQr, DESKTOP, launchBrowser, PHONE, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../../harness/browser.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { expirePayment, injectTestWallet } from "./checkoutPage.helpers.ts";
 
 /**

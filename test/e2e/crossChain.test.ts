@@ -5,10 +5,10 @@ import { findBridgeRequest } from "../../db/bridgeRequests.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { readBooks, startLocalRelayer } from "../../rails/bridge/local/index.ts";
-import { relayerAddress, relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
-import { customer, merchantWallet, operatorKey, startTestIndexer } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "../helpers/webhookReceiver.ts";
+import { relayerAddress, relayerKey, startBridgeChains, type BridgeChains } from "../../harness/bridgeChains.ts";
+import { customer, merchantWallet, operatorKey, startTestIndexer } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "../../harness/webhookReceiver.ts";
 
 /**
  * Cross-chain payments end to end through the local bridge: the customer pays a deposit

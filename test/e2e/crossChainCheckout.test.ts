@@ -6,10 +6,10 @@ import { replaceReturnOrigins } from "../../db/returnOrigins.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { startLocalRelayer } from "../../rails/bridge/local/index.ts";
-import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
-import { axeViolations, decodeQr, DESKTOP, launchBrowser, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../helpers/browser.ts";
-import { merchantWallet, operatorKey, startTestIndexer } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { relayerKey, startBridgeChains, type BridgeChains } from "../../harness/bridgeChains.ts";
+import { axeViolations, decodeQr, DESKTOP, launchBrowser, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../../harness/browser.ts";
+import { merchantWallet, operatorKey, startTestIndexer } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { injectTestWallet } from "./checkoutPage.helpers.ts";
 
 /**

@@ -6,8 +6,8 @@ import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * A reorg deeper than the required confirmations (3) but inside the chain's finality (10

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { chainSchema } from "../../config/indexer.ts";
 import { erc20Abi, getAddress, keccak256, parseTransaction, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { anvilAccounts } from "@stablepay/devchain/evm";
@@ -17,10 +18,10 @@ import { watchIngest } from "../../reconcile/index.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { commands, UsageError } from "../../scripts/cli/commands.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { startRpcProxy } from "../helpers/rpcProxy.ts";
-import { rewritingRpcProxy, type RpcCall } from "../helpers/rewritingRpcProxy.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { startRpcProxy } from "../../harness/rpcProxy.ts";
+import { rewritingRpcProxy, type RpcCall } from "../../harness/rewritingRpcProxy.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Deposit-address payments end to end: a real wallet sends plain token transfers to
@@ -954,7 +955,8 @@ describe("deposit-address payments", () => {
     expect(await refund(transferDeps())(job({ transferId: request.body.refund.id }))).toMatchObject({ status: "requested", waiting: expect.stringMatching(/is not final yet/) });
     await api.db.transaction(async (tx) => {
       await tx.execute(sql`set local session_replication_role = replica`); // past Ponder's own triggers (its live queries)
-      await tx.execute(sql`delete from ${sql.identifier(api.config.indexer.schema)}.token_transfer where tx_hash = ${excess.toLowerCase()}`);
+      // The chain's own Ponder's table (one Ponder per chain); the views schema's union cannot be written through.
+      await tx.execute(sql`delete from ${sql.identifier(chainSchema(api.config.indexer.schema, String(chain.network.chainId)))}.token_transfer where tx_hash = ${excess.toLowerCase()}`);
     });
     await chain.mine(2);
     const before = await balanceOf(refundAddress);

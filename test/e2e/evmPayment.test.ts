@@ -3,8 +3,8 @@ import { erc20Abi, type Address, type Hex } from "viem";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 
 /**
  * The headline flow of EVM payments: a real wallet pays through the settlement

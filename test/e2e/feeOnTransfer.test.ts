@@ -4,9 +4,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { freshAddress } from "../helpers/tokenChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
+import { freshAddress } from "../../harness/tokenChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 import { testStablecoinAbi } from "@stablepay/devchain/evm";
 
 /**

@@ -7,8 +7,8 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
 import { INDEXED_TABLES } from "../../rails/evm/readModel/tables.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * A restarted indexer (a redeploy, a crash) deletes every row above its last final block

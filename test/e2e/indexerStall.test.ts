@@ -7,8 +7,8 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { refund } from "../../jobs/refund.ts";
 import { indexedBlocks } from "../../rails/evm/readModel/indexedBlocks.ts";
 import { reconcilePayments, watchIngest } from "../../reconcile/index.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Indexer-aware expiry with the real indexer: it is stopped while two deposits are open;

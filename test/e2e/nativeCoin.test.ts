@@ -7,9 +7,9 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { transfersOutOf } from "../../db/transfersOut.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { sweepNativeCoin } from "../../payouts/index.ts";
-import { freshAddress } from "../helpers/tokenChain.ts";
-import { customer, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { freshAddress } from "../../harness/tokenChain.ts";
+import { customer, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Native coin (ETH) sent to an EVM deposit address: never a credit, never completes the

@@ -8,9 +8,9 @@ import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { commands } from "../../scripts/cli/commands.ts";
-import { setIndexedBlock } from "../helpers/fixtures.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { setIndexedBlock } from "../../harness/fixtures.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * `npm run cli -- replay`: a transfer the indexer missed — sent while it was stopped,

@@ -12,10 +12,10 @@ import { evmRotation } from "../../rails/evm/transport.ts";
 import { health } from "../../scripts/cli/health.ts";
 import { watchProviders } from "../../rails/rpcRotation/metrics.ts";
 import { renderMetrics } from "../../metrics/registry.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { startRpcProxy, type RpcProxy } from "../helpers/rpcProxy.ts";
-import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { startRpcProxy, type RpcProxy } from "../../harness/rpcProxy.ts";
+import { rewritingRpcProxy } from "../../harness/rewritingRpcProxy.ts";
 
 /**
  * Issue 44.2: a chain with two RPC URLs, the first a loopback proxy in front of anvil (with

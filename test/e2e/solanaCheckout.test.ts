@@ -7,9 +7,9 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startChainSubscriber, type ChainSubscriber } from "../../rails/solana/ingest/chainSubscriber.ts";
-import { axeViolations, decodeQr, DESKTOP, launchBrowser, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../helpers/browser.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { axeViolations, decodeQr, DESKTOP, launchBrowser, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../../harness/browser.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * The hosted checkout page for a Solana Pay payment, in a real browser against the whole

@@ -20,10 +20,10 @@ import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubs
 import { solanaOperator, SWEEP_LAMPORTS } from "../../rails/solana/operator.ts";
 import { MAX_PRIORITY_LAMPORTS } from "../../rails/solana/transfers/priorityFee.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { startRpcProxy } from "../helpers/rpcProxy.ts";
-import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { startRpcProxy } from "../../harness/rpcProxy.ts";
+import { rewritingRpcProxy } from "../../harness/rewritingRpcProxy.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * The Solana rail end to end on a live local chain (slots every 25 ms): a wallet pays a

@@ -10,9 +10,9 @@ import { solanaChain } from "../../rails/solana/index.ts";
 import { depositKeyOf } from "../../rails/solana/depositKeys.ts";
 import { solanaOperator } from "../../rails/solana/operator.ts";
 import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.ts";
-import { rewritingRpcProxy } from "../helpers/rewritingRpcProxy.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { rewritingRpcProxy } from "../../harness/rewritingRpcProxy.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * A Solana sweep or refund whose blockhash expired is signed again only once the deposit

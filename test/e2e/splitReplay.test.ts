@@ -10,9 +10,9 @@ import { anvilAccounts } from "@stablepay/devchain/evm";
 import type { SplitPaymentCall, SplitPaymentParams } from "../../domain/splitPayment.ts";
 import { reconcilePayments } from "../../reconcile/index.ts";
 import { commands } from "../../scripts/cli/commands.ts";
-import { createPonderCheckpointTable, setIndexedBlock } from "../helpers/fixtures.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { createPonderCheckpointTable, setIndexedBlock } from "../../harness/fixtures.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * `npm run cli -- replay` finds the client SDK's `splitPayment` calls the indexer missed

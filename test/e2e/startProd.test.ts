@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { projectRoot } from "../../config/projectRoot.ts";
 import { freePort } from "@stablepay/devchain/freePort";
-import { roleStack } from "../helpers/roleStack.ts";
+import { roleStack } from "../../harness/roleStack.ts";
 
 /**
  * `npm run start:prod` on an EVM-only deployment: it bundles the roles, starts the ones

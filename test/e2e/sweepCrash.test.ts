@@ -7,9 +7,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { transfersOutOf, type TransferOutRow } from "../../db/transfersOut.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { startRpcProxy, type InterceptMode, type RpcProxy } from "../helpers/rpcProxy.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { startRpcProxy, type InterceptMode, type RpcProxy } from "../../harness/rpcProxy.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Issue 4: "a worker killed mid-sweep → after restart no double sweep and no stranded

@@ -7,8 +7,8 @@ import { queryRows } from "../../db/client.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { anvilAccounts, createTransferGenerator, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { startWorkers } from "../../jobs/worker.ts";
-import { customerKey, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customerKey, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * The EVM indexer records transfers into watched addresses only, under mainnet-shaped

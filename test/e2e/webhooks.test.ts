@@ -4,9 +4,9 @@ import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { verifyWebhook } from "../../domain/webhookSignature.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "../helpers/webhookReceiver.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "../../harness/webhookReceiver.ts";
 
 /**
  * The headline of webhooks: a real wallet pays on anvil, the real Ponder indexer

@@ -10,9 +10,9 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhookReceiver.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../harness/webhookReceiver.ts";
 
 /**
  * x402 end to end with the protocol's own packages: an agent's `@x402/fetch` (an `@x402/evm`

@@ -11,8 +11,8 @@ import { x402Settlements } from "../../db/schema/index.ts";
 import { findX402Settlement, x402GasSpentSince } from "../../db/x402Settlements.ts";
 import { recheck } from "../../jobs/recheck.ts";
 import { startWorkers } from "../../jobs/worker.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 
 /**
  * x402's known traps on the settle side: a settle whose transaction is broadcast but not mined

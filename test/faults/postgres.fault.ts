@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { queryRows } from "../../db/client.ts";
-import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhookReceiver.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../harness/webhookReceiver.ts";
 import { startFaultStack, type FaultStack } from "./lib/stack.ts";
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { queryRows } from "../../db/client.ts";
-import { merchantWallet } from "../helpers/paymentChain.ts";
+import { merchantWallet } from "../../harness/paymentChain.ts";
 import { startFaultStack, type FaultStack } from "./lib/stack.ts";
 
 /**

@@ -6,10 +6,10 @@ import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { startLocalRelayer } from "../../rails/bridge/local/index.ts";
 import { paymentPayers } from "../../reconcile/index.ts";
-import { relayerKey, startBridgeChains, type BridgeChains } from "../helpers/bridgeChains.ts";
-import { customer, merchantWallet, operatorKey, startTestIndexer } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
-import { waitUntil } from "../helpers/webhookReceiver.ts";
+import { relayerKey, startBridgeChains, type BridgeChains } from "../../harness/bridgeChains.ts";
+import { customer, merchantWallet, operatorKey, startTestIndexer } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { waitUntil } from "../../harness/webhookReceiver.ts";
 
 /**
  * A cross-chain payment's payer is the sender of its deposit on the origin chain (the

@@ -8,9 +8,9 @@ import { startWorkers } from "../../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
 import type { TestMint } from "@stablepay/devchain/solana";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { testStablecoinAbi, testStablecoinBytecode } from "@stablepay/devchain/evm";
 
 /**

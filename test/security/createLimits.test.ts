@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { anvilNetwork } from "../helpers/fixtures.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { anvilNetwork } from "../../harness/fixtures.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Issue 41: what one create may ask, and how many a merchant may have open — every open

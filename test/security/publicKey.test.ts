@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Issue 41, "what the public key reads and changes", tried as a stranger would: the public

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { payments } from "../../db/schema/index.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
-import { anvilNetwork } from "../helpers/fixtures.ts";
-import { startPrivateRedis, type PrivateRedis } from "../helpers/privateRedis.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { anvilNetwork } from "../../harness/fixtures.ts";
+import { startPrivateRedis, type PrivateRedis } from "../../harness/privateRedis.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Issue 41, "the public key cannot exhaust the service": a stranger holding a shop's public

@@ -9,8 +9,8 @@ import { refund } from "../../jobs/refund.ts";
 import { sweep } from "../../jobs/sweep.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { MAX_AWAITING_REQUESTS, refundMessage } from "../../payouts/index.ts";
-import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../helpers/paymentChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 
 /**
  * Refunds tried as a stranger would: the public key ships in every checkout bundle and the

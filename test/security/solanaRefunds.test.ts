@@ -10,8 +10,8 @@ import { startWorkers } from "../../jobs/worker.ts";
 import { refundMessage } from "../../payouts/index.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
-import { startSolanaTestChain, type SolanaTestChain } from "../helpers/solanaChain.ts";
-import { createTestApi, type TestApi, type TestMerchant } from "../helpers/testApi.ts";
+import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
+import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { sql } from "drizzle-orm";
 
 /**

@@ -2,13 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../../db/client.ts";
 import { caughtUpTimes } from "../../../db/ingestWatch.ts";
 import { INDEXED_TABLES } from "./tables.ts";
-
-/**
- * A block is stamped before it reaches the nodes (Ethereum stamps it at its slot's start and
- * it arrives seconds later): finding the indexer at the head proves every block stamped up
- * to this long before the check was read, not every block stamped before the check.
- */
-export const BLOCK_ARRIVAL_MARGIN_MS = 30_000;
+import { BLOCK_ARRIVAL_MARGIN_MS } from "../../blockArrival.ts";
 
 /**
  * Per indexed chain, the time up to which the indexer holds every block: its checkpoint's

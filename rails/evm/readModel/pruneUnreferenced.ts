@@ -22,6 +22,9 @@ export async function pruneUnreferencedTransfers(ctx: RailContext, options: { dr
   const table = sql`${sql.identifier(schema)}.${sql.identifier(INDEXED_TABLES.transfers)}`;
   let removed = 0;
   for (const [chainId, head] of heads) {
+    // Deleted from the chain's own Ponder's table: the views schema's union cannot be written through.
+    const [source] = await queryRows<{ schema: string }>(ctx.db, sql`select schema from indexed_sources where chain_id = ${chainId}`);
+    const from = source ? sql`${sql.identifier(source.schema)}.${sql.identifier(INDEXED_TABLES.transfers)}` : table;
     const below = head > KEEP_RECENT_BLOCKS ? head - KEEP_RECENT_BLOCKS : 0n;
     const unreferenced = sql`t.chain_id = ${Number(chainId)} and t.block_number < ${below.toString()}::numeric
       and not exists (select 1 from payments p where p.chain_id = t.chain_id::text and lower(p.receive_address) = t."to")`;
@@ -30,7 +33,7 @@ export async function pruneUnreferencedTransfers(ctx: RailContext, options: { dr
       : await ctx.db.transaction(async (tx) => {
           // Not a reorg's rollback: the removal trigger must not make the chain look re-read (reconcile would hold every answer).
           await tx.execute(sql`select set_config(${PRUNING_SETTING}, 'on', true)`);
-          return queryRows<{ n: string }>(tx as never, sql`with gone as (delete from ${table} t where ${unreferenced} returning 1) select count(*)::text as n from gone`);
+          return queryRows<{ n: string }>(tx as never, sql`with gone as (delete from ${from} t where ${unreferenced} returning 1) select count(*)::text as n from gone`);
         });
     removed += Number(row!.n);
   }

@@ -1,5 +1,6 @@
 import { Connection, PublicKey } from "@solana/web3.js";
 import type { Logger } from "../../../config/logger.ts";
+import { closeSocket } from "./closeSocket.ts";
 
 /**
  * The subscriber's websocket: one `logsSubscribe` (mentions, `confirmed`) per watched
@@ -46,6 +47,7 @@ export function startWebsocketWatch(options: {
 
   async function dropAll(old: Connection, ids: number[], slot: number | null) {
     await Promise.all([...ids.map((id) => old.removeOnLogsListener(id).catch(() => {})), slot === null ? null : old.removeSlotChangeListener(slot).catch(() => {})]);
+    closeSocket(old);
   }
 
   /** Replaces the socket and every subscription (the watchdog, or a test). */

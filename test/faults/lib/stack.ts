@@ -1,19 +1,20 @@
+import { buildConfig } from "../../../plugins/config.ts";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { erc20Abi, getAddress, type Address, type Hex } from "viem";
-import { buildConfig, type Config } from "../../../config/index.ts";
+import { type Config } from "../../../config/index.ts";
 import { createDb, queryRows, type DbHandle } from "../../../db/client.ts";
 import { issueCredential } from "../../../db/credentials.ts";
 import { createMerchant } from "../../../db/merchants.ts";
 import { setSettlementWallet } from "../../../db/settlementWallets.ts";
 import { freePort } from "@stablepay/devchain/freePort";
 import { privateKeyToAccount } from "viem/accounts";
-import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../helpers/paymentChain.ts";
-import { GENEROUS_LIMITS } from "../../helpers/generousLimits.ts";
-import { startPrivatePostgres, type PrivatePostgres } from "../../helpers/privatePostgres.ts";
-import { startPrivateRedis, type PrivateRedis } from "../../helpers/privateRedis.ts";
+import { customer, intentSignerKey, merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../../harness/paymentChain.ts";
+import { GENEROUS_LIMITS } from "../../../harness/generousLimits.ts";
+import { startPrivatePostgres, type PrivatePostgres } from "../../../harness/privatePostgres.ts";
+import { startPrivateRedis, type PrivateRedis } from "../../../harness/privateRedis.ts";
 import { faultBundle, roleProcess, type RoleProcess } from "./roleProcess.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { getAddress, parseAbiItem, type PublicClient } from "viem";
 import type { Db } from "../../../../db/client.ts";
-import { BLOCK_ARRIVAL_MARGIN_MS } from "../../../evm/readModel/evidenceHorizons.ts";
+import { BLOCK_ARRIVAL_MARGIN_MS } from "../../../blockArrival.ts";
 import { blockTime } from "../../../evm/blockTime.ts";
 import { forgetVanishedDeposits, recordDeposit, updateRequest, type LocalBridgeRequestRow } from "../books.ts";
 

@@ -1,1 +1,0 @@
-ALTER TABLE "payment_events" ALTER COLUMN "payment_id" DROP NOT NULL;

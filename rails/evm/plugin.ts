@@ -1,0 +1,10 @@
+import type { RailPlugin } from "../registration.ts";
+import { evmNetworkType } from "./networkType.ts";
+
+/**
+ * The EVM network type as the service registers it (`rails/plugins.ts`): its addresses
+ * and built-in networks (`networkType.ts`). Its settings, its
+ * indexer role and its evidence tables are still the service's own (the indexer is Ponder's
+ * root, `indexer/`): see docs/decisions/network-plugins.md.
+ */
+export const evmPlugin: RailPlugin = { name: "evm", networkType: evmNetworkType };

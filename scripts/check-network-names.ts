@@ -1,0 +1,123 @@
+/**
+ * `npm run check:network-names`: lists the product files outside a rail's folder
+ * (`rails/<name>/`) and the registration (`rails/plugins.ts`, `plugins/`) that still name a
+ * network type as a string (`"solana"`, `"evm"`: a discriminant, a literal type, an enum
+ * member) or as the key of a map (`{ evm: …, solana: … }`), comments and other identifiers
+ * aside; and those that import a rail's folder. Each one left is in `ALLOWED` or
+ * `ALLOWED_RAIL_IMPORTS` with why; the check fails on one not listed, and on a listed one
+ * that no longer does (so the lists only shrink). See docs/decisions/network-plugins.md.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import ts from "typescript";
+import { plugins } from "../plugins/index.ts";
+import { PRODUCT, sourceFiles } from "./check-imports.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+
+/** Files that still name a network type, and why (the rest of issue 43's "one folder plus one registration"). */
+export const ALLOWED: Readonly<Record<string, string>> = {
+  "scripts/lib/sandboxChains.ts": "the sandbox's local chains, one of each type (dev-only)",
+  "scripts/lib/sandboxSolana.ts": "the sandbox's local Solana chain (dev-only)",
+  "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
+  "scripts/compile-contracts.ts": "solc's output field `evm`, not a network type",
+  "config/indexer.ts": "the indexer (Ponder's root) follows EVM networks only",
+  "rails/registry.ts": "the ports' map (`byType`): a rail's ports load db/ and chain libraries, which the light registration (`rails/plugins.ts`, loaded by Ponder's config) must not",
+  "config/bridge.ts": "bridges run between EVM networks: their addresses are checked as EVM addresses",
+  "rails/ports/chain.ts": "`messageSigner`: the browser wallet interface, named like a type",
+  "scripts/start.ts": "the sandbox supervisor's list of roles (the Solana subscriber among them)",
+};
+
+/**
+ * Files and folders (a prefix ending in `/`) outside a rail's folder that import from it, and
+ * why: a rail is named by its imports as much as by its type's name.
+ */
+export const ALLOWED_RAIL_IMPORTS: Readonly<Record<string, string>> = {
+  "rails/registry.ts": "the ports' map: each network type's and kind's ports, kept out of the light registration (see ALLOWED)",
+  "rails/bridge/": "the bridge runs between EVM networks: it reads them with EVM's clients and deploys EVM's contracts",
+  "api/services/resolveCrossChainRoute.ts": "cross-chain routes are the bridge's (a kind's rail has no payment-method port for route listing yet)",
+  "api/services/createCrossChainPayment.ts": "a cross-chain create quotes through the bridge",
+  "api/requests/crossChainRoute.ts": "a cross-chain request names its origin network through the bridge's routes",
+  "api/routes/crossChain.ts": "the cross-chain endpoints list the bridge's routes",
+  "api/routes/bridgeWebhooks.ts": "Relay's webhook receiver checks Relay's signature",
+  "jobs/bridge.ts": "the bridge job observes the bridge",
+  "rails/x402/": "x402 settles EIP-3009 authorizations on EVM networks with EVM's clients and signers",
+  "api/routes/x402.ts": "the x402 facilitator's endpoints (verify, settle, supported) are x402's own, which no port carries yet",
+  "api/services/x402Verify.ts": "the x402 facilitator's verify (x402's offer, EVM's read-only signer)",
+  "api/services/x402Settle.ts": "the x402 facilitator's settle",
+  "api/services/x402Payment.ts": "an x402 payment's offer",
+  "jobs/x402Settle.ts": "the worker's x402 settle (x402's facilitator, EVM's operator signer)",
+  "scripts/lib/sandboxChains.ts": "the sandbox's local chains deploy EVM's contracts (dev-only)",
+  "indexer/": "Ponder's root is the EVM ingest's process: its handlers are EVM's",
+};
+
+type Finding = { file: string; names: string[] };
+
+/** Where each file outside a rail's folder, the rails' list and plugins/ imports a rail's folder from: `{ file, names: [rails] }`. */
+export function filesImportingRails(root = ROOT): Finding[] {
+  const rails = plugins.map((p) => p.name);
+  const own = (file: string, rail: string) => file.startsWith(`rails/${rail}/`) || file === "rails/plugins.ts" || file.startsWith("plugins/");
+  return PRODUCT.flatMap((folder) => sourceFiles(join(root, folder)))
+    .map((path) => {
+      const file = relative(root, path).split(sep).join("/");
+      const targets = ts
+        .preProcessFile(readFileSync(path, "utf8"), true, true)
+        .importedFiles.filter((i) => i.fileName.startsWith("."))
+        .map((i) => relative(root, resolve(dirname(path), i.fileName)).split(sep).join("/"));
+      const names = rails.filter((rail) => !own(file, rail) && targets.some((t) => t.startsWith(`rails/${rail}/`)));
+      return { file, names };
+    })
+    .filter((f) => f.names.length > 0);
+}
+
+const allowedImport = (file: string) => Object.keys(ALLOWED_RAIL_IMPORTS).find((key) => (key.endsWith("/") ? file.startsWith(key) : file === key));
+
+/** The network-type names `source` holds as string literals or object keys. */
+function namedTypes(file: string, source: string, names: Set<string>): string[] {
+  const found = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && names.has(node.text)) found.add(node.text);
+    // A key of an object or object type (`{ evm: …, solana: … }`): a map by network type.
+    if ((ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node) || ts.isPropertySignature(node)) && ts.isIdentifier(node.name) && names.has(node.name.text)) found.add(node.name.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile(file, source, ts.ScriptTarget.Latest, false, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS));
+  return [...found].sort();
+}
+
+/** Every product file outside the rails' own folders and the registration that names a network type as a string. */
+export function filesNamingNetworkTypes(root = ROOT): Finding[] {
+  const names = new Set(plugins.flatMap((p) => (p.networkType ? [p.networkType.type as string] : [])));
+  const own = [...plugins.map((p) => `rails/${p.name}/`), "plugins/"];
+  return PRODUCT.flatMap((folder) => sourceFiles(join(root, folder)))
+    .map((path) => relative(root, path).split(sep).join("/"))
+    .filter((file) => !own.some((prefix) => file.startsWith(prefix)))
+    .map((file) => ({ file, names: namedTypes(file, readFileSync(join(root, file), "utf8"), names) }))
+    .filter((f) => f.names.length > 0);
+}
+
+/** What is wrong: files naming a type or importing a rail that are not allowed, and allowed ones that no longer do. */
+export function checkNetworkNames(root = ROOT): string[] {
+  const found = filesNamingNetworkTypes(root);
+  const named = new Set(found.map((f) => f.file));
+  const importing = filesImportingRails(root);
+  const usedKeys = new Set(importing.map((f) => allowedImport(f.file)));
+  return [
+    ...importing.filter((f) => !allowedImport(f.file)).map((f) => `${f.file} imports rail ${f.names.join(", ")}: go through the ports (rails/index.ts) or move it into the rail's folder`),
+    ...Object.keys(ALLOWED_RAIL_IMPORTS).filter((key) => !usedKeys.has(key)).map((key) => `${key} no longer imports a rail's folder: remove it from ALLOWED_RAIL_IMPORTS`),
+    ...found.filter((f) => !(f.file in ALLOWED)).map((f) => `${f.file} names network type ${f.names.map((n) => `"${n}"`).join(", ")}: move it into rails/<name>/ or the registration (plugins/)`),
+    ...Object.keys(ALLOWED).filter((file) => !named.has(file)).map((file) => `${file} no longer names a network type: remove it from ALLOWED`),
+  ];
+}
+
+if (import.meta.main) {
+  const problems = checkNetworkNames();
+  for (const p of problems) console.error(p);
+  if (problems.length > 0) process.exit(1);
+  const left = filesNamingNetworkTypes();
+  console.log(`network names: ${left.length} file(s) outside rails/<name>/ and plugins/ still name a network type, each allowed:`);
+  for (const f of left) console.log(`  ${f.file} (${f.names.join(", ")}): ${ALLOWED[f.file]}`);
+  const importing = filesImportingRails();
+  console.log(`rail imports: ${importing.length} file(s) outside a rail's folder import it, each allowed:`);
+  for (const f of importing) console.log(`  ${f.file} (${f.names.join(", ")}): ${ALLOWED_RAIL_IMPORTS[allowedImport(f.file)!]}`);
+}
