@@ -1,4 +1,4 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "./client.ts";
 import { dashboardAudit, dashboardUsers } from "./schema/index.ts";
 
@@ -18,3 +18,12 @@ export const recentAudit = (db: Db, merchantId: string, limit = 50) =>
     .where(eq(dashboardAudit.merchantId, merchantId))
     .orderBy(desc(dashboardAudit.createdAt))
     .limit(limit);
+
+/** How many entries of this action the merchant's log got in the last `seconds` (bounds how often an action may run). */
+export async function recentAuditCount(db: Db, merchantId: string, action: string, seconds: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(dashboardAudit)
+    .where(and(eq(dashboardAudit.merchantId, merchantId), gt(dashboardAudit.createdAt, sql`now() - make_interval(secs => ${seconds})`), eq(dashboardAudit.action, action)));
+  return row?.n ?? 0;
+}

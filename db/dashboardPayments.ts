@@ -87,3 +87,13 @@ export async function listDashboardPayments(
     .limit(limit + 1);
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }
+
+/** Which of `ids` (UUIDs) are payments of this merchant and mode. */
+export async function ownPaymentIds(db: Db, account: { merchantId: string; mode: Mode }, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: payments.id })
+    .from(payments)
+    .where(and(eq(payments.merchantId, account.merchantId), eq(payments.mode, account.mode), sql`${payments.id} = any(${sql.param([...ids])}::uuid[])`));
+  return rows.map((r) => r.id);
+}

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { DashboardRole } from "../domain/dashboardRole.ts";
 import type { Db } from "./client.ts";
 import { dashboardInvites, dashboardSessions, dashboardUsers } from "./schema/index.ts";
@@ -98,8 +98,22 @@ export async function setSandboxOwner(db: Db, merchantId: string, email: string,
 }
 
 /** Turns TOTP on (a base32 secret) or off (null) for a user. */
-export async function setTotpSecret(db: Db, userId: string, secret: string | null): Promise<void> {
-  await db.update(dashboardUsers).set({ totpSecret: secret }).where(eq(dashboardUsers.id, userId));
+export async function setTotpSecret(db: Db, userId: string, secret: string | null, usedStep: number | null = null): Promise<void> {
+  await db.update(dashboardUsers).set({ totpSecret: secret, totpLastStep: usedStep }).where(eq(dashboardUsers.id, userId));
+}
+
+/**
+ * Takes a TOTP time step for the user if it is later than the last one taken: one statement,
+ * so two requests racing with the same code cannot both pass. False for a code already used
+ * (or one older than a code used since).
+ */
+export async function claimTotpStep(db: Db, userId: string, step: number): Promise<boolean> {
+  const rows = await db
+    .update(dashboardUsers)
+    .set({ totpLastStep: step })
+    .where(and(eq(dashboardUsers.id, userId), or(isNull(dashboardUsers.totpLastStep), lt(dashboardUsers.totpLastStep, step))))
+    .returning({ id: dashboardUsers.id });
+  return rows.length === 1;
 }
 
 /** The merchant's team (members not removed), oldest first. */

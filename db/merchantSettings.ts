@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { preparedPer, type Db } from "./client.ts";
 import type { Mode } from "../domain/mode.ts";
 import { merchants, returnOrigins, settlementWallets } from "./schema/index.ts";
+import { walletInEffect } from "./settlementWallets.ts";
 
 /** What creating a payment needs of its merchant: the settlement currency, wallets and return origins. */
 export type MerchantSettings = {
@@ -18,7 +19,7 @@ const byIds = preparedPer((db) =>
     .select({
       id: merchants.id,
       settlementCurrency: merchants.settlementCurrency,
-      wallets: sql<Array<[string, string]> | null>`(select json_agg(json_build_array(${settlementWallets.networkId}, ${settlementWallets.address}))
+      wallets: sql<Array<[string, string]> | null>`(select json_agg(json_build_array(${settlementWallets.networkId}, ${walletInEffect}))
         from ${settlementWallets} where ${settlementWallets.merchantId} = ${merchants.id})`,
       returnOrigins: sql<Array<[Mode, string]> | null>`(select json_agg(json_build_array(${returnOrigins.mode}, ${returnOrigins.origin}))
         from ${returnOrigins} where ${returnOrigins.merchantId} = ${merchants.id})`,

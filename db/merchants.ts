@@ -28,3 +28,13 @@ export async function findMerchant(db: Db, id: string): Promise<Merchant | undef
 }
 
 export const listMerchants = (db: Db): Promise<Merchant[]> => db.select().from(merchants).orderBy(merchants.createdAt);
+
+/** Sets how many hours a live wallet change made in the dashboard waits (0: none). */
+export async function setWalletChangeDelay(db: Db, id: string, hours: number): Promise<void> {
+  await db.update(merchants).set({ walletChangeDelayHours: hours }).where(eq(merchants.id, id));
+}
+
+/** Sets the currency the merchant's statistics and settlement rates are in (checked by the caller). */
+export async function setSettlementCurrency(db: Db, id: string, currency: string): Promise<void> {
+  await db.update(merchants).set({ settlementCurrency: currency }).where(eq(merchants.id, id));
+}

@@ -147,7 +147,18 @@ function deliveriesFor(event: Pick<PaymentEventRow, "id" | "merchantId" | "mode"
  * takes it now. Earlier deliveries and their attempts stay. Returns how many were made.
  */
 export async function redeliverEvent(tx: Db, event: PaymentEventRow, callbackUrl: string | null, redeliveryId: string): Promise<number> {
-  const endpoints = await enabledEndpointsOf(tx, [event.merchantId]);
+  return queueDeliveries(tx, event, callbackUrl, { redeliveryId });
+}
+
+/**
+ * Deliveries of a written event, in the caller's transaction: to `callbackUrl` and to every
+ * enabled endpoint whose filter takes it (or only to `endpointId`, whatever its filter: a test
+ * event sent to it). Returns how many were made.
+ */
+export async function queueDeliveries(tx: Db, event: PaymentEventRow, callbackUrl: string | null, options: { redeliveryId?: string; endpointId?: string } = {}): Promise<number> {
+  const { redeliveryId = null, endpointId } = options;
+  const enabled = await enabledEndpointsOf(tx, [event.merchantId]);
+  const endpoints = endpointId ? enabled.filter((e) => e.id === endpointId).map((e) => ({ ...e, events: ["*"] })) : enabled;
   const deliveries = deliveriesFor(event, callbackUrl, endpoints).map((d) => ({ ...d, redeliveryId }));
   if (deliveries.length === 0) return 0;
   await tx.insert(webhookDeliveries).values(deliveries);

@@ -13,7 +13,7 @@ export function eventDataJson(payment: PaymentRecord, extra?: Record<string, unk
 const bigintAsString = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
 
 /** A stored event, as far as its envelope shows it. */
-export type EnvelopedEvent = { id: string; type: string; createdAt: Date; mode: string; paymentId: string; payload: unknown };
+export type EnvelopedEvent = { id: string; type: string; createdAt: Date; mode: string; paymentId: string | null; payload: unknown };
 
 /**
  * An event as merchants receive it, in a webhook body and in the feed alike

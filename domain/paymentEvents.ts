@@ -22,6 +22,10 @@ export const paymentEventTypes = [
   "payment.reverted",
   "bridge.updated",
   "refund.requested",
+  // Events of the account, not of a payment (their `paymentId` is null): a dangerous change made
+  // in the dashboard, and the test event a merchant sends to check an endpoint.
+  "account.changed",
+  "test.ping",
 ] as const;
 
 export type PaymentEventType = (typeof paymentEventTypes)[number];

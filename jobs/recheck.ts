@@ -4,7 +4,7 @@ import { dispatchCursorBlocks } from "../db/dispatchCursors.ts";
 import { paymentsToRecheck } from "../db/paymentsToRevisit.ts";
 import { confirmedTransfersAbove, paymentsToSweep, unfinishedTransfersOut } from "../db/transfersOut.ts";
 import { unfinishedX402Settlements } from "../db/x402Settlements.ts";
-import { recheckTransfer } from "../payouts/index.ts";
+import { applyDueWalletChanges, recheckTransfer } from "../payouts/index.ts";
 import { chainFor, type RailContext } from "../rails/index.ts";
 import { watchIngest } from "../reconcile/index.ts";
 import type { Prompts } from "../domain/prompts.ts";
@@ -17,7 +17,8 @@ import type { JobPayloads } from "./queues.ts";
  * completed ones inside their finality window (a reorg deeper than the confirmations
  * seen); re-prompts sweeps and refunds whose job vanished (Redis flushed, worker killed);
  * re-reads every unfinished bridge request (a `bridge` job's chain of reads lost); and prompts
- * again x402 settlements neither settled nor failed a while after they were asked for.
+ * again x402 settlements neither settled nor failed a while after they were asked for; and
+ * moves delayed settlement wallet changes that are due into effect for good.
  */
 /** How long an x402 settlement's own prompt has before the recheck gives it again. */
 const X402_PROMPT_GRACE_MS = 60_000;
@@ -59,5 +60,9 @@ export const recheck = (ctx: RailContext, prompts: Prompts) => async (job: Job<J
   // A settle's own prompt normally runs within seconds; one still open after a minute lost it.
   const settlements = await unfinishedX402Settlements(db, new Date(Date.now() - X402_PROMPT_GRACE_MS));
   for (const id of settlements) await prompts.x402Settle(id);
-  return { reconcile: ids.length, lost, sweeps: sweeps.length, bridges: bridges.length, x402: settlements.length };
+  const wallets = await applyDueWalletChanges(ctx).catch((error: Error) => {
+    ctx.logger.error({ err: error }, "applying due settlement wallet changes failed; the next recheck tries again");
+    return 0;
+  });
+  return { reconcile: ids.length, lost, sweeps: sweeps.length, bridges: bridges.length, x402: settlements.length, wallets };
 };

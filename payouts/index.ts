@@ -7,6 +7,7 @@
  * Routes and jobs stay thin and call these; a chain's rail signs and sends what they reserve,
  * reporting to `transferLedger`.
  */
+export { applyDueWalletChanges } from "./applyDueWalletChanges.ts";
 export { approveRefundRequest, rejectRefundRequest } from "./decideRefundRequest.ts";
 export type { PayoutDeps } from "./deps.ts";
 export { cancelTransfer, executeTransfer, recheckTransfer } from "./driveTransfer.ts";

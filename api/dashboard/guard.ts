@@ -24,10 +24,11 @@ export type DashboardContext = {
 };
 
 /**
- * `read`: any signed-in user. `self`: a change to one's own session (sign-out, the mode shown):
+ * `read`: any signed-in user. `watch`: the same, for a page following changes by itself (a
+ * stream): it does not keep an unattended session alive. `self`: a change to one's own session (sign-out, the mode shown):
  * CSRF token and same-origin Origin, any role. `write`: the same, and not a viewer. `owner`: owners only.
  */
-export type DashboardAccess = "read" | "self" | "write" | "owner";
+export type DashboardAccess = "read" | "watch" | "self" | "write" | "owner";
 
 const sameToken = (given: string, expected: string) => {
   const a = Buffer.from(given);
@@ -62,7 +63,7 @@ export const dashboardGuard = (deps: ApiDeps, assets: string) => {
     if (writing && !sameOrigin(request, config.http.publicBaseUrl)) return refuse(403, "This request did not come from the dashboard's own pages (cross-site requests are refused).");
     const token = cookiesOf(request)[SESSION_COOKIE];
     // htmx's own refresh of an open page (every 5 s) is not the person acting: it must not keep an unattended session alive.
-    const refresh = !writing && request.headers.get("hx-request") === "true" && request.headers.has("hx-trigger");
+    const refresh = !writing && ((request.headers.get("hx-request") === "true" && request.headers.has("hx-trigger")) || access === "watch");
     const live = token ? await liveSession(db, dashboardTokenHash(token), config.dashboard, !refresh) : undefined;
     if (!live) {
       if (!writing) {

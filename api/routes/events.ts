@@ -85,7 +85,7 @@ export const eventRoutes = ({ db, config, credentials }: ApiDeps) => {
       "/:id/redeliver",
       async ({ auth, params, set }) => {
         const event = await ownEvent(auth, params.id);
-        const payment = await findPayment(db, event.paymentId);
+        const payment = event.paymentId ? await findPayment(db, event.paymentId) : undefined;
         const deliveries = await redeliverOwnEvent({ db, config }, event, payment?.callbackUrl ?? null);
         set.status = 202;
         return { success: true, eventId: event.id, deliveries };

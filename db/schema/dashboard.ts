@@ -1,6 +1,6 @@
 /** The merchant dashboard's people: users per merchant, their sessions, invites, and the audit log. */
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { dashboardRoles } from "../../domain/dashboardRole.ts";
 import { createdAt } from "./columns.ts";
 import { merchants } from "./merchants.ts";
@@ -20,6 +20,8 @@ export const dashboardUsers = pgTable(
     role: text("role", { enum: dashboardRoles }).notNull(),
     passwordHash: text("password_hash"),
     totpSecret: text("totp_secret"),
+    /** The last TOTP time step (Unix time / 30 s) accepted: a code is never accepted twice, nor an older one. */
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
     createdAt: createdAt(),
     removedAt: timestamp("removed_at", { withTimezone: true }),
   },

@@ -26,7 +26,8 @@ export const paymentEvents = pgTable(
     feedPosition: bigint("feed_position", { mode: "number" }),
     merchantId: uuid("merchant_id").notNull().references(() => merchants.id, { onDelete: "cascade" }),
     mode: text("mode", { enum: modes }).notNull(),
-    paymentId: uuid("payment_id").notNull().references(() => payments.id, { onDelete: "cascade" }),
+    /** Null for an event of the account rather than of a payment (`account.changed`, `test.ping`). */
+    paymentId: uuid("payment_id").references(() => payments.id, { onDelete: "cascade" }),
     type: text("type", { enum: paymentEventTypes }).notNull(),
     /** The event's `data`: `{payment}` as it was at that moment, plus details of forwarded/refunded. */
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),

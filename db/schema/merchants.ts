@@ -1,5 +1,6 @@
 /** Merchants, their credentials, settlement wallets and agent policies. */
-import { boolean, index, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { modes } from "../../domain/mode.ts";
 import { createdAt } from "./columns.ts";
 
@@ -10,6 +11,8 @@ export const merchants = pgTable("merchants", {
   /** Currency that statistics are reported in (USD equivalent unless configured). */
   settlementCurrency: text("settlement_currency").notNull().default("USD"),
   isNairaMerchant: boolean("is_naira_merchant").notNull().default(false),
+  /** Hours a live settlement wallet change made in the dashboard waits before it takes effect (0: at once). */
+  walletChangeDelayHours: integer("wallet_change_delay_hours").notNull().default(0),
   createdAt: createdAt(),
 });
 
@@ -41,10 +44,23 @@ export const settlementWallets = pgTable(
     /** Stable network id from the catalogue. */
     networkId: uuid("network_id").notNull(),
     address: text("address").notNull(),
+    /**
+     * A delayed change (live mode, the merchant's `walletChangeDelayHours`): the address that
+     * takes the place of `address` from `pendingEffectiveAt`. Reads use it from then on even
+     * before the recheck moves it into `address` (`db/settlementWallets.ts`).
+     */
+    pendingAddress: text("pending_address"),
+    pendingEffectiveAt: timestamp("pending_effective_at", { withTimezone: true }),
+    /** The dashboard user who asked for the pending change. */
+    pendingRequestedBy: uuid("pending_requested_by"),
     createdAt: createdAt(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.merchantId, t.networkId] })],
+  (t) => [
+    primaryKey({ columns: [t.merchantId, t.networkId] }),
+    // The recheck finds due changes without reading every wallet.
+    index("settlement_wallets_pending_idx").on(t.pendingEffectiveAt).where(sql`pending_effective_at is not null`),
+  ],
 );
 
 /**

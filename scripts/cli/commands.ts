@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { issueCredential, listCredentials, rotateCredential } from "../../db/credentials.ts";
 import { createMerchant, listMerchants } from "../../db/merchants.ts";
 import { setSettlementWallet, settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
+import { checkSettlementCurrency } from "../../api/services/checkSettlementCurrency.ts";
 import { checkSettlementWallet } from "../../api/services/checkSettlementWallet.ts";
 import { parseReturnOrigins } from "../../api/services/returnOrigins.ts";
 import { listReturnOrigins, replaceReturnOrigins } from "../../db/returnOrigins.ts";
@@ -18,7 +19,6 @@ import { transferCommands } from "./transfers.ts";
 import { webhookCommands } from "./webhooks.ts";
 import { userCommands } from "./users.ts";
 import { ingests } from "../../rails/index.ts";
-import { ratesFor } from "../../rates/index.ts";
 
 export { CommandFailedError, UsageError, type Flags } from "./flags.ts";
 export type { CliContext } from "./context.ts";
@@ -36,18 +36,11 @@ const showCredential = (c: { kind: CredentialKind; mode: Mode; key: string; secr
  */
 export const commands: Record<string, (ctx: CliContext, flags: Flags) => Promise<string>> = {
   async "merchant create"({ db, config }, flags) {
-    const settlementCurrency = typeof flags.currency === "string" ? flags.currency.toUpperCase() : "USD";
     // Stats and settlement rates are priced in it: a currency without a rate would make them fail.
-    if (settlementCurrency !== "USD") {
-      const snapshot = await ratesFor(config)
-        .current()
-        .catch((error: Error) => {
-          throw new CommandFailedError(`--currency: the exchange rates could not be read to check ${settlementCurrency} (${error.message}); try again`);
-        });
-      if (snapshot.rates[settlementCurrency] === undefined) {
-        throw new UsageError(`--currency: no exchange rate for ${settlementCurrency} from ${snapshot.source} (USD, or one of: ${Object.keys(snapshot.rates).sort().join(", ")})`);
-      }
-    }
+    const checked = await checkSettlementCurrency(config, typeof flags.currency === "string" ? flags.currency : "USD");
+    if ("unreadable" in checked) throw new CommandFailedError(`--currency: ${checked.unreadable}; try again`);
+    if ("refused" in checked) throw new UsageError(`--currency: ${checked.refused}`);
+    const settlementCurrency = checked.currency;
     const merchant = await createMerchant(db, {
       name: required(flags, "name"),
       email: typeof flags.email === "string" ? flags.email : null,

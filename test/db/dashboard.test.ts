@@ -90,6 +90,10 @@ const writePaths = () => [
   "/dashboard/settings/agents/deactivate",
   `/dashboard/payments/${acmePayments[1]}/cancel`,
   `/dashboard/payments/${acmePayments[1]}/refund`,
+  "/dashboard/wallets/delay",
+  "/dashboard/wallets/anvil/cancel",
+  "/dashboard/settings/currency",
+  "/dashboard/webhooks/00000000-0000-4000-8000-000000000000/test",
 ];
 
 describe("invitations and sign-in", () => {
@@ -564,30 +568,44 @@ describe("the sandbox's login", () => {
 describe("two-step sign-in (TOTP)", () => {
   const codeFor = (secret: string, at = Date.now()) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: at });
 
-  test("turned on with a code and the password, it is then asked at sign-in and on key rotation; turned off the same way", async () => {
+  test("turned on with a code and the password, it is then asked at sign-in and on key rotation, each code once; turned off the same way", async () => {
     const user = await signedInUser(api, acme.id, "careful@acme.test", "developer");
     const page = await dashboardRequest(api, "/dashboard/account", { cookie: user.cookie });
     const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(page.text)![1]!;
     expect(page.text).toContain("<svg");
+    // Codes of this 30 s step and the next (both accepted now: one step of drift is allowed).
+    const t0 = Date.now();
+    const [now, next] = [codeFor(secret, t0), codeFor(secret, t0 + 30_000)];
     const enable = (form: Record<string, string>) => dashboardRequest(api, "/dashboard/account/totp/enable", { cookie: user.cookie, form: { csrf: user.csrf, secret, ...form } });
     expect((await enable({ code: "000000", password: user.password })).status).toBe(400);
-    expect((await enable({ code: codeFor(secret), password: "not it" })).status).toBe(403);
-    expect((await enable({ code: codeFor(secret), password: user.password })).headers.get("location")).toBe("/dashboard/account?done=on");
+    expect((await enable({ code: now, password: "not it" })).status).toBe(403);
+    expect((await enable({ code: now, password: user.password })).headers.get("location")).toBe("/dashboard/account?done=on");
     const [stored] = await api.db.select().from(dashboardUsers).where(eq(dashboardUsers.email, user.email));
     expect(stored!.totpSecret).toBe(secret);
+    /** Time passes: the steps taken so far are behind the codes of the test's steps again. */
+    const timePasses = () => api.db.update(dashboardUsers).set({ totpLastStep: null }).where(eq(dashboardUsers.email, user.email));
 
     const signIn = (totp: string) => dashboardRequest(api, "/dashboard/sign-in", { form: { email: user.email, password: user.password, totp } });
     // (At most 2 failures between successes: the lockout here is 3, and a sign-in forgets them.)
+    // The code that turned it on was used: it does not sign in.
+    expect((await signIn(now)).status).toBe(401);
+    expect((await signIn(next)).status).toBe(303);
     expect((await signIn("")).status).toBe(401);
-    expect((await signIn(codeFor(secret))).status).toBe(303);
+    // A code, once accepted, is not accepted again within its window.
+    expect((await signIn(next)).status).toBe(401);
+    await timePasses();
+    expect((await signIn(now)).status).toBe(303);
     expect((await signIn(codeFor(secret, Date.now() - 5 * 60_000))).status).toBe(401);
     const rotate = await dashboardRequest(api, "/dashboard/keys/rotate", { cookie: user.cookie, form: { csrf: user.csrf, kind: "public", password: user.password } });
     expect(rotate.status).toBe(403);
-    expect((await signIn(codeFor(secret))).status).toBe(303);
+    // A code older than one accepted is refused too (it could have been seen before).
+    expect((await signIn(next)).status).toBe(303);
+    expect((await dashboardRequest(api, "/dashboard/keys/rotate", { cookie: user.cookie, form: { csrf: user.csrf, kind: "public", password: user.password, totp: now } })).status).toBe(403);
+    await timePasses();
 
     const disable = (code: string) => dashboardRequest(api, "/dashboard/account/totp/disable", { cookie: user.cookie, form: { csrf: user.csrf, code, password: user.password } });
     expect((await disable("123456")).status).toBe(403);
-    expect((await disable(codeFor(secret))).headers.get("location")).toBe("/dashboard/account?done=off");
+    expect((await disable(now)).headers.get("location")).toBe("/dashboard/account?done=off");
     expect((await signIn("")).status).toBe(303);
     const audit = await api.db.select().from(dashboardAudit).where(sql`${dashboardAudit.action} like 'totp.%'`);
     expect(audit.map((a) => a.action).sort()).toEqual(["totp.disabled", "totp.enabled"]);

@@ -140,9 +140,15 @@ test("an owner accepts the invitation, signs in, sees a payment complete live, a
   // The merchant refunds another overpaid deposit from its page (password re-entered): back to the address that paid.
   const second = await api.request("/api/v1/deposits/create", { headers: { "x-public-key": merchant.publicKey }, body: { amount: "10", currency: "USDC", network: "anvil", orderId: "order-1002" } });
   const secondId = second.body.payment.id as string;
+  // Watched from the payments list: its row flips to completed by itself, the list following its open payments' change stream.
+  await page.goto(`${base}/dashboard/payments`);
+  const row = page.locator("#payments-table tr", { hasText: secondId });
+  await row.locator('td[data-status="pending"]').waitFor();
   const paid = await chain.customerWallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "transfer", args: [second.body.payment.depositAddress, 13_000_000n], account: customer, chain: null });
   await chain.publicClient.waitForTransactionReceipt({ hash: paid });
   await chain.mine(3);
+  await row.locator('td[data-status="completed"]').waitFor({ timeout: 30_000 });
+  expect(requests.filter((url) => url.startsWith(`${base}/dashboard/payments/changes?ids=`) && url.includes(secondId)).length).toBeGreaterThan(0);
   await page.goto(`${base}/dashboard/payments/${secondId}`);
   await page.locator('#payment-status[data-status="completed"]').waitFor({ timeout: 30_000 });
   const before = await balanceOf(customer.address);

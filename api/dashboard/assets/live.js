@@ -6,3 +6,24 @@ if (live && live.dataset.stream && typeof EventSource === "function" && typeof h
   const source = new EventSource(live.dataset.stream);
   source.addEventListener("payment", () => htmx.trigger(document.body, "payment-changed"));
 }
+
+// The payments list follows one stream of its open payments' changes (/dashboard/payments/changes,
+// fed by the same hub): each change makes htmx fetch the table again, and a table swapped in
+// with other open payments opens the stream for those instead.
+let listSource = null;
+let listStream = null;
+function followList() {
+  const table = document.getElementById("payments-table");
+  const stream = (table && table.dataset.stream) || null;
+  if (stream === listStream) return;
+  if (listSource) listSource.close();
+  listSource = null;
+  listStream = stream;
+  if (!stream) return;
+  listSource = new EventSource(stream);
+  listSource.addEventListener("payment", () => htmx.trigger(document.body, "payments-changed"));
+}
+if (typeof EventSource === "function" && typeof htmx === "object") {
+  followList();
+  document.body.addEventListener("htmx:afterSettle", followList);
+}

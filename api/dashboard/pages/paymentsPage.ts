@@ -43,16 +43,21 @@ function table(config: Config, rows: DashboardPaymentRow[]): Html {
 }
 
 /**
- * The payments list: filters, search, a page of rows, paging and the CSV export. The first
- * page asks for itself again every 5 seconds (htmx), so money arriving shows without a reload.
+ * The payments list: filters, search, a page of rows, paging and the CSV export. Money
+ * arriving shows without a reload: `live.js` follows the stream of the open payments shown
+ * (`data-stream`) and htmx fetches the table again on each change. The first page also asks
+ * for itself every 30 s, for new payments and while the stream is down.
  */
 export function paymentsPage(ctx: PageContext, config: Config, options: { echo: PaymentQuery; rows: DashboardPaymentRow[]; hasMore: boolean; after: string | null }): string {
   const { echo, rows, hasMore, after } = options;
   const self = paymentListHref("/dashboard/payments", echo, after ?? undefined);
-  const live = after ? null : html` hx-get="${self}" hx-trigger="every 5s" hx-select="#payments-table" hx-swap="outerHTML"`;
+  const openIds = rows.filter((p) => p.status === "pending" || p.status === "confirming").map((p) => p.id);
+  const stream = openIds.length > 0 ? html` data-stream="/dashboard/payments/changes?ids=${openIds.join(",")}"` : null;
+  const live = html` hx-get="${self}" hx-trigger="${after ? "payments-changed from:body" : "payments-changed from:body, every 30s"}" hx-select="#payments-table" hx-swap="outerHTML"${stream}`;
   return page(ctx, {
     title: "Payments",
     active: "payments",
+    head: html`<script src="${ctx.assets}/live.js" defer></script>`,
     body: html`${filterForm(config, echo)}
 <p><a href="${paymentListHref("/dashboard/payments.csv", echo)}" download>Export CSV</a> <span class="hint">(these filters, up to 10,000 rows)</span></p>
 <div id="payments-table"${live}>${table(config, rows)}</div>

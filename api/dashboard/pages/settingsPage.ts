@@ -31,11 +31,17 @@ function policiesTable(ctx: PageContext, v: SettingsView): Html {
   )}</tbody></table>`;
 }
 
-/** Settings of the mode shown: return origins, agents without a policy, agent policies; the settlement currency (set by the operator). */
+/** Settings: the settlement currency (the account's), and of the mode shown: return origins, agents without a policy, agent policies. */
 export function settingsPage(ctx: PageContext, v: SettingsView): string {
   const disabled = v.canChange ? null : html` disabled`;
   const body = html`${v.notice ? html`<p role="status" class="notice">${v.notice}</p>` : null}${v.problem ? html`<p role="alert" class="problem">${v.problem}</p>` : null}
-<p>Settlement currency (statistics and the overview): <strong>${v.settlementCurrency}</strong> <span class="hint">(set by the operator)</span></p>
+<h2>Settlement currency</h2>
+<form method="post" action="/dashboard/settings/currency" class="stack">
+  ${csrfField(ctx.csrfToken)}
+  <label for="settlementCurrency">Statistics and the overview are reported in it, and each new payment records its rate to it (both modes). USD, or a currency the service has an exchange rate for.</label>
+  <input id="settlementCurrency" name="settlementCurrency" required maxlength="3" autocomplete="off" value="${v.settlementCurrency}"${disabled}>
+  ${v.canChange ? html`<button type="submit">Save settlement currency</button>` : null}
+</form>
 <h2>Return origins</h2>
 <form method="post" action="/dashboard/settings/return-origins" class="stack">
   ${csrfField(ctx.csrfToken)}

@@ -16,6 +16,7 @@ function endpointsTable(ctx: PageContext, endpoints: WebhookEndpointRow[], canCh
     (e) => html`<tr><td><code>${e.url}</code>${e.description ? html`<br><span class="hint">${e.description}</span>` : null}</td><td>${e.events.join(", ")}</td>
 <td>${e.disabledAt ? `disabled ${when(e.disabledAt)}: ${e.disabledReason ?? ""}` : "enabled"}</td>
 ${canChange ? html`<td><details><summary>Rotate secret</summary><form method="post" action="/dashboard/webhooks/${e.id}/rotate" class="stack">${csrfField(ctx.csrfToken)}${passwordFields(`rotate-${e.id}`)}<button type="submit" class="danger">Rotate</button></form></details>
+<form method="post" action="/dashboard/webhooks/${e.id}/test" class="inline">${csrfField(ctx.csrfToken)}<button type="submit" class="secondary" aria-label="${`Send a test event to ${e.url}`}">Send test event</button></form>
 <form method="post" action="/dashboard/webhooks/${e.id}/remove" class="inline">${csrfField(ctx.csrfToken)}<button type="submit" class="secondary" aria-label="${`Remove ${e.url}`}">Remove</button></form></td>` : null}</tr>`,
   )}</tbody></table>`;
 }
@@ -24,7 +25,7 @@ function deliveryLog(ctx: PageContext, log: Log, canChange: boolean): Html {
   if (log.length === 0) return html`<p>No events yet.</p>`;
   return html`<table><thead><tr><th scope="col">Event</th><th scope="col">Payment</th><th scope="col">Deliveries</th>${canChange ? html`<th scope="col">Redeliver</th>` : null}</tr></thead><tbody>${log.map(
     ({ event, deliveries }) => html`<tr><td>${event.type}<br><span class="hint">${when(event.createdAt)}</span></td>
-<td><a class="mono" href="/dashboard/payments/${event.paymentId}">${event.paymentId}</a></td>
+<td>${event.paymentId ? html`<a class="mono" href="/dashboard/payments/${event.paymentId}">${event.paymentId}</a>` : html`<span class="hint">the account</span>`}</td>
 <td>${deliveries.length === 0 ? "none (no endpoint or callbackUrl took it)" : html`<ul>${deliveries.map((d) => {
       const last = d.attemptLog.at(-1);
       return html`<li>${d.url}: ${d.status}, ${d.attempts} attempt(s)${last ? html`, last ${last.statusCode === null ? `no answer (${last.error ?? "error"})` : `HTTP ${last.statusCode}`}` : null}</li>`;

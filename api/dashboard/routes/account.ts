@@ -50,7 +50,7 @@ export const dashboardAccountRoutes = (deps: ApiDeps, assets: string, throttle: 
         });
       }
       const user = email ? await findUserByEmail(db, email) : undefined;
-      if (!(await credentialsMatch(user, field(body, "password"), field(body, "totp")))) {
+      if (!(await credentialsMatch(db, user, field(body, "password"), field(body, "totp")))) {
         await throttle.failed(email, who.ip);
         return htmlPage(signInPage(assets, { next, email, problem: NOT_SIGNED_IN }), { status: 401 });
       }

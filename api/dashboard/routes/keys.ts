@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { recordAudit } from "../../../db/dashboardAudit.ts";
 import { listCredentials, rotateCredential } from "../../../db/credentials.ts";
 import { keyDisplayPrefix } from "../../../domain/credentials.ts";
 import type { ApiDeps } from "../../deps.ts";
+import { changeAnnounced } from "../announceChange.ts";
 import { dashboardGuard, type DashboardContext } from "../guard.ts";
 import { html, type Html } from "../html.ts";
 import { csrfField, page } from "../layout.ts";
@@ -60,19 +60,17 @@ ${options.problem ? html`<p role="alert" class="problem" id="rotate-problem">${o
         if (kind !== "secret" && kind !== "public") return keysPage(dash, { status: 400, problem: "kind: secret or public." });
         const lockedFor = await throttle.lockedFor(dash.user.email, dash.ip);
         if (lockedFor > 0) return keysPage(dash, { status: 429, problem: `Too many wrong passwords: try again in ${Math.ceil(lockedFor / 60)} minute(s).` });
-        if (!(await credentialsMatch(dash.user, field(body, "password"), field(body, "totp")))) {
+        if (!(await credentialsMatch(db, dash.user, field(body, "password"), field(body, "totp")))) {
           await throttle.failed(dash.user.email, dash.ip);
           return keysPage(dash, { status: 403, problem: "password: that is not your password (or the authentication code is wrong). Nothing was rotated." });
         }
-        const issued = await rotateCredential(db, dash.merchantId, kind, dash.mode);
-        await recordAudit(db, {
-          merchantId: dash.merchantId,
-          userId: dash.user.id,
-          action: "api_key.rotated",
-          details: { kind, mode: dash.mode, key: keyDisplayPrefix(issued.key) },
-          ip: dash.ip,
-          userAgent: dash.userAgent,
-        });
+        // Rotation revokes the old key of its kind: one change, announced once.
+        const issued = (await changeAnnounced(
+          db,
+          dash,
+          (tx) => rotateCredential(tx, dash.merchantId, kind, dash.mode),
+          (made) => ({ action: "api_key.rotated", details: { kind, mode: dash.mode, key: keyDisplayPrefix(made.key) }, modes: [dash.mode] }),
+        ))!;
         const shown = html`<section class="secret" aria-labelledby="new-key"><h2 id="new-key">Your new ${kind === "secret" ? "API key and secret" : "public key"}</h2>
 <p>${kind === "secret" ? "API key" : "Public key"}: <code id="new-key-value">${issued.key}</code></p>
 ${issued.secret ? html`<p>API secret: <code id="new-secret-value">${issued.secret}</code></p>` : null}

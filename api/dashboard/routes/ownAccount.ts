@@ -6,7 +6,7 @@ import { renderQrSvg } from "../../checkout/renderQr.ts";
 import { dashboardGuard, type DashboardContext } from "../guard.ts";
 import { html, raw } from "../html.ts";
 import { csrfField, page } from "../layout.ts";
-import { credentialsMatch, newTotpSecret, totpMatches, totpUri } from "../passwords.ts";
+import { credentialsMatch, newTotpSecret, totpStep, totpUri } from "../passwords.ts";
 import { htmlPage, seeOther } from "../respond.ts";
 import type { SignInThrottle } from "../signInThrottle.ts";
 
@@ -57,7 +57,7 @@ ${on ? disable : enrol}
   async function confirmed(dash: DashboardContext, body: unknown, code: string, secret?: string) {
     const lockedFor = await throttle.lockedFor(dash.user.email, dash.ip);
     if (lockedFor > 0) return accountPage(dash, { status: 429, secret, problem: `Too many wrong passwords: try again in ${Math.ceil(lockedFor / 60)} minute(s).` });
-    if (!(await credentialsMatch(dash.user, field(body, "password"), code))) {
+    if (!(await credentialsMatch(db, dash.user, field(body, "password"), code))) {
       await throttle.failed(dash.user.email, dash.ip);
       return accountPage(dash, { status: 403, secret, problem: "password: that is not your password (or the code is wrong). Nothing changed." });
     }
@@ -76,10 +76,12 @@ ${on ? disable : enrol}
         const secret = field(body, "secret");
         const code = field(body, "code");
         if (!/^[A-Z2-7]{32}$/.test(secret)) return accountPage(dash, { status: 400, problem: "secret: not one this page made; start again." });
-        if (!totpMatches(secret, code)) return accountPage(dash, { status: 400, secret, problem: "code: not the app's current code for this key. Nothing changed." });
+        const step = totpStep(secret, code);
+        if (step === null) return accountPage(dash, { status: 400, secret, problem: "code: not the app's current code for this key. Nothing changed." });
         const refused = await confirmed(dash, body, "", secret);
         if (refused) return refused;
-        await setTotpSecret(db, dash.user.id, secret);
+        // The code that turned it on is used: it cannot sign in too.
+        await setTotpSecret(db, dash.user.id, secret, step);
         await recordAudit(db, { merchantId: dash.merchantId, userId: dash.user.id, action: "totp.enabled", ip: dash.ip, userAgent: dash.userAgent });
         return seeOther("/dashboard/account?done=on");
       },

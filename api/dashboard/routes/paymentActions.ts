@@ -54,7 +54,7 @@ export const dashboardPaymentActionRoutes = (deps: ApiDeps, assets: string, thro
           const payment = await paymentOf(dash, params.paymentId);
           const lockedFor = await throttle.lockedFor(dash.user.email, dash.ip);
           if (lockedFor > 0) return refusalPage(assets, 429, `Too many wrong passwords: try again in ${Math.ceil(lockedFor / 60)} minute(s).`, { "Retry-After": String(lockedFor) });
-          if (!(await credentialsMatch(dash.user, field(body, "password"), field(body, "totp")))) {
+          if (!(await credentialsMatch(db, dash.user, field(body, "password"), field(body, "totp")))) {
             await throttle.failed(dash.user.email, dash.ip);
             return refusalPage(assets, 403, "password: that is not your password (or the authentication code is wrong). Nothing was refunded.");
           }

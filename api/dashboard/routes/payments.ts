@@ -1,13 +1,14 @@
 import { Elysia } from "elysia";
-import { listDashboardPayments, type DashboardPaymentRow } from "../../../db/dashboardPayments.ts";
+import { listDashboardPayments, ownPaymentIds, type DashboardPaymentRow } from "../../../db/dashboardPayments.ts";
 import { findMerchantPayment } from "../../../db/payments.ts";
 import { paymentRecords } from "../../../db/paymentStory.ts";
 import { mayChange } from "../../../domain/dashboardRole.ts";
-import { NotFoundError } from "../../../domain/errors.ts";
+import { NotFoundError, RateLimitedError, ValidationError } from "../../../domain/errors.ts";
 import { uuidPattern } from "../../../domain/uuid.ts";
 import type { ApiDeps } from "../../deps.ts";
 import { dashboardGuard } from "../guard.ts";
 import { parsePaymentQuery } from "../paymentFilters.ts";
+import { openPaymentsChangeStream } from "../paymentsChangeStream.ts";
 import { paymentsCsv } from "../paymentsCsv.ts";
 import { paymentPage } from "../pages/paymentPage.ts";
 import { paymentsPage } from "../pages/paymentsPage.ts";
@@ -15,13 +16,16 @@ import { pageOrRefusal } from "../refusals.ts";
 import { htmlPage } from "../respond.ts";
 
 const PAGE_SIZE = 25;
+/** Change streams one session may hold open in one process (a few tabs): each follows up to PAGE_SIZE payments on the hub the checkout pages share. */
+const STREAMS_PER_SESSION = 4;
 /** The most rows one export holds; narrower filters export the rest. */
 const CSV_MAX_ROWS = 10_000;
 const CSV_BATCH = 1_000;
 
-/** The payments list (filters, search, paging, CSV export) and a payment's page. */
+/** The payments list (filters, search, paging, CSV export, the stream of its open payments' changes) and a payment's page. */
 export const dashboardPaymentRoutes = (deps: ApiDeps, assets: string) => {
   const { config, db } = deps;
+  const streamsOf = new Map<string, number>();
   return new Elysia()
     .use(dashboardGuard(deps, assets))
     .get(
@@ -33,6 +37,37 @@ export const dashboardPaymentRoutes = (deps: ApiDeps, assets: string) => {
           return htmlPage(paymentsPage(dash.page, config, { echo, rows, hasMore, after }));
         }),
       { dashboard: "read" },
+    )
+    .get(
+      "/payments/changes",
+      ({ dash, query, request, server }) =>
+        pageOrRefusal(assets, async () => {
+          const ids = typeof query.ids === "string" && query.ids !== "" ? query.ids.split(",") : [];
+          if (ids.length > PAGE_SIZE || !ids.every((id) => uuidPattern.test(id))) throw new ValidationError("ids", `ids: up to ${PAGE_SIZE} payment ids, comma-separated.`);
+          // Only this account's payments of the mode shown are followed; others are as absent as unknown ids.
+          const own = await ownPaymentIds(db, dash, [...new Set(ids.map((id) => id.toLowerCase()))]);
+          // 204 tells EventSource to stop reconnecting: there is nothing to follow.
+          if (own.length === 0) return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+          const session = dash.session.id;
+          const held = streamsOf.get(session) ?? 0;
+          if (held >= STREAMS_PER_SESSION) throw new RateLimitedError(`At most ${STREAMS_PER_SESSION} live payment lists at once per session: close a tab.`, 30);
+          streamsOf.set(session, held + 1);
+          let released = false;
+          const release = () => {
+            if (released) return;
+            released = true;
+            const left = (streamsOf.get(session) ?? 1) - 1;
+            if (left > 0) streamsOf.set(session, left);
+            else streamsOf.delete(session);
+          };
+          try {
+            return await openPaymentsChangeStream(deps.paymentStreams, own, request, server, release);
+          } catch (error) {
+            release();
+            throw error;
+          }
+        }),
+      { dashboard: "watch" },
     )
     .get(
       "/payments.csv",

@@ -2,13 +2,14 @@ import { Elysia } from "elysia";
 import { deactivateAgentPolicy, listAgentPolicies, putAgentPolicy } from "../../../db/agentPolicies.ts";
 import { findUnknownAgents, setUnknownAgents } from "../../../db/agentSettings.ts";
 import { recordAudit } from "../../../db/dashboardAudit.ts";
-import { findMerchant } from "../../../db/merchants.ts";
+import { findMerchant, setSettlementCurrency } from "../../../db/merchants.ts";
 import { listReturnOrigins, replaceReturnOrigins } from "../../../db/returnOrigins.ts";
 import { mayChange } from "../../../domain/dashboardRole.ts";
-import { AppError, NotFoundError, ValidationError } from "../../../domain/errors.ts";
+import { AppError, NotFoundError, ServiceUnavailableError, ValidationError } from "../../../domain/errors.ts";
 import type { ApiDeps } from "../../deps.ts";
 import { parseAgentId } from "../../requests/agentId.ts";
 import { parseAgentPolicyInput } from "../../services/agentPolicies.ts";
+import { checkSettlementCurrency } from "../../services/checkSettlementCurrency.ts";
 import { parseReturnOrigins } from "../../services/returnOrigins.ts";
 import { dashboardGuard, type DashboardContext } from "../guard.ts";
 import { settingsPage } from "../pages/settingsPage.ts";
@@ -23,7 +24,8 @@ const listOrNull = (text: string) => (text.trim() === "" ? null : text.split(","
 /**
  * Settings of the mode shown, with the same checks as their key + secret routes: return
  * origins (`parseReturnOrigins`), whether agents without a policy are refused, and agent
- * policies (`parseAgentPolicyInput`). Each change is audited.
+ * policies (`parseAgentPolicyInput`); and the account's settlement currency, with the operator
+ * CLI's check (`checkSettlementCurrency`). Each change is audited.
  */
 export const dashboardSettingsRoutes = (deps: ApiDeps, assets: string) => {
   const { config, db } = deps;
@@ -54,6 +56,19 @@ export const dashboardSettingsRoutes = (deps: ApiDeps, assets: string) => {
   return new Elysia()
     .use(dashboardGuard(deps, assets))
     .get("/settings", ({ dash, query }) => render(dash, { notice: query.done ? "Saved." : undefined }), { dashboard: "read" })
+    .post(
+      "/settings/currency",
+      ({ dash, body }) =>
+        change(dash, "settings.settlement_currency", async () => {
+          const checked = await checkSettlementCurrency(config, field(body, "settlementCurrency"));
+          if ("unreadable" in checked) throw new ServiceUnavailableError(`settlementCurrency: ${checked.unreadable}; try again shortly.`);
+          if ("refused" in checked) throw new ValidationError("settlementCurrency", `settlementCurrency: ${checked.refused}.`);
+          const from = (await findMerchant(db, dash.merchantId))?.settlementCurrency ?? "USD";
+          await setSettlementCurrency(db, dash.merchantId, checked.currency);
+          return { from, to: checked.currency };
+        }),
+      { dashboard: "write" },
+    )
     .post(
       "/settings/return-origins",
       ({ dash, body }) =>

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
-import { recordAudit } from "../../../db/dashboardAudit.ts";
 import { changeMember, teamOf } from "../../../db/dashboardUsers.ts";
 import { dashboardRoles, type DashboardRole } from "../../../domain/dashboardRole.ts";
+import { modes } from "../../../domain/mode.ts";
 import { uuidPattern } from "../../../domain/uuid.ts";
 import type { ApiDeps } from "../../deps.ts";
+import { changeAnnounced } from "../announceChange.ts";
 import { dashboardGuard, type DashboardContext } from "../guard.ts";
 import { html, type Html } from "../html.ts";
 import { createInvitation, EMAIL_PATTERN } from "../invitations.ts";
@@ -50,14 +51,20 @@ ${owner ? invite : html`<p>Only an owner may invite, change roles or remove memb
     return htmlPage(page(dash.page, { title: "Team", active: "team", body }), { status: options.status ?? 200 });
   }
 
-  const audit = (dash: DashboardContext, action: string, details: Record<string, unknown>) =>
-    recordAudit(db, { merchantId: dash.merchantId, userId: dash.user.id, action, details, ip: dash.ip, userAgent: dash.userAgent });
 
   async function change(dash: DashboardContext, userId: string, role: DashboardRole | null) {
-    const outcome = uuidPattern.test(userId) ? await changeMember(db, dash.merchantId, userId, role) : "not_found";
+    if (!uuidPattern.test(userId)) return refusalPage(assets, 404, "No such member of this team.");
+    // Audited and announced (`account.changed`, in both modes: a team is not of one mode) only when it happened.
+    const result = { outcome: "not_found" as Awaited<ReturnType<typeof changeMember>> };
+    await changeAnnounced(
+      db,
+      dash,
+      async (tx) => ((result.outcome = await changeMember(tx, dash.merchantId, userId, role)) === "done" ? result : undefined),
+      () => ({ action: role === null ? "team.removed" : "team.role_changed", details: { userId, ...(role ? { role } : {}) }, modes }),
+    );
+    const { outcome } = result;
     if (outcome === "not_found") return refusalPage(assets, 404, "No such member of this team.");
     if (outcome === "last_owner") return teamPage(dash, { status: 409, problem: "The team's last owner cannot be removed or given another role: make someone else an owner first." });
-    await audit(dash, role === null ? "team.removed" : "team.role_changed", { userId, ...(role ? { role } : {}) });
     return seeOther("/dashboard/team");
   }
 
@@ -71,9 +78,14 @@ ${owner ? invite : html`<p>Only an owner may invite, change roles or remove memb
         const role = field(body, "role");
         if (!EMAIL_PATTERN.test(email) || email.length > 320) return teamPage(dash, { status: 400, problem: "email: an e-mail address." });
         if (!isRole(role)) return teamPage(dash, { status: 400, problem: `role: one of ${dashboardRoles.join(", ")}.` });
-        const invitation = await createInvitation(deps, dash.merchantId, email, role);
+        // An invitation (perhaps of a new owner) is announced like any team change.
+        const invitation = await changeAnnounced(
+          db,
+          dash,
+          async (tx) => (await createInvitation({ ...deps, db: tx }, dash.merchantId, email, role)) ?? undefined,
+          () => ({ action: "team.invited", details: { email, role }, modes }),
+        );
         if (!invitation) return teamPage(dash, { status: 409, problem: `email: ${email} already belongs to another merchant's team.` });
-        await audit(dash, "team.invited", { email, role });
         const notice = html`<section class="secret" aria-labelledby="invite-link"><h2 id="invite-link">Invitation for ${email} (${role})</h2>
 <p>Send this link to them; it works once, until ${invitation.expiresAt.toISOString()}, and is shown only now:</p>
 <p><code id="invite-link-value">${invitation.link}</code></p></section>`;
