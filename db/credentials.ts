@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Mode } from "../config/types.ts";
 import { generateCredential, keyDisplayPrefix, sha256Hex, type CredentialKind } from "../domain/credentials.ts";
 import { preparedPer, type Db } from "./client.ts";
@@ -56,6 +56,35 @@ export async function rotateCredential(db: Db, merchantId: string, kind: Credent
   });
   for (const listener of revokedHere) listener();
   return issued;
+}
+
+export type RevokedCredential = { id: string; kind: CredentialKind; keyPrefix: string };
+
+/**
+ * Revokes the merchant's active credentials of these kinds in one mode, with nothing issued in
+ * their place (a leaked key is stopped now; new ones are issued separately). Meant to run inside
+ * the caller's transaction: the NOTIFY goes out on its commit, and the caller tells this
+ * process's caches after that commit with `credentialsRevokedHere`.
+ */
+export async function revokeCredentials(tx: Db, merchantId: string, mode: Mode, kinds: readonly CredentialKind[]): Promise<RevokedCredential[]> {
+  await tx.execute(sql`select pg_notify(${CREDENTIALS_REVOKED_CHANNEL}, '')`);
+  return tx
+    .update(apiCredentials)
+    .set({ revokedAt: sql`now()` })
+    .where(
+      and(
+        eq(apiCredentials.merchantId, merchantId),
+        eq(apiCredentials.mode, mode),
+        inArray(apiCredentials.kind, [...kinds]),
+        isNull(apiCredentials.revokedAt),
+      ),
+    )
+    .returning({ id: apiCredentials.id, kind: apiCredentials.kind, keyPrefix: apiCredentials.keyPrefix });
+}
+
+/** Tells this process's listeners that a revocation committed (call after the commit). */
+export function credentialsRevokedHere(): void {
+  for (const listener of revokedHere) listener();
 }
 
 const byKeyHash = preparedPer((db) =>
