@@ -94,6 +94,7 @@ const writePaths = () => [
   "/dashboard/wallets/anvil/cancel",
   "/dashboard/settings/currency",
   "/dashboard/webhooks/00000000-0000-4000-8000-000000000000/test",
+  "/dashboard/keys/revoke",
 ];
 
 describe("invitations and sign-in", () => {
