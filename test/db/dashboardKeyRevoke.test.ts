@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, isNull } from "drizzle-orm";
+import { Secret, TOTP } from "otpauth";
 import { dashboardAudit, paymentEvents } from "../../db/schema/index.ts";
 import { dashboardRequest, signedInUser, type DashboardUser } from "../../harness/dashboard.ts";
 import { anvilNetwork } from "../../harness/fixtures.ts";
@@ -105,5 +106,21 @@ describe("revoking API keys", () => {
     expect((await publicRead(publicKey)).status).toBe(200);
     const later = await dashboardRequest(api, "/dashboard/keys", { cookie: owner.cookie });
     expect([later.text.includes(secret), later.text.includes("Rotate or issue a key")]).toEqual([false, true]);
+  });
+
+  test("with two-step sign-in on, the authentication code is asked too", async () => {
+    const careful = await api.seedMerchant("Careful");
+    const user = await signedInUser(api, careful.id, "owner@careful-revoke.test", "owner");
+    const secret = /name="secret" value="([A-Z2-7]{32})"/.exec((await dashboardRequest(api, "/dashboard/account", { cookie: user.cookie })).text)![1]!;
+    const t0 = Date.now();
+    const [now, next] = [t0, t0 + 30_000].map((at) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: at }));
+    const enabled = await dashboardRequest(api, "/dashboard/account/totp/enable", { cookie: user.cookie, form: { csrf: user.csrf, secret, code: now!, password: user.password } });
+    expect(enabled.headers.get("location")).toBe("/dashboard/account?done=on");
+    expect((await revoke(user, { kind: "secret", password: user.password })).status).toBe(403);
+    expect((await stats(careful.testApiKey, careful.testApiSecret)).status).toBe(200);
+    expect((await revoke(user, { kind: "secret", password: user.password, totp: next! })).status).toBe(200);
+    expect((await stats(careful.testApiKey, careful.testApiSecret)).status).toBe(401);
+    // Only the kind asked for: the public key still reads.
+    expect((await publicRead(careful.publicKey)).status).toBe(200);
   });
 });
