@@ -7,6 +7,7 @@ import type { ChainStatusService } from "../rails/chainStatus.ts";
 import type { QueueDashboard } from "./queueDashboard.ts";
 import type { PaymentCreations } from "./services/batchedCreations.ts";
 import type { CredentialLookup } from "./services/credentialCache.ts";
+import type { NetworkDelays } from "./services/networkDelays.ts";
 import type { PaymentStreamHub } from "./services/paymentStreamHub.ts";
 
 /** Everything the HTTP layer needs, built once by the process entry point (or a test). */
@@ -16,6 +17,8 @@ export type ApiDeps = {
   redis: Redis;
   logger: Logger;
   chainStatus: ChainStatusService;
+  /** Chains lagging or down, read at most every few seconds: the checkout view's "network delayed". */
+  networkDelays: NetworkDelays;
   /** Reconcile, expiry, sweep and refund prompts (given after commit). */
   prompts: Prompts;
   /** This process's checkout streams and their one listening connection. */

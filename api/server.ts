@@ -11,6 +11,7 @@ import { SERVER_MAX_BODY_BYTES } from "./plugins/requestLimits.ts";
 import { buildQueueDashboard } from "./queueDashboard.ts";
 import { createBatchedCreations } from "./services/batchedCreations.ts";
 import { createCredentialCache } from "./services/credentialCache.ts";
+import { createNetworkDelays } from "./services/networkDelays.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
 import { loadPublicViews } from "./services/publicPaymentViews.ts";
 
@@ -20,7 +21,8 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
   redis.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
   await redis.connect().catch((error) => logger.warn({ err: error }, "redis not reachable yet"));
-  const deps = { config, db: handle.db };
+  const chainStatus = createChainStatusService(config, handle.db);
+  const deps = { config, db: handle.db, networkDelays: createNetworkDelays({ config, db: handle.db, chainStatus }) };
   const paymentStreams = createPaymentStreamHub({
     databaseUrl,
     logger,
@@ -35,7 +37,8 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     creations: createBatchedCreations(handle.db, logger, prompts),
     redis,
     logger,
-    chainStatus: createChainStatusService(config, handle.db),
+    chainStatus,
+    networkDelays: deps.networkDelays,
     prompts,
     paymentStreams,
     startedAt: new Date(),

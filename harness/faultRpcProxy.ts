@@ -5,9 +5,12 @@
  * - `truncated`: the node's answer cut in half (invalid JSON);
  * - `stuckHead`: the head frozen where it stood when the fault began (`eth_blockNumber`,
  *   and `latest` reads answer the frozen block);
- * - `wrongChain`: `eth_chainId` answers another chain's id.
+ * - `wrongChain`: `eth_chainId` answers another chain's id;
+ * - `rateLimited`: HTTP 429 with `Retry-After: 1` to every request, as a provider over its quota;
+ * - `slow`: every answer held back `slowMs` (past the service's RPC_TIMEOUT_MS and Ponder's 10 s),
+ *   or until `heal`, whichever comes first.
  */
-export type RpcFault = "refuse" | "error5xx" | "truncated" | "stuckHead" | "wrongChain";
+export type RpcFault = "refuse" | "error5xx" | "truncated" | "stuckHead" | "wrongChain" | "rateLimited" | "slow";
 
 type Call = { id?: unknown; method?: string; params?: unknown[] };
 
@@ -16,14 +19,19 @@ type Call = { id?: unknown; method?: string; params?: unknown[] };
  * through until `inject` sets a fault, and again after `heal`. Its port stays the same
  * across `refuse` (the server is stopped, then served again on that port).
  */
-export async function faultRpcProxy(upstream: string) {
+export async function faultRpcProxy(upstream: string, options: { slowMs?: number } = {}) {
+  const slowMs = options.slowMs ?? 12_000;
   let fault: RpcFault | null = null;
   let frozenHead: string | null = null;
+  // Resolved by `heal`: a slow node's held answers go out then.
+  let healed = Promise.withResolvers<void>();
   const relay = (body: string) => fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
 
   const answer = async (request: Request): Promise<Response> => {
     const text = await request.text();
     if (fault === "error5xx") return new Response("Bad Gateway", { status: 502 });
+    if (fault === "rateLimited") return new Response("Too Many Requests", { status: 429, headers: { "retry-after": "1" } });
+    if (fault === "slow") await Promise.race([Bun.sleep(slowMs), healed.promise]);
     let calls: Call | Call[];
     try {
       calls = JSON.parse(text) as Call | Call[];
@@ -71,6 +79,8 @@ export async function faultRpcProxy(upstream: string) {
     heal() {
       fault = null;
       frozenHead = null;
+      healed.resolve();
+      healed = Promise.withResolvers<void>();
       server ??= serve(port!);
     },
     stop: async () => void (await server?.stop(true)),

@@ -18,6 +18,7 @@ import { openAllQueues } from "../jobs/queues.ts";
 import { createBatchedCreations } from "../api/services/batchedCreations.ts";
 import { createCredentialCache } from "../api/services/credentialCache.ts";
 import { createPaymentStreamHub } from "../api/services/paymentStreamHub.ts";
+import { createNetworkDelays } from "../api/services/networkDelays.ts";
 import { loadPublicViews } from "../api/services/publicPaymentViews.ts";
 import { buildConfig } from "../plugins/config.ts";
 
@@ -68,19 +69,23 @@ export async function createTestApi(
   const handle = createDb(database.url, { max: 5, probe: options.databaseProbe });
   const logger = options.logger ?? createLogger({ level: "silent" });
   const prompts = createPrompts(config, { failFast: true });
+  const chainStatus = createChainStatusService(config, handle.db, { cacheMs: 0 });
+  // Re-read often: a test sees a chain's fault (and its end) on the checkout view within a moment.
+  const networkDelays = createNetworkDelays({ config, db: handle.db, chainStatus }, { refreshMs: 200 });
   const deps: ApiDeps = {
     config,
     db: handle.db,
     redis: redis.redis,
     logger,
-    chainStatus: createChainStatusService(config, handle.db, { cacheMs: 0 }),
+    chainStatus,
+    networkDelays,
     prompts,
     creations: createBatchedCreations(handle.db, logger, prompts),
     credentials: createCredentialCache({ db: handle.db, databaseUrl: database.url, logger }),
     paymentStreams: createPaymentStreamHub({
       databaseUrl: database.url,
       logger,
-      load: (ids) => loadPublicViews({ config, db: handle.db }, ids),
+      load: (ids) => loadPublicViews({ config, db: handle.db, networkDelays }, ids),
       maxStreams: config.checkout.maxStreams,
     }),
     startedAt: new Date(),

@@ -58,6 +58,10 @@ export function renderCheckoutPage(options: { view: PublicPaymentView; language:
       <label for="status-progress">${h(t.confirmationsLabel)}</label>
       <progress id="status-progress" max="${view.requiredConfirmations ?? 1}" value="${confirmations}">${confirmations} / ${view.requiredConfirmations ?? "?"}</progress>
     </div>
+    <div id="network-delayed" class="delayed" role="status"${hidden(sections.delayed)}>
+      <p class="delayed-title">${h(t.networkDelayedTitle)}</p>
+      <p id="network-delayed-detail">${h(format(t.networkDelayedDetail, values))}</p>
+    </div>
     <p id="countdown" class="countdown"${hidden(sections.countdown)}>${h(t.timeLeft)} <time id="countdown-time" datetime="${left.duration}">${left.text}</time></p>
   </section>
 

@@ -26,6 +26,7 @@ export function presentPublicPayment(
   network: Network | undefined,
   networkOf: (chainId: string) => Network | undefined,
   refunds: { minimum: string },
+  networkDelayed: boolean,
 ) {
   const units = (v: bigint) => formatAmount(v, p.tokenDecimals);
   const method = network && methodFor(network, p.kind);
@@ -76,6 +77,8 @@ export function presentPublicPayment(
     refundSigner: holdsFunds && !crossChain ? (chainFor(network!)?.messageSigner ?? null) : null,
     // The "Pay with wallet" button's transactions for what is due now (null: nothing to send).
     wallet: crossChain ? crossChain.wallet : (method?.checkoutWallet?.(p, new Date()) ?? null),
+    // The payment's chain is lagging or down (`/payments/health`): the page says "network delayed" until it recovers.
+    networkDelayed,
     crossChain: crossChain && {
       network: crossChain.network,
       networkName: crossChain.networkName,

@@ -284,6 +284,32 @@ describe("the hosted checkout page", () => {
     expect(refused).toBeGreaterThanOrEqual(1);
   }, 60_000);
 
+  test("network delayed: the notice comes and goes with the view's networkDelayed, without a reload", async () => {
+    const payment = await create("/api/v1/payments/create", "3");
+    const context = await browser.newContext({ viewport: DESKTOP });
+    contexts.push(context);
+    // The page polls (stream refused); each poll is the service's own view, its chain said delayed while `delayed`
+    // (the service's side of it, a node down or lagging, is test/api/routes/networkDelayed.test.ts).
+    let delayed = true;
+    await context.route("**/events", (route) => route.fulfill({ status: 503, contentType: "application/json", body: '{"success":false}' }));
+    await context.route(`**/api/v1/payments/public/${payment.id}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      await route.fulfill({ response, json: { ...body, payment: { ...body.payment, networkDelayed: delayed } } });
+    });
+    const page = await context.newPage();
+    await page.goto(`${base}/pay/${payment.id}`);
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.locator("#network-delayed").waitFor({ state: "visible", timeout: 10_000 });
+    expect(await text(page, "#network-delayed")).toContain("Network delayed");
+    expect(await text(page, "#network-delayed")).toContain("Anvil");
+    expect(await phaseOf(page)).toBe("waiting");
+    expect(seriousOf(await axeViolations(page))).toEqual([]);
+    delayed = false;
+    await page.locator("#network-delayed").waitFor({ state: "hidden", timeout: 10_000 });
+    expect(await notReloaded(page)).toBe(true);
+  }, 60_000);
+
   test("Pay with wallet: an injected EIP-1193 wallet (the sandbox customer's key) switches chain, approves and pays", async () => {
     const payment = await create("/api/v1/payments/create", "12.34");
     const { page, walletCalls } = await open(payment.id, { wallet: { chainId: "0x1" } });

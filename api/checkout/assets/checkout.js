@@ -49,6 +49,9 @@ function render() {
   if (Number(progress.value) !== confirmations) progress.value = confirmations;
   setText("status-progress", `${confirmations} / ${required}`);
 
+  show("network-delayed", sections.delayed);
+  setText("network-delayed-detail", format(t.networkDelayedDetail, values));
+
   show("pay", sections.pay);
   show("manual", sections.manual);
   show("countdown", sections.countdown);

@@ -13,6 +13,6 @@ export function describeStatus(view: PublicPaymentView, t: Messages, locale: str
 export function sectionsOf(
   view: PublicPaymentView,
   now: number,
-): { pay: boolean; manual: boolean; countdown: boolean; progress: boolean; refund: boolean; transaction: boolean; success: boolean; cancel: boolean };
+): { pay: boolean; manual: boolean; countdown: boolean; progress: boolean; delayed: boolean; refund: boolean; transaction: boolean; success: boolean; cancel: boolean };
 export function refundLines(view: PublicPaymentView, t: Messages, locale: string): string[];
 export function timeLeft(expiresAt: string, now: number): { text: string; duration: string; seconds: number };

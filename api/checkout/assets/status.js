@@ -147,6 +147,8 @@ export function sectionsOf(view, now) {
     manual: paying && !view.directToMerchant,
     countdown: paying,
     progress: phase === "confirming",
+    // The payment's chain is lagging or down: what is sent (or sent already) shows once it catches up.
+    delayed: Boolean(view.networkDelayed) && ["waiting", "partial", "confirming", "expiring"].includes(phase),
     // The service returns what it holds; a bridge returns a cross-chain customer's money itself.
     refund:
       !isZero(view.excessOwed) && !owedBelowMinimum(view) && Boolean(view.receiveAddress) && !view.directToMerchant && !view.crossChain && phase !== "confirming" && !paying,

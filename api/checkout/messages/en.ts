@@ -113,6 +113,8 @@ export const en = {
   transactionLabel: "Transaction",
   returnToMerchant: "Return to {merchant}",
   cancelAndReturn: "Cancel and return to {merchant}",
+  networkDelayedTitle: "Network delayed",
+  networkDelayedDetail: "{network} is running behind right now. A payment you send, or have sent, is not lost: it shows here once the network catches up.",
   liveHint: "This page updates by itself; there is no need to reload it.",
   notFoundTitle: "Payment not found",
   notFoundDetail: "This payment link is not valid. Check the link you were given, or ask the shop for a new one.",

@@ -112,6 +112,8 @@ export const es: Messages = {
   transactionLabel: "Transacción",
   returnToMerchant: "Volver a {merchant}",
   cancelAndReturn: "Cancelar y volver a {merchant}",
+  networkDelayedTitle: "Red con retraso",
+  networkDelayedDetail: "{network} va con retraso ahora mismo. Un pago que envíes, o ya enviado, no se pierde: aparece aquí en cuanto la red se ponga al día.",
   liveHint: "Esta página se actualiza sola; no hace falta recargarla.",
   notFoundTitle: "Pago no encontrado",
   notFoundDetail: "Este enlace de pago no es válido. Revisa el enlace que recibiste o pide uno nuevo a la tienda.",

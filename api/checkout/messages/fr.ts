@@ -112,6 +112,8 @@ export const fr: Messages = {
   transactionLabel: "Transaction",
   returnToMerchant: "Retourner chez {merchant}",
   cancelAndReturn: "Annuler et retourner chez {merchant}",
+  networkDelayedTitle: "Réseau en retard",
+  networkDelayedDetail: "{network} a du retard en ce moment. Un paiement que vous envoyez, ou déjà envoyé, n’est pas perdu : il s’affiche ici dès que le réseau a rattrapé son retard.",
   liveHint: "Cette page se met à jour toute seule ; inutile de la recharger.",
   notFoundTitle: "Paiement introuvable",
   notFoundDetail: "Ce lien de paiement n’est pas valide. Vérifiez le lien reçu ou demandez-en un nouveau à la boutique.",

@@ -71,12 +71,13 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
   });
 
   test("sections: pay while money is due, the refund form only when something is owed back, links when given", () => {
-    expect(sectionsOf(view({ cancelUrl: "https://shop.example/cart" }), NOW)).toEqual({ pay: true, manual: true, countdown: true, progress: false, refund: false, transaction: false, success: false, cancel: true });
+    expect(sectionsOf(view({ cancelUrl: "https://shop.example/cart" }), NOW)).toEqual({ pay: true, manual: true, countdown: true, progress: false, delayed: false, refund: false, transaction: false, success: false, cancel: true });
     expect(sectionsOf(view({ status: "completed", excessOwed: "2", transactionHash: "0xab", successUrl: "https://shop.example/ok" }), NOW)).toEqual({
       pay: false,
       manual: false,
       countdown: false,
       progress: false,
+      delayed: false,
       refund: true,
       transaction: true,
       success: true,
@@ -84,6 +85,20 @@ describe("checkout status (assets/status.js, shared by the server and the page)"
     });
     expect(sectionsOf(view({ status: "expired", excessOwed: "1", receiveAddress: null }), NOW).refund).toBe(false);
     expect(sectionsOf(view({ status: "confirming" }), NOW).progress).toBe(true);
+  });
+
+  test("network delayed: noticed while the payment waits on its chain, not once it has ended", () => {
+    for (const over of [{}, { amountReceived: "4", amountRemaining: "21.5" }, { status: "confirming" }, { expiresAt: "2026-11-23T11:59:59Z" }])
+      expect(sectionsOf(view({ ...over, networkDelayed: true } as Partial<PublicPaymentView>), NOW).delayed).toBe(true);
+    for (const over of [{ status: "completed", amountReceived: "25.5", amountRemaining: "0" }, { status: "expired" }, { status: "cancelled" }])
+      expect(sectionsOf(view({ ...over, networkDelayed: true } as Partial<PublicPaymentView>), NOW).delayed).toBe(false);
+    expect(sectionsOf(view({ networkDelayed: false }), NOW).delayed).toBe(false);
+    expect(sectionsOf(view(), NOW).delayed).toBe(false);
+    for (const { messages } of LANGUAGES) {
+      expect(messages.networkDelayedTitle.length).toBeGreaterThan(0);
+      expect(format(messages.networkDelayedDetail, { network: "Base" })).toContain("Base");
+    }
+    expect(en.networkDelayedTitle).toBe("Network delayed");
   });
 
   // BUG: an excess below REFUND_MIN_AMOUNT offered the refund form, which could only refuse it.

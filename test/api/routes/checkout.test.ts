@@ -346,7 +346,7 @@ describe("GET /payments/public/{id}/events: the live stream", () => {
     const hub = createPaymentStreamHub({
       databaseUrl: api.databaseUrl,
       logger: createLogger({ level: "silent" }),
-      load: (ids) => loadPublicViews({ config: api.config, db: api.db }, ids),
+      load: (ids) => loadPublicViews(api.deps, ids),
       ...limits,
     });
     return { hub, app: createApp({ ...api.deps, paymentStreams: hub }) };
@@ -454,7 +454,7 @@ describe("GET /payments/public/{id}/events: the live stream", () => {
       logger: createLogger({ level: "silent" }),
       load: async (ids) => {
         await slow;
-        return loadPublicViews({ config: api.config, db: api.db }, ids);
+        return loadPublicViews(api.deps, ids);
       },
       maxStreams: 10,
     });
