@@ -170,7 +170,10 @@ describe("watched-address ingest under 300 unrelated transfers per block", () =>
     await chain.rpc("evm_revert", [snapshot]);
     customerNonce--; // the reverted transaction's nonce is free again
     await chain.mine(LATE_SCAN_BLOCKS + 3); // a longer chain without it, scanned again
-    await until("the late credit to be rolled back", async () => ((await rowsInto(deposit.depositAddress)).length === 0 ? true : undefined));
+    // Up to 150 s: when Ponder has read the old fork's head just before the revert, it asks for that
+    // block's logs by hash and retries "unknown block" with backoff (~65 s in all) before it syncs the
+    // new fork. Seen in about a third of runs since each chain has its own Ponder; the row still goes.
+    await until("the late credit to be rolled back", async () => ((await rowsInto(deposit.depositAddress)).length === 0 ? true : undefined), 150_000);
     await until("the late money to be gone", async () => ((await lateAmountOf(deposit.id)) === "0" ? true : undefined));
-  }, 120_000);
+  }, 240_000);
 });
