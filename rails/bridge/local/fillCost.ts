@@ -28,18 +28,20 @@ export async function fillCost(ctx: RailContext, destination: Network, token: To
   const timeout = ctx.config.rpcTimeoutMs * 2;
   const client = evmClient(destination, timeout);
   const now = Date.now();
-  let cached = gasPrices.get(destination.chainId);
+  // Per chain and node: a chain id names another chain after a sandbox restart (or in each test's anvil).
+  const chainKey = `${destination.chainId}|${destination.rpcUrl}`;
+  let cached = gasPrices.get(chainKey);
   if (!cached || now - cached.at > GAS_PRICE_TTL_MS) {
     const price = withTimeout(client.getGasPrice(), timeout, `${destination.shortName} gas price`);
     cached = { at: now, price };
-    gasPrices.set(destination.chainId, cached);
+    gasPrices.set(chainKey, cached);
     // A failed read is kept for a few seconds only (a chain that does not answer is not asked on every call either).
     const entry = cached;
     price.catch(() => void (entry.at = Date.now() - GAS_PRICE_TTL_MS + FAILED_READ_TTL_MS));
   }
   // The price first: a chain that does not answer fails here, from the cache, without another request.
   const gasPrice = await cached.price;
-  const key = `${destination.chainId}:${token.address.toLowerCase()}`;
+  const key = `${chainKey}:${token.address.toLowerCase()}`;
   let gas = transferGas.get(key);
   if (!gas || now > gas.until) {
     const estimate = relayerAddress(ctx, destination).then((account) =>
