@@ -5,7 +5,10 @@ export function sseReader(response: Response) {
   let buffer = "";
   let pending: Promise<{ done: boolean; value?: Uint8Array }> | null = null;
   const events: Array<{ event: string; data: string }> = [];
+  let comments = 0;
   return {
+    /** Comment lines (heartbeats) read so far. */
+    comments: () => comments,
     async next(ms: number): Promise<{ event: string; data: string } | null> {
       const until = Date.now() + ms;
       while (events.length === 0) {
@@ -21,6 +24,7 @@ export function sseReader(response: Response) {
         while ((end = buffer.indexOf("\n\n")) >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
+          if (block.startsWith(":")) comments++;
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
           if (event && data) events.push({ event, data });

@@ -10,6 +10,7 @@ import { closePayment } from "../../../reconcile/index.ts";
 import { setSettlementWallet } from "../../../db/settlementWallets.ts";
 import { merchantWallet, operatorKey, startPaymentChain, type PaymentChain } from "../../../harness/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../../harness/testApi.ts";
+import { sseReader } from "../../../harness/sseReader.ts";
 
 /**
  * The checkout page's server side without a browser: the credential-free view and what
@@ -44,44 +45,6 @@ async function createPayment(extra: Record<string, unknown> = {}, path = "/api/v
   const response = await api.request(path, { headers: pk(), body: body(extra) });
   expect(response.status).toBe(201);
   return response.body.payment;
-}
-
-/** Reads Server-Sent Events from a streaming response: `next()` is the next event's name and data, or null after `ms`. */
-function sseReader(response: Response) {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let pending: Promise<{ done: boolean; value?: Uint8Array }> | null = null;
-  const events: Array<{ event: string; data: string }> = [];
-  let comments = 0;
-  return {
-    /** Comment lines (heartbeats) read so far. */
-    comments: () => comments,
-    async next(ms: number): Promise<{ event: string; data: string } | null> {
-      const until = Date.now() + ms;
-      while (events.length === 0) {
-        const left = until - Date.now();
-        if (left <= 0) return null;
-        pending ??= reader.read();
-        const result = await Promise.race([pending, Bun.sleep(left).then(() => null)]);
-        if (!result) return null;
-        pending = null;
-        if (result.done) return null;
-        buffer += decoder.decode(result.value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.startsWith(":")) comments++;
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data });
-        }
-      }
-      return events.shift()!;
-    },
-    cancel: () => reader.cancel(),
-  };
 }
 
 describe("GET /payments/public/{id}: the checkout view", () => {
