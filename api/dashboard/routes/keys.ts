@@ -122,13 +122,13 @@ ${problem ? html`<p role="alert" class="problem" id="revoke-problem">${problem}<
 <form method="post" action="/dashboard/keys/revoke" class="stack">
   ${csrfField(dash.page.csrfToken)}
   <fieldset><legend>Which keys</legend>
-    <input type="radio" id="revoke-all" name="kind" value="all" checked> <label for="revoke-all">All ${dash.mode} keys</label>
-    <input type="radio" id="revoke-secret" name="kind" value="secret"> <label for="revoke-secret">API key + secret</label>
-    <input type="radio" id="revoke-public" name="kind" value="public"> <label for="revoke-public">Public key</label>
+    <input type="radio" id="revoke-all" name="kind" value="all" checked> <label for="revoke-all">Revoke all ${dash.mode} keys</label>
+    <input type="radio" id="revoke-secret" name="kind" value="secret"> <label for="revoke-secret">Revoke the API key + secret</label>
+    <input type="radio" id="revoke-public" name="kind" value="public"> <label for="revoke-public">Revoke the public key</label>
   </fieldset>
-  <label for="revoke-password">Your password (to confirm it is you)</label>
+  <label for="revoke-password">Your password (to confirm the revocation)</label>
   <input id="revoke-password" name="password" type="password" autocomplete="current-password" required>
-  <label for="revoke-totp">Authentication code <span class="hint">(if two-step sign-in is on)</span></label>
+  <label for="revoke-totp">Revocation: authentication code <span class="hint">(if two-step sign-in is on)</span></label>
   <input id="revoke-totp" name="totp" inputmode="numeric" autocomplete="one-time-code" maxlength="8">
   <button type="submit" class="danger">Revoke</button>
 </form>`;
