@@ -1,6 +1,6 @@
 import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
-import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentMethod } from "./types.ts";
+import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
 
 /**
  * What one network type brings to the registry (`rails/registry.ts`): its chain, the ingest
@@ -26,16 +26,25 @@ export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
  * configuration (environment section and typed settings), its tables (`rails/<name>/tables.ts`, which
  * drizzle-kit reads) and the process role it runs, if any. A declaration is light
  * (no db/ client, no chain library: Ponder's config builds the configuration from it): what
- * a role starts is imported on use. A network type's ports are in `registry.ts`.
+ * a role starts is imported on use, and so are its ports (`ports`), which `registry.ts` maps.
  */
 export type RailPlugin = {
   name: string;
+  /**
+   * Its ports, loaded on the registry's first use (they import db/ and chain libraries, which
+   * a declaration must not): a network type's chain, ingest and methods, or the method and
+   * evidence of the payment kind it serves whatever the network (a bridge).
+   */
+  ports?: RailPorts;
   /** A network type's spec (its networks' `type` is `name`): address format, built-in networks, checks; none for a rail chosen by the kind of payment (the bridge). */
   networkType?: NetworkTypeSpec;
   config?: RailConfigSection;
   tables?: Readonly<Record<string, unknown>>;
   role?: RailRole;
 };
+
+/** How a rail's ports load: `network` for a network type (its plugin's `name`), `kind` and `rails` for a kind's rail. */
+export type RailPorts = { network: () => NetworkRails } | { kind: PaymentKind; rails: () => KindRails };
 
 /** A process role a rail runs (`bun scripts/role.ts <name>`), its `/metrics` port and what it starts. */
 export type RailRole = {

@@ -1,31 +1,28 @@
 import type { Config, Network, NetworkType } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
-import { bridgeRails } from "./bridge/index.ts";
-import { evmRails } from "./evm/index.ts";
-import type { KindRails, NetworkRails } from "./registration.ts";
-import { solanaRails } from "./solana/index.ts";
+import { plugins } from "./plugins.ts";
+import type { KindRails, NetworkRails, RailPlugin } from "./registration.ts";
 import type { ChainIngest, ChainPort, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
-import { x402Rails } from "./x402/index.ts";
 
 /**
  * Each network type's ports (chain, ingest, payment methods), and the payment methods chosen
  * by the kind of payment rather than its network (cross-chain payments arrive through a
- * bridge, x402 ones by an agent's authorization). The rest of a rail is registered in
- * `plugins.ts`; its ports are here because they load db/ and chain libraries, which Ponder's
- * config (built from that registration) must not. `Record<NetworkType, …>` makes tsc ask
- * for a registered network type's line.
+ * bridge, x402 ones by an agent's authorization), from the rails' one registration
+ * (`plugins.ts`). Built on first use: a plugin's ports load db/ and chain libraries, which
+ * Ponder's config (built from the same registration) must not.
  */
-const byType: Record<NetworkType, NetworkRails> = {
-  evm: evmRails,
-  solana: solanaRails,
-};
-const byKind: Partial<Record<PaymentKind, KindRails>> = {
-  cross_chain: bridgeRails,
-  x402: x402Rails,
-};
-const registered = { byType, byKind, types: Object.values(byType) };
-const ports = () => registered;
+function register(list: readonly RailPlugin[]) {
+  const byType: Partial<Record<NetworkType, NetworkRails>> = {};
+  const byKind: Partial<Record<PaymentKind, KindRails>> = {};
+  for (const { name, ports } of list) {
+    if (ports && "network" in ports) byType[name as NetworkType] = ports.network();
+    else if (ports) byKind[ports.kind] = ports.rails();
+  }
+  return { byType, byKind, types: Object.values(byType) };
+}
+let registered: ReturnType<typeof register> | undefined;
+const ports = () => (registered ??= register(plugins));
 
 type Typed = Pick<Network, "type">;
 

@@ -22,7 +22,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
   "scripts/compile-contracts.ts": "solc's output field `evm`, not a network type",
   "config/indexer.ts": "the indexer (Ponder's root) follows EVM networks only",
-  "rails/registry.ts": "the ports' map (`byType`): a rail's ports load db/ and chain libraries, which the light registration (`rails/plugins.ts`, loaded by Ponder's config) must not",
   "config/bridge.ts": "bridges run between EVM networks: their addresses are checked as EVM addresses",
   "rails/ports/chain.ts": "`messageSigner`: the browser wallet interface, named like a type",
   "scripts/start.ts": "the sandbox supervisor's list of roles (the Solana subscriber among them)",
@@ -33,7 +32,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
  * why: a rail is named by its imports as much as by its type's name.
  */
 export const ALLOWED_RAIL_IMPORTS: Readonly<Record<string, string>> = {
-  "rails/registry.ts": "the ports' map: each network type's and kind's ports, kept out of the light registration (see ALLOWED)",
   "rails/bridge/": "the bridge runs between EVM networks: it reads them with EVM's clients and deploys EVM's contracts",
   "api/services/resolveCrossChainRoute.ts": "cross-chain routes are the bridge's (a kind's rail has no payment-method port for route listing yet)",
   "api/services/createCrossChainPayment.ts": "a cross-chain create quotes through the bridge",

@@ -7,4 +7,9 @@ import { evmNetworkType } from "./networkType.ts";
  * indexer role and its evidence tables are still the service's own (the indexer is Ponder's
  * root, `indexer/`): see docs/decisions/network-plugins.md.
  */
-export const evmPlugin: RailPlugin = { name: "evm", networkType: evmNetworkType };
+export const evmPlugin: RailPlugin = {
+  name: "evm",
+  networkType: evmNetworkType,
+  // Loaded on use (`RailPlugin.ports`): an import here would load db/ and viem into Ponder's config.
+  ports: { network: () => (require("./index.ts") as typeof import("./index.ts")).evmRails },
+};
