@@ -1,4 +1,5 @@
 import type { Network } from "../config/types.ts";
+import { splitCallMatch } from "./splitCallMatch.ts";
 
 /** What `syncAnalytics` needs: the indexer's views schema and the network catalogue. */
 export type AnalyticsSource = { viewsSchema: string; networks: readonly Pick<Network, "id" | "shortName" | "name" | "chainId" | "type" | "isTestnet">[] };
@@ -105,11 +106,5 @@ const splits = (table: string, unless?: string) => `
          to_timestamp(x.timestamp::double precision)
   from ${table} x
   join payments p
-    on p.id = (case when x.payment_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then x.payment_id::uuid end)
-    and x.payment_id = p.contract_call->'params'->>'paymentId'
-    and p.chain_id = x.chain_id::text and x.contract = lower(p.contract_call->>'contractAddress')
-    and x.token = lower(p.contract_call->'params'->>'token') and x.amount = (p.contract_call->'params'->>'amount')::numeric
-    and x.recipient1 = lower(p.contract_call->'params'->>'recipient1') and x.recipient1_percentage = (p.contract_call->'params'->>'recipient1Percentage')::int
-    and x.recipient2 = lower(p.contract_call->'params'->>'recipient2') and x.recipient2_percentage = (p.contract_call->'params'->>'recipient2Percentage')::int
-    and x.recipient3 = lower(p.contract_call->'params'->>'recipient3') and x.recipient3_percentage = (p.contract_call->'params'->>'recipient3Percentage')::int
+    on ${splitCallMatch}
   where x.received > 0 ${unless ? `and not exists (select 1 from ${unless} u where u.id = x.id)` : ""}`;

@@ -35,18 +35,10 @@ export type BridgeProgressUpdate = {
 };
 
 /** What a read records on a bridge request: each field a merchant sees (a change of any is a `bridge.updated`). */
-export type BridgeReadFields = {
-  progress: BridgeProgress;
-  bridgeStatus: BridgeStatusValue;
-  originTxHashes: string[];
-  destinationTxHashes: string[];
-  refundTxHashes: string[];
-  depositAmount: bigint;
-  depositedAt: Date | null;
-  refundedAmount: bigint;
-  failReason: string | null;
-  refundRequestedAt: Date | null;
-};
+export type BridgeReadFields = Pick<
+  BridgeProgressUpdate,
+  "progress" | "bridgeStatus" | "originTxHashes" | "destinationTxHashes" | "refundTxHashes" | "depositAmount" | "depositedAt" | "refundedAmount" | "failReason"
+> & { refundRequestedAt: Date | null };
 
 /** A request as stored before the read: its fields, and what the watch of it needs. */
 export type StoredBridgeRead = BridgeReadFields & { amountToSend: bigint; expiresAt: Date; changedAt: Date };

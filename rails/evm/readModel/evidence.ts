@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { splitCallMatch } from "../../../db/splitCallMatch.ts";
 import { paymentIdToBytes32 } from "../settlement/paymentIdToBytes32.ts";
 import { INDEXED_TABLES, type IndexedTables } from "./tables.ts";
 
@@ -90,13 +91,6 @@ export function evidenceQuery(schema: string, tables: IndexedTables, scope: Evid
     union all
     select p.id as payment_id, 'settlement' as source, x.received::text as amount, x.block_number::text as block_number, x.log_index, x.timestamp::text as ts, x.tx_hash, x.payer
     from ${splits} x
-    join payments p
-      on p.id = (case when x.payment_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then x.payment_id::uuid end)
-      and x.payment_id = p.contract_call->'params'->>'paymentId'
-      and p.chain_id = x.chain_id::text and x.contract = lower(p.contract_call->>'contractAddress')
-      and x.token = lower(p.contract_call->'params'->>'token') and x.amount = (p.contract_call->'params'->>'amount')::numeric
-      and x.recipient1 = lower(p.contract_call->'params'->>'recipient1') and x.recipient1_percentage = (p.contract_call->'params'->>'recipient1Percentage')::int
-      and x.recipient2 = lower(p.contract_call->'params'->>'recipient2') and x.recipient2_percentage = (p.contract_call->'params'->>'recipient2Percentage')::int
-      and x.recipient3 = lower(p.contract_call->'params'->>'recipient3') and x.recipient3_percentage = (p.contract_call->'params'->>'recipient3Percentage')::int
+    join payments p on ${sql.raw(splitCallMatch)}
     where ${where("x")} and x.received > 0`;
 }
