@@ -80,6 +80,7 @@ test("ETH beside the token: the payment completes on the token alone; the token 
   expect(await usdcOf(wallet)).toBe(5_000_000n);
   expect(await eth(deposit.depositAddress)).toBe(0n);
   expect(await statusOf(deposit.id)).toMatchObject({ status: "completed", amountReceived: "5" });
+  await until("the sweeps recorded", async () => (await transfersOutOf(api.db, deposit.id)).every((r) => r.status === "confirmed"));
   const rows = await transfersOutOf(api.db, deposit.id);
   expect(rows.map((r) => [r.kind, r.status, r.amount])).toEqual([
     ["sweep", "confirmed", 5_000_000n],
@@ -104,6 +105,8 @@ test("ETH instead of the token: the payment never completes; once it is closed, 
   expect(closed.status).toBe(200);
   await until("the ETH forwarded", async () => (await eth(wallet)) - before === parseEther("0.5"));
   expect(await eth(deposit.depositAddress)).toBe(0n);
+  // The worker records the receipt after the chain has mined it: wait for the row, not the balance.
+  await until("the sweep recorded", async () => (await transfersOutOf(api.db, deposit.id)).every((r) => r.status === "confirmed"));
   expect((await transfersOutOf(api.db, deposit.id)).map((r) => [r.kind, r.status, r.toAddress.toLowerCase()])).toEqual([["native_sweep", "confirmed", wallet.toLowerCase()]]);
   expect(await statusOf(deposit.id)).toMatchObject({ status: "cancelled", amountReceived: "0" });
 

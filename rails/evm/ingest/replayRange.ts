@@ -49,23 +49,27 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
   const splits: ReplayedSplit[] = [];
   const times = blockTimes(client);
   const receipts = transactionReceipts(client);
+  // Where a log sits: its row's id and position, as the indexer writes them.
+  const where = async (log: { transactionHash: Hash; logIndex: number; blockNumber: bigint; blockHash: Hash }) => ({
+    id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
+    chainId,
+    blockNumber: log.blockNumber.toString(),
+    blockHash: log.blockHash.toLowerCase(),
+    txHash: log.transactionHash.toLowerCase(),
+    logIndex: log.logIndex,
+    timestamp: (await times(log.blockHash)).toString(),
+  });
   for (let start = from; start <= to; start += step) {
     const end = start + step - 1n < to ? start + step - 1n : to;
     for (let i = 0; i < addresses.length; i += ADDRESSES_PER_REQUEST) {
       const logs = await client.getLogs({ address: tokens, event: transferEvent, args: { to: addresses.slice(i, i + ADDRESSES_PER_REQUEST) }, fromBlock: start, toBlock: end, strict: true });
       for (const log of logs) {
         transfers.push({
-          id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
-          chainId,
-          blockNumber: log.blockNumber.toString(),
-          blockHash: log.blockHash.toLowerCase(),
-          txHash: log.transactionHash.toLowerCase(),
-          logIndex: log.logIndex,
           token: log.address.toLowerCase(),
           from: log.args.from.toLowerCase(),
           to: log.args.to.toLowerCase(),
           amount: log.args.value.toString(),
-          timestamp: (await times(log.blockHash)).toString(),
+          ...(await where(log)),
         });
       }
     }
@@ -74,8 +78,6 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
       for (const log of logs) {
         const receipt = await receipts(log.transactionHash);
         settlements.push({
-          id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
-          chainId,
           paymentId: log.args.paymentId.toLowerCase(),
           payer: log.args.payer.toLowerCase(),
           token: log.args.token.toLowerCase(),
@@ -84,11 +86,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
           fee: log.args.fee.toString(),
           transfers: settlementTransfers(receipt.logs, { logIndex: log.logIndex, contract: log.address, token: log.args.token, payer: log.args.payer }),
           contract: log.address.toLowerCase(),
-          blockNumber: log.blockNumber.toString(),
-          blockHash: log.blockHash.toLowerCase(),
-          txHash: log.transactionHash.toLowerCase(),
-          logIndex: log.logIndex,
-          timestamp: (await times(log.blockHash)).toString(),
+          ...(await where(log)),
         });
       }
     }
@@ -98,8 +96,6 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
         const p = log.args.params;
         if (!ISSUED_PAYMENT_ID.test(p.paymentId)) continue;
         splits.push({
-          id: `${chainId}:${log.transactionHash}:${log.logIndex}`,
-          chainId,
           key: log.args.key.toLowerCase(),
           paymentId: p.paymentId,
           payer: log.args.payer.toLowerCase(),
@@ -113,11 +109,7 @@ export async function replayRange(ctx: RailContext, network: Network, range: { f
           recipient2Percentage: Number(p.recipient2Percentage),
           recipient3Percentage: Number(p.recipient3Percentage),
           contract: log.address.toLowerCase(),
-          blockNumber: log.blockNumber.toString(),
-          blockHash: log.blockHash.toLowerCase(),
-          txHash: log.transactionHash.toLowerCase(),
-          logIndex: log.logIndex,
-          timestamp: (await times(log.blockHash)).toString(),
+          ...(await where(log)),
         });
       }
     }
