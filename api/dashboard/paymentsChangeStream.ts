@@ -1,9 +1,5 @@
 import type { PaymentStreamHub, PaymentStreamListener } from "../services/paymentStreamHub.ts";
-
-/** How long a browser waits before reconnecting a dropped stream (the SSE `retry` field). */
-const RECONNECT_MS = 3_000;
-
-const encoder = new TextEncoder();
+import { sseChannel } from "../services/sseChannel.ts";
 
 /**
  * One Server-Sent Events stream for the payments list: it follows each of `paymentIds` (the
@@ -22,37 +18,12 @@ export async function openPaymentsChangeStream(
   /** Called once when the stream ends, however it ends. */
   onEnd: () => void = () => {},
 ): Promise<Response> {
-  let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
-  let open = true;
   const unwatches: Array<() => void> = [];
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
-  let lifetime: ReturnType<typeof setTimeout> | undefined;
-
-  function end() {
-    if (!open) return;
-    open = false;
-    clearInterval(heartbeat);
-    clearTimeout(lifetime);
+  const channel = sseChannel(() => {
     for (const unwatch of unwatches) unwatch();
     onEnd();
-  }
-  const close = () => {
-    const c = controller;
-    end();
-    try {
-      c?.close();
-    } catch {}
-  };
-  const write = (text: string) => {
-    if (!open || !controller) return;
-    try {
-      controller.enqueue(encoder.encode(text));
-    } catch {
-      end();
-    }
-  };
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), cancel: () => end() });
-  write(`retry: ${RECONNECT_MS}\n\n`);
+  });
+  const { write, end, close } = channel;
 
   // Each payment's view as last seen, and the read number it came from (older reads are ignored).
   const seen = new Map<string, { json: string | null; seq: number }>();
@@ -83,13 +54,5 @@ export async function openPaymentsChangeStream(
     end();
     throw error;
   }
-  heartbeat = setInterval(() => write(": keep-alive\n\n"), hub.heartbeatMs);
-  lifetime = setTimeout(close, hub.maxStreamMs);
-  request.signal.addEventListener("abort", () => end(), { once: true });
-  if (request.signal.aborted) end();
-  // Bun closes a connection idle for 10 s; the heartbeat is slower than that, so this stream is exempt.
-  server?.timeout(request, 0);
-  return new Response(body, {
-    headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no" },
-  });
+  return channel.respond(hub, request, server);
 }
