@@ -24,6 +24,15 @@ afterEach(() => {
   (globalThis as { EventSource?: unknown }).EventSource = realEventSource;
 });
 
+/**
+ * Waits until `views` holds `n` views (an answer reaches the page through fetch's promise
+ * chain, slower on a loaded machine), then a little longer for one that must not come.
+ */
+async function shown(views: string[], n: number) {
+  for (const end = Date.now() + 5_000; views.length < n && Date.now() < end; ) await Bun.sleep(5);
+  await Bun.sleep(20);
+}
+
 // BUG: a poll still in flight when the stream came back was shown after the stream's newer view.
 test("a poll answered after the stream spoke is dropped; one answered while polling is shown", async () => {
   let answer!: (status: string) => void;
@@ -37,12 +46,12 @@ test("a poll answered after the stream spoke is dropped; one answered while poll
   source.emit("error"); // the stream drops: the page polls at once
   source.emit("payment", { status: "completed" }); // the stream is back, with news
   answer("confirming"); // the older poll answers last
-  await Bun.sleep(10);
+  await shown(views, 1);
   expect(views).toEqual(["completed"]);
 
   source.emit("error");
   answer("completed");
-  await Bun.sleep(10);
+  await shown(views, 2);
   expect(views).toEqual(["completed", "completed"]);
   source.emit("open"); // stops the page's polling timer
 });
@@ -59,12 +68,12 @@ test("polling: an older poll answered after a newer one is dropped", async () =>
   const live = followPayment({ apiBase: "http://x/api/v1", paymentId: "p", onView: (view: { status: string }) => views.push(view.status), pollMs: 60_000 });
   void live.refresh(); // a refresh while the first poll is still out
   answers[1]!("confirming");
-  await Bun.sleep(10);
+  await shown(views, 1);
   answers[0]!("pending");
-  await Bun.sleep(10);
+  await shown(views, 1);
   expect(views).toEqual(["confirming"]);
   void live.refresh();
   answers[2]!("completed");
-  await Bun.sleep(10);
+  await shown(views, 2);
   expect(views).toEqual(["confirming", "completed"]);
 });
