@@ -33,7 +33,7 @@ const payload = (over: { accepted?: Partial<PaymentRequirements>; authorization?
 describe("checkOffer", () => {
   test("the merchant's own offer passes, with what will settle", () => {
     const checked = checkOffer(config, "test", wallets, payload(), requirements);
-    expect(checked).toEqual({ ok: true, offer: { network: anvil, token: anvil.tokens[0]!, payer, payTo: wallet, amount: 10_000n, nonce } });
+    expect(checked).toEqual({ ok: true, offer: { network: anvil, token: anvil.tokens[0]!, payer, payTo: wallet, amount: 10_000n, nonce, validBefore: 9_999_999_999n } });
   });
 
   const cases: Array<[string, Parameters<typeof payload>[0], Partial<PaymentRequirements>, string, "test" | "live"]> = [
