@@ -1,5 +1,5 @@
-import { getCompiledTransactionMessageDecoder } from "@solana/kit";
-import { decodeTransactionFromPayload, getTokenPayerFromTransaction, transactionMessageHash } from "@x402/svm";
+import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
+import { getTokenPayerFromTransaction, transactionMessageHash } from "@x402/svm";
 
 /** What an `exact` Solana payload carries: the payer's partially signed transfer, awaiting the fee payer's signature. */
 export type SvmTransfer = {
@@ -18,7 +18,8 @@ export function svmTransferOf(payload: unknown): SvmTransfer | null {
   const transaction = (payload as { transaction?: unknown } | null)?.transaction;
   if (typeof transaction !== "string") return null;
   try {
-    const decoded = decodeTransactionFromPayload({ transaction });
+    // Decoded as x402's `decodeTransactionFromPayload` does, without its console.error for each bad payload a stranger sends.
+    const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
     const payer = getTokenPayerFromTransaction(decoded);
     if (!payer) return null;
     const nonce = Buffer.from(transactionMessageHash(decoded), "base64").toString("hex");

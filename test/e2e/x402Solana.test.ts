@@ -210,6 +210,26 @@ describe("x402 on Solana: an agent pays per request", () => {
     expect((await verify(decoded, requirements)).body).toMatchObject({ isValid: true, payer: customer.address });
   }, 60_000);
 
+  test("an agent's daily limit holds at verify and at settle, with 20 concurrent paid requests", async () => {
+    const keypair = Keypair.generate();
+    const agent = await createKeyPairSignerFromBytes(keypair.secretKey);
+    // Tokens only: the operator pays the transaction's fee.
+    await solana.chain.mintTo(solana.usdc, keypair.publicKey, 1_000_000n);
+    const put = await api.request(`/api/v1/merchants/agent-policies/${agent.address}`, { method: "PUT", headers: secret(merchant), body: { dailyLimit: "0.05" } });
+    expect(put.status).toBeLessThan(300);
+    const before = await tokenBalance(solana.merchant.publicKey);
+    const pay = payingFetch(agent);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => pay(reportUrl()).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200).length).toBe(5);
+    expect(statuses.filter((s) => s === 402).length).toBe(15);
+    expect(await tokenBalance(solana.merchant.publicKey)).toBe(before + 5n * PRICE);
+    expect((await listed()).filter((p) => p.agentId === agent.address && p.status !== "failed").length).toBe(5);
+    // Over the limit now: refused at verify too.
+    const { decoded } = await signedPayment(agent);
+    const verified = await facilitator("/verify", secret(merchant), { x402Version: 2, paymentPayload: decoded, paymentRequirements: decoded.accepted });
+    expect(verified.body).toMatchObject({ isValid: false, invalidReason: "agent_policy_daily_limit" });
+  }, 90_000);
+
   test("a payer without the money is refused at verify", async () => {
     const broke = await createKeyPairSignerFromBytes(Keypair.generate().secretKey);
     const { decoded } = await signedPayment(broke);
