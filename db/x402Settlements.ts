@@ -39,7 +39,7 @@ export async function insertX402Settlement(tx: Db, values: NewX402Settlement): P
 export async function updateX402Settlement(
   db: Db,
   id: string,
-  values: { status: X402SettlementStatus; txHash?: string | null; blockNumber?: bigint; blockTimestamp?: Date; logIndex?: number; gasCost?: bigint | null; errorReason?: string | null },
+  values: { status: X402SettlementStatus; txHash?: string | null; blockNumber?: bigint; blockTimestamp?: Date; logIndex?: number; credited?: bigint; gasCost?: bigint | null; errorReason?: string | null },
 ): Promise<X402SettlementRow | undefined> {
   const [row] = await db
     .update(x402Settlements)
@@ -49,7 +49,7 @@ export async function updateX402Settlement(
   return row;
 }
 
-/** The settled authorizations of these payments: their evidence (the Transfer log each settlement left). */
+/** The settled authorizations of these payments: their evidence (what each settlement credited the merchant's wallet). */
 export async function settledX402Of(db: Db, paymentIds: readonly string[]): Promise<X402SettlementRow[]> {
   if (paymentIds.length === 0) return [];
   return db
@@ -58,7 +58,7 @@ export async function settledX402Of(db: Db, paymentIds: readonly string[]): Prom
     .where(and(inArray(x402Settlements.paymentId, [...paymentIds]), eq(x402Settlements.status, "settled")));
 }
 
-/** What the operator's gas for this merchant's settlements on the chain has cost since `since` (wei). */
+/** What the operator's fees for this merchant's settlements on the chain have cost since `since` (the chain's smallest native unit). */
 export async function x402GasSpentSince(db: Db, merchantId: string, chainId: string, since: Date): Promise<bigint> {
   const [row] = await db
     .select({ total: sql<string>`coalesce(sum(${x402Settlements.gasCost}), 0)::text` })

@@ -29,10 +29,10 @@ export type SolanaTestChain = {
  * only when a test says so, so commitment moves exactly when the test wants.
  */
 export async function startSolanaTestChain(
-  options: { slotMs?: number; finalityDepth?: number; requiredConfirmations?: number; wsUrl?: string; blockhashValiditySlots?: number } = {},
+  options: { slotMs?: number; finalityDepth?: number; requiredConfirmations?: number; wsUrl?: string; blockhashValiditySlots?: number; genesisHash?: string } = {},
 ): Promise<SolanaTestChain> {
   const finalityDepth = options.finalityDepth ?? 4;
-  const chain = await startSolanaDevChain({ slotMs: options.slotMs ?? 0, finalityDepth, blockhashValiditySlots: options.blockhashValiditySlots });
+  const chain = await startSolanaDevChain({ slotMs: options.slotMs ?? 0, finalityDepth, blockhashValiditySlots: options.blockhashValiditySlots, genesisHash: options.genesisHash });
   const connection = new Connection(chain.rpcUrl, "confirmed");
   const usdc = await chain.createMint({ decimals: 6 });
   const feeToken = await chain.createMint({ decimals: 6, tokenProgram: "token-2022", transferFee: { basisPoints: 100, maximumFee: 1_000_000n } });

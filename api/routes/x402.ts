@@ -1,8 +1,6 @@
 import { Elysia } from "elysia";
 import { modeOfNetwork } from "../../config/index.ts";
-import { evmCaip2 } from "../../domain/x402.ts";
-import { x402Networks } from "../../rails/x402/index.ts";
-import { v1NetworkName } from "../../rails/x402/facilitator.ts";
+import { x402Names, x402Networks } from "../../rails/x402/networkNames.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { parseX402Request } from "../services/x402Request.ts";
@@ -21,10 +19,11 @@ export const x402Routes = (deps: ApiDeps) =>
       "/supported",
       ({ auth }) => {
         // The networks of the credential's mode only: a test key's resource server offers test chains.
+        // Solana's kinds name the operator's address as `extra.feePayer`: the transfer's fee payer.
         const names = new Set(
           x402Networks(deps.config)
             .filter((n) => modeOfNetwork(n) === auth.mode)
-            .flatMap((n) => [evmCaip2(n.chainId), v1NetworkName(n.chainId)].filter((v): v is string => v !== null)),
+            .flatMap((n) => x402Names(n)),
         );
         const supported = apiFacilitator(deps.config).getSupported();
         return { ...supported, kinds: supported.kinds.filter((k) => names.has(k.network)) };

@@ -8,7 +8,8 @@ import { startOfUtcDay } from "../../domain/dateRange.ts";
 import { AgentPolicyError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { SETTLEMENT_PENDING } from "../../domain/x402.ts";
-import { chainIdOf } from "../../rails/x402/offer.ts";
+import { x402ChainOf } from "../../rails/x402/chains.ts";
+import { networkNamed } from "../../rails/x402/networkNames.ts";
 import { recordCreated } from "../../reconcile/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
@@ -39,9 +40,8 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
   const { db } = deps;
   const network = String(request.paymentRequirements.network);
   const paymentIdentifier = extractPaymentIdentifier(request.paymentPayload);
-  const authorization = (request.paymentPayload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
-  const earlier = await earlierSettle(db, auth, request, paymentIdentifier);
-  if (earlier && "refusal" in earlier) return refused(network, earlier.refusal, earlier.message, typeof authorization?.from === "string" ? authorization.from : undefined);
+  const earlier = await earlierSettle(deps, auth, request, paymentIdentifier);
+  if (earlier && "refusal" in earlier) return refused(network, earlier.refusal, earlier.message, earlier.payer);
   if (earlier) return answerWhenSettled(deps, earlier.row);
 
   const verified = await verifyX402(deps, auth, agentHeader, request);
@@ -49,13 +49,12 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
     return refused(network, verified.response.invalidReason ?? "invalid_payload", verified.response.invalidMessage ?? "The payment did not verify.", verified.response.payer);
   }
   const { offer, agentId } = verified;
-  // The operator pays the gas: one merchant's settlements may not spend more of it than the cap a day.
+  // The operator pays the gas (fees): one merchant's settlements may not spend more of it than the cap a day.
   const gasSpent = await x402GasSpentSince(db, auth.merchantId, offer.network.chainId, startOfUtcDay(new Date()));
-  if (gasSpent >= deps.config.x402.dailyGasCapWei) {
+  if (gasSpent >= x402ChainOf(offer.network).dailyFeeCap(deps.config)) {
     return refused(network, "gas_cap_reached", `Settlements on ${offer.network.shortName} have used today's gas allowance for this account (X402_DAILY_GAS_CAP_WEI); try again tomorrow (UTC).`, offer.payer);
   }
-  const validBefore = BigInt(String((request.paymentPayload.payload as { authorization: { validBefore: unknown } }).authorization.validBefore));
-  const payment = x402PaymentRow(deps.config, { merchantId: auth.merchantId, mode: auth.mode, agentId }, offer, request.paymentPayload, validBefore, paymentIdentifier);
+  const payment = x402PaymentRow(deps.config, { merchantId: auth.merchantId, mode: auth.mode, agentId }, offer, request.paymentPayload, offer.validBefore, paymentIdentifier);
   let row: X402SettlementRow;
   try {
     row = await db.transaction(async (raw) => {
@@ -87,7 +86,7 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
     if (error instanceof AgentPolicyError) return refused(network, `agent_policy_${error.rule}`, error.message, offer.payer);
     if (!(error instanceof TakenMeanwhile)) throw error;
     // A concurrent settle of the same authorization (or identifier) won: this one is that one.
-    const again = await earlierSettle(db, auth, request, paymentIdentifier);
+    const again = await earlierSettle(deps, auth, request, paymentIdentifier);
     if (!again) throw error;
     if ("refusal" in again) return refused(network, again.refusal, again.message, offer.payer);
     return answerWhenSettled(deps, again.row);
@@ -102,18 +101,20 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
  * (the same settle again), or a refusal — another merchant's authorization is not this
  * merchant's to read, and an identifier names one payment only.
  */
-type Earlier = { row: X402SettlementRow } | { refusal: string; message: string };
+type Earlier = { row: X402SettlementRow } | { refusal: string; message: string; payer?: string };
 
-async function earlierSettle(db: Db, auth: AuthContext, request: X402Request, paymentIdentifier: string | null): Promise<Earlier | undefined> {
-  const authorization = (request.paymentPayload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
-  const payer = typeof authorization?.from === "string" ? authorization.from : "";
-  const nonce = typeof authorization?.nonce === "string" ? authorization.nonce.toLowerCase() : "";
-  const chainId = chainIdOf(String(request.paymentRequirements.network)) ?? "";
-  const row = await findExistingX402Settlement(db, { chainId, asset: String(request.paymentRequirements.asset), payer, nonce, merchantId: auth.merchantId, mode: auth.mode, paymentIdentifier });
+async function earlierSettle(deps: X402Deps, auth: AuthContext, request: X402Request, paymentIdentifier: string | null): Promise<Earlier | undefined> {
+  const network = networkNamed(deps.config, request.paymentRequirements.network);
+  const chain = network ? x402ChainOf(network) : undefined;
+  // On a network not served, only the payment identifier can match.
+  const { payer, nonce } = chain?.keyOf(request.paymentPayload.payload) ?? { payer: "", nonce: "" };
+  const key = { chainId: network?.chainId ?? "", asset: String(request.paymentRequirements.asset), payer, nonce };
+  const row = await findExistingX402Settlement(deps.db, { ...key, merchantId: auth.merchantId, mode: auth.mode, paymentIdentifier });
   if (!row) return undefined;
-  if (row.merchantId !== auth.merchantId || row.mode !== auth.mode) return { refusal: "invalid_exact_evm_payload_authorization_nonce_used", message: "This authorization was already presented for settlement." };
+  const known = payer === "" ? undefined : payer;
+  if (row.merchantId !== auth.merchantId || row.mode !== auth.mode) return { refusal: chain?.replayReason ?? "duplicate_settlement", message: "This authorization was already presented for settlement.", payer: known };
   if (row.payer.toLowerCase() !== payer.toLowerCase() || row.nonce !== nonce) {
-    return { refusal: "payment_identifier_conflict", message: "This payment identifier was already used for another authorization." };
+    return { refusal: "payment_identifier_conflict", message: "This payment identifier was already used for another authorization.", payer: known };
   }
   return { row };
 }

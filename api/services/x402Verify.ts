@@ -1,15 +1,15 @@
 import type { VerifyResponse } from "@x402/core/types";
 import type { x402Facilitator } from "@x402/core/facilitator";
-import { erc20Abi } from "viem";
 import type { Config } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { findExistingX402Settlement, type X402SettlementRow } from "../../db/x402Settlements.ts";
 import { AgentPolicyError } from "../../domain/errors.ts";
-import { evmClient } from "../../rails/evm/client.ts";
-import { buildFacilitator, readOnlyEvmSigner } from "../../rails/x402/index.ts";
+import { x402ChainOf } from "../../rails/x402/chains.ts";
+import { buildFacilitator } from "../../rails/x402/facilitator.ts";
 import { checkOffer, type X402Offer } from "../../rails/x402/offer.ts";
+import { apiSigners } from "../../rails/x402/signers.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { resolveAgentId } from "../requests/paymentFields.ts";
@@ -25,7 +25,7 @@ const facilitators = new WeakMap<Config, x402Facilitator>();
 export function apiFacilitator(config: Config): x402Facilitator {
   let facilitator = facilitators.get(config);
   if (!facilitator) {
-    facilitator = buildFacilitator(config, (network) => readOnlyEvmSigner(network, config.operatorAddress));
+    facilitator = buildFacilitator(config, apiSigners(config));
     facilitators.set(config, facilitator);
   }
   return facilitator;
@@ -39,8 +39,9 @@ export const x402AgentId = (header: string | undefined, payer: string): string =
 /**
  * Verifies an authorization for the merchant: that it is one the merchant offered
  * (`checkOffer`), not already settled or asked to be, that the payer holds the amount and the
- * agent's policy allows it, and then the protocol's own checks (`exact`: signature, window,
- * recipient, amount, simulation) by @x402/core's facilitator.
+ * agent's policy allows it, and then the protocol's own checks (`exact` on EVM: signature,
+ * window, recipient, amount, simulation; on Solana: the transaction's layout, signatures,
+ * mint, recipient's token account, amount, fee payer, simulation) by @x402/core's facilitator.
  */
 export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader: string | undefined, request: X402Request): Promise<X402Verified> {
   const { config, db } = deps;
@@ -51,7 +52,7 @@ export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader:
   const agentId = x402AgentId(agentHeader, offer.payer);
   const [existing, balance, policy] = await Promise.all([
     findExistingX402Settlement(db, { chainId: offer.network.chainId, asset: offer.token.address, payer: offer.payer, nonce: offer.nonce, merchantId: auth.merchantId, mode: auth.mode, paymentIdentifier: null }),
-    evmClient(offer.network, config.rpcTimeoutMs).readContract({ address: offer.token.address as `0x${string}`, abi: erc20Abi, functionName: "balanceOf", args: [offer.payer as `0x${string}`] }),
+    x402ChainOf(offer.network).payerBalance(config, offer.network, offer.token.address, offer.payer),
     checkAgentPolicy(db, auth, agentId, offer),
   ]);
   if (existing) return retriedOrReplayed(existing, auth, extractPaymentIdentifier(request.paymentPayload), offer, agentId);
@@ -73,7 +74,7 @@ export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader:
  */
 function retriedOrReplayed(existing: X402SettlementRow, auth: AuthContext, paymentIdentifier: string | null, offer: X402Offer, agentId: string): X402Verified {
   const retry = existing.merchantId === auth.merchantId && existing.mode === auth.mode && paymentIdentifier !== null && existing.paymentIdentifier === paymentIdentifier;
-  if (!retry) return invalid("invalid_exact_evm_payload_authorization_nonce_used", "This authorization was already presented for settlement.", offer.payer);
+  if (!retry) return invalid(x402ChainOf(offer.network).replayReason, "This authorization was already presented for settlement.", offer.payer);
   if (existing.status === "failed") return invalid(existing.errorReason ?? "unexpected_settle_error", "This payment's settlement failed.", offer.payer);
   return { response: { isValid: true, payer: offer.payer }, offer, agentId };
 }

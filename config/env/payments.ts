@@ -43,13 +43,13 @@ export const paymentsEnv = envSection(
       .min(100)
       .max(600_000)
       .default(10_000)
-      .describe("Milliseconds the worker waits for an x402 settlement's receipt before recording it as broadcast (pending) and looking again later. Read by: worker."),
+      .describe("Milliseconds the worker waits for an x402 settlement's receipt (on Solana, its confirmation) before recording it as broadcast (pending) and looking again later. Read by: worker."),
     X402_DAILY_GAS_CAP_WEI: z
       .string()
       .trim()
       .regex(/^\d{1,40}$/, "a whole number of wei")
       .default("100000000000000000")
-      .describe("The most the operator's gas for one merchant's x402 settlements on one chain may cost per UTC day, in the chain's native wei (default 0.1 of the coin); past it, settles answer `gas_cap_reached`. Read by: api."),
+      .describe("The most the operator's gas for one merchant's x402 settlements on one chain may cost per UTC day, in the chain's native wei (default 0.1 of the coin; on Solana the same share of SOL, in lamports this ÷ 10⁹); past it, settles answer `gas_cap_reached`. Read by: api."),
     RATE_LIMITS: onOff.default("on").describe("Rate limits per public key, API key and client IP (counted in Redis; per process while Redis is down): `off` for none. Read by: api."),
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60).describe("Seconds of the window every RATE_LIMIT_* budget counts requests in. Read by: api."),
     RATE_LIMIT_PUBLIC_KEY_CREATES: perWindow.default(60).describe("Creates (payments, deposits, cross-chain, sandbox) per window per public key. Read by: api."),

@@ -24,15 +24,15 @@ export const x402Settlements = pgTable(
       .notNull()
       .references(() => merchants.id, { onDelete: "cascade" }),
     mode: text("mode", { enum: modes }).notNull(),
-    /** The network as the requirements named it (CAIP-2 `eip155:31337`, or x402 v1's name) and the catalogue's chain id. */
+    /** The network as the requirements named it (CAIP-2 `eip155:31337`, `solana:<genesis hash>`, or x402 v1's name) and the catalogue's chain id. */
     network: text("network").notNull(),
     chainId: text("chain_id").notNull(),
-    /** Token contract, payer and payee, checksummed. */
+    /** Token (contract or mint), payer and payee, as the chain spells addresses (checksummed on EVM). */
     asset: text("asset").notNull(),
     payer: text("payer").notNull(),
     payTo: text("pay_to").notNull(),
     amount: amount("amount").notNull(),
-    /** The authorization's nonce (EIP-3009 bytes32, hex). */
+    /** What keys the authorization: its EIP-3009 nonce (bytes32 hex) on EVM, its transaction message's SHA-256 (hex) on Solana. */
     nonce: text("nonce").notNull(),
     /** The `payment-identifier` extension's id, when the client sent one. */
     paymentIdentifier: text("payment_identifier"),
@@ -41,12 +41,17 @@ export const x402Settlements = pgTable(
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
     requirements: jsonb("requirements").$type<Record<string, unknown>>().notNull(),
     status: text("status", { enum: x402SettlementStatuses }).notNull().default("requested"),
-    /** The settlement transaction, once broadcast; its token Transfer log, once mined. */
+    /**
+     * The settlement transaction, once broadcast (on Solana once signed: its id is known before
+     * it is sent); once mined, where its credit is (EVM: the Transfer log's block and index;
+     * Solana: the slot and the credited account's index) and what it credited the wallet.
+     */
     txHash: text("tx_hash"),
     blockNumber: bigint("block_number", { mode: "bigint" }),
     blockTimestamp: timestamp("block_timestamp", { withTimezone: true }),
     logIndex: integer("log_index"),
-    /** What the operator paid for its transaction (gas used × effective gas price, in the chain's native wei), once mined. */
+    credited: amount("credited"),
+    /** What the operator paid for its transaction, once mined (EVM: gas used × effective gas price, in wei; Solana: its fee, in lamports). */
     gasCost: amount("gas_cost"),
     /** Why it failed (x402's error reason), when it did. */
     errorReason: text("error_reason"),

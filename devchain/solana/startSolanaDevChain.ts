@@ -19,6 +19,12 @@ export interface SolanaDevChainOptions {
   blockhashValiditySlots?: number;
   /** Lamports in the faucet behind requestAirdrop and the helpers (default 1,000,000 SOL). */
   faucetLamports?: bigint;
+  /**
+   * The genesis hash it reports (`getGenesisHash`), base58 of 32 bytes: a local chain that
+   * must pass for a known cluster (clients that name only those clusters' networks) takes
+   * that cluster's; a fresh one each start when omitted.
+   */
+  genesisHash?: string;
 }
 
 export interface SolanaDevChain {
@@ -58,6 +64,7 @@ export async function startSolanaDevChain(options: SolanaDevChainOptions = {}): 
     finalityDepth,
     blockhashValiditySlots: options.blockhashValiditySlots ?? 150,
     faucetLamports: options.faucetLamports ?? 1_000_000n * BigInt(LAMPORTS_PER_SOL),
+    genesisHash: options.genesisHash,
   });
   const pubsub = new PubSub(ledger);
   const server = await serveDevChain(ledger, pubsub, allMethods, options.port);

@@ -2,29 +2,39 @@ import { x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
-import { EVM_NETWORK_CHAIN_ID_MAP as v1ChainIds } from "@x402/evm/v1";
+import type { FacilitatorSvmSigner } from "@x402/svm";
+import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import type { Config, Network } from "../../config/index.ts";
-import { evmCaip2 } from "../../domain/x402.ts";
+import { v1NetworkName, x402Name, x402Networks } from "./networkNames.ts";
 
-/** The x402 v1 name of an EVM chain (`base-sepolia`), when x402 v1 has one; local chains have none. */
-export function v1NetworkName(chainId: string): string | null {
-  return Object.entries(v1ChainIds).find(([, id]) => id === Number(chainId))?.[0] ?? null;
-}
-
-/** The enabled EVM networks the facilitator serves: where an `exact` (EIP-3009) payment can settle. */
-export const x402Networks = (config: Config): Network[] => config.networks.filter((n) => n.enabled && n.type === "evm" && n.rpcUrl);
+export { v1NetworkName, x402Networks };
 
 /**
- * The protocol's own facilitator with the `exact` scheme on every served EVM network (v2 by
- * CAIP-2 id; v1 under its name, where x402 v1 has one). `signerFor` decides what it can do:
- * the API's signers only read, the worker's hold the operator key.
+ * What the operator pays for on Solana, at most: the transfer's compute budget as x402's own
+ * client sets it (20,000 units), at up to 0.1 lamport a unit (2,000 lamports of priority fee
+ * a settlement) — a payer cannot make the operator's fee payer bid high for its transaction.
  */
-export function buildFacilitator(config: Config, signerFor: (network: Network) => FacilitatorEvmSigner): x402Facilitator {
+const SVM_LIMITS = { maxComputeUnits: 20_000, maxPriorityFeeMicroLamports: 100_000, maxRequiredSignatures: 2 };
+
+/** The facilitator's signers per network type: the API's only read, the worker's hold the operators' keys. A type without one is not served. */
+export type FacilitatorSigners = { evm: ((network: Network) => FacilitatorEvmSigner) | null; svm: ((network: Network) => FacilitatorSvmSigner) | null };
+
+/**
+ * The protocol's own facilitator with the `exact` scheme on every served network: on EVM
+ * (v2 by CAIP-2 id; v1 under its name, where x402 v1 has one) and on Solana (v2, with the
+ * operator as fee payer). `signers` decide what it can do.
+ */
+export function buildFacilitator(config: Config, signers: FacilitatorSigners): x402Facilitator {
   const facilitator = new x402Facilitator();
   for (const network of x402Networks(config)) {
-    const signer = signerFor(network);
+    if (network.type === "solana") {
+      if (signers.svm) facilitator.register(x402Name(network) as `${string}:${string}`, new ExactSvmScheme(signers.svm(network), undefined, SVM_LIMITS));
+      continue;
+    }
+    if (!signers.evm) continue;
+    const signer = signers.evm(network);
     // Simulated again right before sending: an authorization that would revert costs the operator's gas for nothing.
-    facilitator.register(evmCaip2(network.chainId), new ExactEvmScheme(signer, { simulateInSettle: true }));
+    facilitator.register(x402Name(network) as `${string}:${string}`, new ExactEvmScheme(signer, { simulateInSettle: true }));
     const v1Name = v1NetworkName(network.chainId);
     if (v1Name) facilitator.registerV1(v1Name as `${string}:${string}`, new ExactEvmSchemeV1(signer, { simulateInSettle: true }));
   }

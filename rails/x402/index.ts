@@ -2,14 +2,14 @@ import type { KindRails } from "../registration.ts";
 import type { EvidenceSource, PaymentMethod } from "../types.ts";
 import { loadX402Credits } from "./loadCredits.ts";
 
-export { buildFacilitator, x402Networks } from "./facilitator.ts";
-export { operatorEvmSigner, readOnlyEvmSigner } from "./evmSigners.ts";
-
 /**
- * x402 payments (`kind: "x402"`): an agent's EIP-3009 authorization, verified and settled by
- * the facilitator (`/x402/*`) straight into the merchant's own wallet: nothing to open or send
- * to, and no address of the service's holds the money (what is owed back is the merchant's to
- * return). Made by the facilitator's settle, not by the create endpoints.
+ * x402 payments (`kind: "x402"`): an agent's signed payment (an EIP-3009 authorization on
+ * EVM, a partially signed SPL transfer on Solana), verified and settled by the facilitator
+ * (`/x402/*`) straight into the merchant's own wallet: nothing to open or send to, and no
+ * address of the service's holds the money (what is owed back is the merchant's to return).
+ * Made by the facilitator's settle, not by the create endpoints. The facilitator itself
+ * (`facilitator.ts`, `offer.ts`, `chains.ts`) is imported where it is used: x402's libraries
+ * load in the API and the worker only.
  */
 export const x402Method: PaymentMethod = {
   kind: "x402",
@@ -17,8 +17,9 @@ export const x402Method: PaymentMethod = {
 };
 
 /**
- * Its credit is the settlement transaction's Transfer log, read from the receipt by the worker
- * that submitted it (`x402_settlements`); confirmations count from the chain's indexed head.
+ * Its credit is what the settlement transaction paid the merchant's wallet (the token
+ * Transfer log on EVM, the balance rise of the wallet's token account on Solana), read by the
+ * worker that submitted it (`x402_settlements`); confirmations count from the chain's indexed head.
  */
 export const x402Evidence: EvidenceSource = {
   name: "x402",

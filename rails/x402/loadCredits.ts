@@ -3,16 +3,18 @@ import type { PaymentRow } from "../../db/schema/index.ts";
 import type { LoadedCredits, RailContext, SourcedCredit } from "../types.ts";
 
 /**
- * The evidence of x402 payments: the token Transfer log each settlement transaction left
- * (payer to the merchant's wallet), read from its receipt by the worker that submitted it.
- * Confirmations count from the chain's indexed head, as for every EVM payment.
+ * The evidence of x402 payments: what each settlement transaction paid the merchant's wallet
+ * (EVM: the token Transfer log, from its receipt; Solana: the balance rise of the wallet's
+ * token account), read by the worker that submitted it. Confirmations count from the chain's
+ * indexed head, as for every payment on it.
  */
 export async function loadX402Credits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<LoadedCredits> {
   const result: LoadedCredits = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));
   for (const s of await settledX402Of(ctx.db, payments.map((p) => p.id))) {
     if (s.txHash === null || s.blockNumber === null || s.logIndex === null || s.blockTimestamp === null) continue;
     result.get(s.paymentId)?.push({
-      amount: s.amount,
+      // What the wallet received (on Solana a Token-2022 fee may keep some of it); rows settled before it was recorded: the amount.
+      amount: s.credited ?? s.amount,
       blockNumber: s.blockNumber,
       logIndex: s.logIndex,
       timestamp: s.blockTimestamp,

@@ -28,6 +28,8 @@ export interface DevLedgerOptions {
   blockhashValiditySlots: number;
   /** Lamports the faucet (airdrops, helper fee payer) starts with. */
   faucetLamports: bigint;
+  /** The genesis hash the chain reports (slot 0's blockhash); litesvm's first blockhash when omitted. */
+  genesisHash?: string;
 }
 
 /** A produced slot and how far confirmation and finality moved with it. */
@@ -76,7 +78,7 @@ export class DevLedger {
     });
     this.clock = new SlotClock(
       { finalityDepth: Math.max(1, options.finalityDepth), blockhashValiditySlots: options.blockhashValiditySlots },
-      this.svm.latestBlockhash(),
+      options.genesisHash ?? this.svm.latestBlockhash(),
     );
     this.syncSysvars(this.clock.block(0)!);
     this.produceSlot();

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { getAddress } from "viem";
 
+import { x402Name } from "../../../rails/x402/networkNames.ts";
 import { checkOffer } from "../../../rails/x402/offer.ts";
 import { ANVIL_USDC, anvilNetwork } from "../../../harness/fixtures.ts";
 import { buildConfig } from "../../../plugins/config.ts";
@@ -33,7 +34,7 @@ const payload = (over: { accepted?: Partial<PaymentRequirements>; authorization?
 describe("checkOffer", () => {
   test("the merchant's own offer passes, with what will settle", () => {
     const checked = checkOffer(config, "test", wallets, payload(), requirements);
-    expect(checked).toEqual({ ok: true, offer: { network: anvil, token: anvil.tokens[0]!, payer, payTo: wallet, amount: 10_000n, nonce } });
+    expect(checked).toEqual({ ok: true, offer: { network: anvil, token: anvil.tokens[0]!, payer, payTo: wallet, amount: 10_000n, nonce, validBefore: 9_999_999_999n } });
   });
 
   const cases: Array<[string, Parameters<typeof payload>[0], Partial<PaymentRequirements>, string, "test" | "live"]> = [
@@ -78,5 +79,39 @@ describe("checkOffer", () => {
     // A v1 name x402 does not know (the sandbox's chains have none) is refused by name.
     const local = checkOffer(config, "test", wallets, { ...v1Payload, network: "anvil" } as PaymentPayload, { ...v1Requirements, network: "anvil" } as unknown as PaymentRequirements);
     expect(local.ok ? "accepted" : local.reason).toBe("invalid_network");
+  });
+});
+
+describe("checkOffer on Solana", () => {
+  const solanaConfig = buildConfig({ RPC_URL_SOLANA_DEVNET: "http://127.0.0.1:8899" });
+  const devnet = solanaConfig.networks.find((n) => n.shortName === "solana-devnet")!;
+  const mint = devnet.tokens.find((t) => t.symbol === "USDC")!.address;
+  const solanaWallet = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+  const solanaRequirements: PaymentRequirements = {
+    scheme: "exact",
+    network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    asset: mint,
+    amount: "10000",
+    payTo: solanaWallet,
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: "11111111111111111111111111111111" },
+  };
+  const solanaPayload = (reqs: PaymentRequirements, transaction: unknown = "AQID"): PaymentPayload => ({ x402Version: 2, accepted: reqs, payload: { transaction } });
+  const check = (reqs: PaymentRequirements, payloadOf = solanaPayload(reqs)) => checkOffer(solanaConfig, "test", new Map([[devnet.id, solanaWallet]]), payloadOf, reqs);
+
+  test("the network is named by its genesis hash's CAIP-2 prefix, as x402 names Solana's", () => {
+    expect(x402Name(devnet)).toBe("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+    expect(check({ ...solanaRequirements, network: `solana:${devnet.chainId}x` }).ok ? "accepted" : "refused").toBe("refused");
+  });
+
+  test("base58 is case-sensitive: payTo differing from the wallet only in case is another account", () => {
+    const swapped = { ...solanaRequirements, payTo: solanaWallet.replace("W", "w") };
+    const checked = check(swapped);
+    expect(checked.ok ? "accepted" : checked.reason).toBe("pay_to_not_merchant_wallet");
+  });
+
+  test("a payload that is no partially signed transfer is refused before x402's verify", () => {
+    expect((check(solanaRequirements) as { reason?: string }).reason).toBe("unsupported_payload");
+    expect((check(solanaRequirements, solanaPayload(solanaRequirements, 42)) as { reason?: string }).reason).toBe("unsupported_payload");
   });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "x402_settlements" ADD COLUMN "credited" numeric(78, 0);

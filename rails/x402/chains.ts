@@ -1,0 +1,47 @@
+import type { x402Facilitator } from "@x402/core/facilitator";
+import type { Config, Network } from "../../config/index.ts";
+import type { X402SettlementRow } from "../../db/x402Settlements.ts";
+import { evmX402 } from "./evmChain.ts";
+import { svmX402 } from "./svmChain.ts";
+
+/** The terms of an authorization that the facilitator keys and bounds it by. */
+export type X402Authorization = { payer: string; nonce: string; validBefore: bigint };
+export type AuthorizationCheck = ({ ok: true } & X402Authorization) | { ok: false; reason: string; message: string };
+
+/** What a settlement transaction paid the merchant's wallet: the payment's evidence, with what it cost the operator. */
+export type SettlementTransfer = { txHash: string; blockNumber: bigint; blockTimestamp: Date; logIndex: number; gasCost: bigint; credited: bigint };
+
+/** Where a settlement stands after the worker's run: settled (with its evidence), sent and not yet confirmed, or failed for good. */
+export type SettleOutcome =
+  | { status: "settled"; transfer: SettlementTransfer }
+  | { status: "submitted"; txHash: string }
+  | { status: "failed"; reason: string; txHash?: string | null; gasCost?: bigint | null };
+
+/** The worker's means: x402's facilitator with the operator's keys, and where to record a transaction's id before it is sent. */
+export type SettleContext = { config: Config; facilitator: () => Promise<x402Facilitator>; recordSigned: (txHash: string) => Promise<void> };
+
+/** How x402's `exact` scheme works on one network type: the payload, addresses, balances and settling. */
+export type X402Chain = {
+  /** The payer the payload names, if it names one (refusals carry it). */
+  payerOf(payload: unknown): string | undefined;
+  /** What an authorization is found by (an earlier settle of it), whatever its terms; undefined when the payload names none. */
+  keyOf(payload: unknown): { payer: string; nonce: string } | undefined;
+  /** Whether two addresses are the same account, as the chain spells addresses. */
+  sameAddress(a: unknown, b: unknown): boolean;
+  /** The authorization's own terms: it must pay `payTo` exactly `amount` (smallest units, decimal). */
+  authorization(payload: unknown, payTo: string, amount: string): AuthorizationCheck;
+  /** x402's reason for an authorization presented before. */
+  replayReason: string;
+  /** What the payer holds of the token (smallest units). */
+  payerBalance(config: Config, network: Network, token: string, payer: string): Promise<bigint>;
+  /** The most the operator may spend on one merchant's settlements a UTC day, in the chain's smallest native unit. */
+  dailyFeeCap(config: Config): bigint;
+  /** Submits the authorization (or finds it already submitted) and reads what it paid. */
+  settle(ctx: SettleContext, network: Network, row: X402SettlementRow): Promise<SettleOutcome>;
+};
+
+/** The x402 side of a served network's type. */
+export const x402ChainOf = (network: Pick<Network, "type">): X402Chain => (network.type === "solana" ? svmX402 : evmX402);
+
+/** Every type's, for what is read before the network is known. */
+export const x402Chains: readonly X402Chain[] = [evmX402, svmX402];
