@@ -138,8 +138,8 @@ export async function startWorkers(deps: {
     );
   }
   if (deps.transfers !== false && deps.databaseUrl && config.operatorPrivateKey) {
-    // x402 settlements: the operator pays their gas; sending shares the chain's signing lock with sweeps.
-    const x402Deps = { config, db, logger, databaseUrl: deps.databaseUrl, operatorKey: config.operatorPrivateKey };
+    // x402 settlements: the operator (the settlement contract's settler) pays their gas; sending shares the chain's signing lock with sweeps.
+    const x402Deps = { config, db, logger, databaseUrl: deps.databaseUrl };
     workers.push(new Worker(QUEUES.x402, dispatchByName({ "x402-settle": x402Settle(x402Deps) }, logger), { ...options, concurrency: 32 }));
   }
   if (deps.webhooks !== false) {

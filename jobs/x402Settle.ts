@@ -1,33 +1,40 @@
 import type { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Job } from "bullmq";
-import type { Hex } from "viem";
-import type { Config } from "../config/index.ts";
+import type { Hex, PublicClient } from "viem";
+import type { Config, Network } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import { findPayment } from "../db/payments.ts";
 import { findX402Settlement, updateX402Settlement, type X402SettlementRow } from "../db/x402Settlements.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
-import { SETTLEMENT_PENDING } from "../domain/x402.ts";
 import { closePayment, reconcilePayments } from "../reconcile/index.ts";
 import { evmClient } from "../rails/evm/client.ts";
-import { buildFacilitator, operatorEvmSigner } from "../rails/x402/index.ts";
-import { settlementTransfer, usedAuthorizationTx } from "../rails/x402/settlementEvidence.ts";
+import { buildFacilitator, readOnlyEvmSigner } from "../rails/x402/index.ts";
+import { sendSettlement } from "../rails/x402/sendSettlement.ts";
+import { movedIntoContract, settledAuthorizationTx, settlementTransfer, usedAuthorizationTx } from "../rails/x402/settlementEvidence.ts";
 import type { JobPayloads } from "./queues.ts";
 
-export type X402SettleDeps = { config: Config; db: Db; logger: Logger; databaseUrl: string; operatorKey: Hex };
+export type X402SettleDeps = { config: Config; db: Db; logger: Logger; databaseUrl: string };
+
+/** How often a settlement's receipt is looked for while the job waits for it (X402_CONFIRMATION_TIMEOUT_MS). */
+const RECEIPT_POLL_MS = 100;
 
 /**
- * `x402-settle`: submits an x402 authorization with the operator's key (x402's own `exact`
- * facilitator: verifies again, sends `transferWithAuthorization`, waits for the receipt),
- * records the Transfer log it left, then reconciles the payment (retried until ingest has its
- * block; dispatch then follows it through its confirmations). Safe to run again at any point: an authorization already
- * used on chain is never sent twice — its transaction is looked up and recorded instead.
+ * `x402-settle`: verifies an x402 authorization again (x402's own `exact` facilitator:
+ * signature, window, balance, simulation), then has the settlement contract pull it and pay
+ * the merchant's wallet the amount less the service fee, and the fee recipient the fee, in one
+ * transaction sent with the operator's key (the contract's settler); records the contract's
+ * `AuthorizationSettled` it left, then reconciles the payment (retried until ingest has its
+ * block; dispatch then follows it through its confirmations). Safe to run again at any point:
+ * an authorization the contract already passed on is never sent again — its transaction is
+ * looked up and recorded instead.
  */
 export function x402Settle(deps: X402SettleDeps) {
   const { config, db, logger } = deps;
   let facilitator: x402Facilitator | undefined;
-  const facilitatorOf = () =>
-    (facilitator ??= buildFacilitator(config, (network) => operatorEvmSigner(network, deps.operatorKey, deps.databaseUrl, config.x402.confirmationTimeoutMs)));
+  // Verifying needs only the chain's view: the send is the contract call below, not x402's.
+  const facilitatorOf = () => (facilitator ??= buildFacilitator(config, (network) => readOnlyEvmSigner(network, config.operatorAddress)));
 
   return async (job: Job<JobPayloads["x402-settle"]>) => {
     const row = await findX402Settlement(db, job.data.settlementId);
@@ -45,15 +52,15 @@ export function x402Settle(deps: X402SettleDeps) {
     const network = config.networks.find((n) => n.chainId === row.chainId && n.enabled);
     if (!network) throw new ServiceUnavailableError(`x402 settlement ${row.id}: network ${row.chainId} is not enabled`);
     const client = evmClient(network, config.rpcTimeoutMs);
-    let txHash: Hex | "used" | null = (row.txHash as Hex | null) ?? (await usedAuthorizationTx(client, row));
+    let txHash = (row.txHash as Hex | null) ?? (await settledAuthorizationTx(client, row));
     if (txHash === null) {
-      const result = await facilitatorOf().settle(row.payload as unknown as PaymentPayload, row.requirements as unknown as PaymentRequirements);
-      if (result.success || (result.errorReason === SETTLEMENT_PENDING && result.transaction)) txHash = result.transaction as Hex;
-      // Refused or reverted: unless the authorization was used meanwhile (by anyone), it cannot settle.
-      else txHash = await usedAuthorizationTx(client, row);
-      if (txHash === null) return fail(row, result.errorReason ?? "unexpected_settle_error");
+      const sent = await submit(row, network, client);
+      if (typeof sent !== "string") return fail(row, sent.refused);
+      txHash = sent;
+      // Recorded before waiting: a run after a crash looks this transaction up instead of sending again.
+      await updateX402Settlement(db, row.id, { status: "submitted", txHash });
+      await client.waitForTransactionReceipt({ hash: txHash, timeout: config.x402.confirmationTimeoutMs, pollingInterval: RECEIPT_POLL_MS }).catch(() => null);
     }
-    if (txHash === "used") return fail(row, "invalid_exact_evm_payload_authorization_nonce_used");
     const transfer = await settlementTransfer(client, row, txHash);
     if (transfer === "unmined") {
       await updateX402Settlement(db, row.id, { status: "submitted", txHash });
@@ -63,6 +70,23 @@ export function x402Settle(deps: X402SettleDeps) {
     const settled = await updateX402Settlement(db, row.id, { status: "settled", ...transfer });
     logger.info({ settlementId: row.id, paymentId: row.paymentId, txHash }, "x402 authorization settled");
     return settled ?? (await findX402Settlement(db, row.id))!;
+  }
+
+  /**
+   * Sends the settlement, or says why it cannot be. An authorization someone already submitted
+   * to the token directly is passed on from the contract if its money arrived there; one whose
+   * nonce was spent otherwise (by the payer) cannot settle.
+   */
+  async function submit(row: X402SettlementRow, network: Network, client: PublicClient): Promise<Hex | { refused: string }> {
+    const used = await usedAuthorizationTx(client, row);
+    if (used === "used" || (used !== null && !(await movedIntoContract(client, row, used)))) return { refused: "invalid_exact_evm_payload_authorization_nonce_used" };
+    if (used === null) {
+      const verified = await facilitatorOf().verify(row.payload as unknown as PaymentPayload, row.requirements as unknown as PaymentRequirements);
+      if (!verified.isValid) return { refused: verified.invalidReason ?? "invalid_payload" };
+    }
+    const payment = await findPayment(db, row.paymentId);
+    if (!payment) throw new Error(`x402 settlement ${row.id}: payment ${row.paymentId} is missing`);
+    return sendSettlement(deps, network, row, payment, used !== null);
   }
 
   /** Records why it cannot settle and closes its payment as failed (it no longer counts against the agent's day). */

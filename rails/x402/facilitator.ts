@@ -11,8 +11,8 @@ export function v1NetworkName(chainId: string): string | null {
   return Object.entries(v1ChainIds).find(([, id]) => id === Number(chainId))?.[0] ?? null;
 }
 
-/** The enabled EVM networks the facilitator serves: where an `exact` (EIP-3009) payment can settle. */
-export const x402Networks = (config: Config): Network[] => config.networks.filter((n) => n.enabled && n.type === "evm" && n.rpcUrl);
+/** The enabled EVM networks the facilitator serves: where an `exact` (EIP-3009) payment can settle, through the settlement contract. */
+export const x402Networks = (config: Config): Network[] => config.networks.filter((n) => n.enabled && n.type === "evm" && n.rpcUrl && n.settlementContract);
 
 /**
  * The protocol's own facilitator with the `exact` scheme on every served EVM network (v2 by

@@ -3,13 +3,13 @@ import type { EvidenceSource, PaymentMethod } from "../types.ts";
 import { loadX402Credits } from "./loadCredits.ts";
 
 export { buildFacilitator, x402Networks } from "./facilitator.ts";
-export { operatorEvmSigner, readOnlyEvmSigner } from "./evmSigners.ts";
+export { readOnlyEvmSigner } from "./evmSigners.ts";
 
 /**
  * x402 payments (`kind: "x402"`): an agent's EIP-3009 authorization, verified and settled by
- * the facilitator (`/x402/*`) straight into the merchant's own wallet: nothing to open or send
- * to, and no address of the service's holds the money (what is owed back is the merchant's to
- * return). Made by the facilitator's settle, not by the create endpoints.
+ * the facilitator (`/x402/*`) through the settlement contract, which pays the merchant's own
+ * wallet less the service fee in the same transaction: nothing to open or send to, and no
+ * address of the service's holds the money (what is owed back is the merchant's to return). Made by the facilitator's settle, not by the create endpoints.
  */
 export const x402Method: PaymentMethod = {
   kind: "x402",
@@ -17,7 +17,7 @@ export const x402Method: PaymentMethod = {
 };
 
 /**
- * Its credit is the settlement transaction's Transfer log, read from the receipt by the worker
+ * Its credit is the settlement contract's `AuthorizationSettled` log, read from the receipt by the worker
  * that submitted it (`x402_settlements`); confirmations count from the chain's indexed head.
  */
 export const x402Evidence: EvidenceSource = {

@@ -3,8 +3,9 @@ import type { PaymentRow } from "../../db/schema/index.ts";
 import type { LoadedCredits, RailContext, SourcedCredit } from "../types.ts";
 
 /**
- * The evidence of x402 payments: the token Transfer log each settlement transaction left
- * (payer to the merchant's wallet), read from its receipt by the worker that submitted it.
+ * The evidence of x402 payments: the settlement contract's `AuthorizationSettled` log each
+ * settlement transaction left (the payer's authorization passed on to merchant and fee
+ * recipient), read from its receipt by the worker that submitted it.
  * Confirmations count from the chain's indexed head, as for every EVM payment.
  */
 export async function loadX402Credits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<LoadedCredits> {

@@ -10,7 +10,10 @@ export type X402Offer = {
   token: Token;
   /** Checksummed addresses. */
   payer: string;
+  /** The network's settlement contract: the authorization pays it, and it passes the money on. */
   payTo: string;
+  /** Where the contract sends the amount less the service fee: the merchant's settlement wallet there. */
+  merchantWallet: string;
   /** Smallest units of `token`. */
   amount: bigint;
   /** EIP-3009 nonce (bytes32 hex). */
@@ -34,8 +37,8 @@ export function chainIdOf(network: string): string | null {
  * Whether the requirements are ones this merchant offers: the payer controls what reaches
  * the facilitator (the requirements the resource server matched, the `accepted` it signed
  * under), so nothing is taken on trust. The network must be one the facilitator serves in the
- * credential's mode, the asset a token of it, `payTo` the merchant's own settlement wallet
- * there; the payload's `accepted` (v2) must be these requirements; the payload an EIP-3009
+ * credential's mode, the asset a token of it, `payTo` its settlement contract (which pays the
+ * merchant's settlement wallet there, less the service fee); the payload's `accepted` (v2) must be these requirements; the payload an EIP-3009
  * authorization paying exactly that.
  */
 export function checkOffer(config: Config, mode: Mode, wallets: ReadonlyMap<string, string>, payload: PaymentPayload, requirements: PaymentRequirements): OfferCheck {
@@ -49,8 +52,9 @@ export function checkOffer(config: Config, mode: Mode, wallets: ReadonlyMap<stri
   const token = network.tokens.find((t) => same(t.address, requirements.asset));
   if (!token) return refuse("asset_not_offered", `Asset ${String(requirements.asset)} is not a token this service accepts on ${network.shortName}.`, payer);
   const wallet = wallets.get(network.id);
-  if (!wallet) return refuse("pay_to_not_merchant_wallet", `No settlement wallet is configured for ${network.shortName}.`, payer);
-  if (!same(requirements.payTo, wallet)) return refuse("pay_to_not_merchant_wallet", `payTo must be the merchant's settlement wallet on ${network.shortName}.`, payer);
+  if (!wallet) return refuse("no_merchant_wallet", `No settlement wallet is configured for ${network.shortName}.`, payer);
+  const contract = network.settlementContract!;
+  if (!same(requirements.payTo, contract)) return refuse("pay_to_not_settlement_contract", `payTo must be the settlement contract on ${network.shortName} (${contract}).`, payer);
   const amountText = payload.x402Version === 1 ? (requirements as unknown as { maxAmountRequired?: unknown }).maxAmountRequired : requirements.amount;
   if (typeof amountText !== "string" || !/^[1-9]\d{0,77}$/.test(amountText)) return refuse("invalid_amount", "The required amount must be a positive integer of the token's smallest units.", payer);
   if (payload.x402Version !== 1) {
@@ -68,7 +72,7 @@ export function checkOffer(config: Config, mode: Mode, wallets: ReadonlyMap<stri
   if (!authorization || !payer) return refuse("unsupported_payload", "Only EIP-3009 authorizations (transferWithAuthorization) are settled here.", payer);
   const nonce = authorization.nonce;
   if (typeof nonce !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return refuse("invalid_payload", "The authorization's nonce must be 32 bytes of hex.", payer);
-  if (!same(authorization.to, wallet)) return refuse("pay_to_not_merchant_wallet", "The authorization does not pay the merchant's settlement wallet.", payer);
+  if (!same(authorization.to, contract)) return refuse("pay_to_not_settlement_contract", "The authorization does not pay the settlement contract.", payer);
   if (authorization.value !== amountText) return refuse("invalid_amount", "The authorization's value is not the required amount.", payer);
-  return { ok: true, offer: { network, token, payer, payTo: getAddress(wallet), amount: BigInt(amountText), nonce: nonce.toLowerCase() } };
+  return { ok: true, offer: { network, token, payer, payTo: getAddress(contract), merchantWallet: getAddress(wallet), amount: BigInt(amountText), nonce: nonce.toLowerCase() } };
 }
