@@ -66,8 +66,16 @@ export function x402Settle(deps: X402SettleDeps) {
       await updateX402Settlement(db, row.id, { status: "submitted", txHash });
       throw new ServiceUnavailableError(`x402 settlement ${row.id}: transaction ${txHash} not mined yet`);
     }
-    if ("reverted" in transfer) return fail(row, "transaction_failed", txHash, transfer.gasCost);
-    const settled = await updateX402Settlement(db, row.id, { status: "settled", ...transfer });
+    if ("reverted" in transfer) {
+      // Front-run: someone took the authorization from our transaction and submitted it to the
+      // token directly. Its money is in the contract then, and is passed on from there.
+      const again = (await settledAuthorizationTx(client, row)) ?? (await submit(row, network, client));
+      if (typeof again !== "string") return fail(row, "transaction_failed", txHash, transfer.gasCost + (row.gasCost ?? 0n));
+      await updateX402Settlement(db, row.id, { status: "submitted", txHash: again, gasCost: transfer.gasCost + (row.gasCost ?? 0n) });
+      throw new ServiceUnavailableError(`x402 settlement ${row.id}: ${txHash} reverted; settling again in ${again}`);
+    }
+    // Gas of an earlier transaction that reverted (a front-run) counts against the cap as well.
+    const settled = await updateX402Settlement(db, row.id, { status: "settled", ...transfer, gasCost: transfer.gasCost + (row.gasCost ?? 0n) });
     logger.info({ settlementId: row.id, paymentId: row.paymentId, txHash }, "x402 authorization settled");
     return settled ?? (await findX402Settlement(db, row.id))!;
   }

@@ -15,7 +15,7 @@ const lookback = (head: bigint) => (head > LOOKBACK_BLOCKS ? head - LOOKBACK_BLO
  * `AuthorizationSettled`), if it did: a run that crashed after broadcasting finds it here.
  */
 export async function settledAuthorizationTx(client: PublicClient, row: X402SettlementRow): Promise<Hex | null> {
-  const head = await client.getBlockNumber();
+  const head = await client.getBlockNumber({ cacheTime: 0 });
   const logs = await client.getContractEvents({
     address: row.payTo as Hex,
     abi: paymentSettlementAbi,
@@ -37,7 +37,7 @@ export async function usedAuthorizationTx(client: PublicClient, row: X402Settlem
   const token = row.asset as Hex;
   const used = await client.readContract({ address: token, abi: authorizationStateAbi, functionName: "authorizationState", args: [row.payer as Hex, row.nonce as Hex] });
   if (!used) return null;
-  const head = await client.getBlockNumber();
+  const head = await client.getBlockNumber({ cacheTime: 0 });
   const logs = await client.getLogs({ address: token, event: authorizationUsed, args: { authorizer: row.payer as Hex, nonce: row.nonce as Hex }, fromBlock: lookback(head), toBlock: head });
   return logs[0]?.transactionHash ?? "used";
 }
