@@ -72,7 +72,7 @@ try {
   const app = new Hono();
   app.use(
     paymentMiddleware(
-      { "GET /report": { accepts: { scheme: "exact", network: NETWORK, payTo: merchantWallet, price: { asset: usdc, amount: PRICE.toString(), extra: { name: "USD Coin", version: "2" } } }, description: "bench" } },
+      { "GET /report": { accepts: { scheme: "exact", network: NETWORK, payTo: chain.settlement, price: { asset: usdc, amount: PRICE.toString(), extra: { name: "USD Coin", version: "2" } } }, description: "bench" } },
       new x402ResourceServer(facilitator).register(NETWORK, new ExactEvmServerScheme()),
     ),
   );

@@ -56,7 +56,7 @@ export async function startPaymentChain(
   const tokens = await deployTestTokens({ rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, fund });
   const operator = privateKeyToAccount(operatorKey).address;
   const connection = { rpcUrl: anvil.rpcUrl, chainId, deployerPrivateKey: operatorKey, owner: operator };
-  const settlement = await deploySettlement({ ...connection, operator: privateKeyToAccount(intentSignerKey).address });
+  const settlement = await deploySettlement({ ...connection, operator: privateKeyToAccount(intentSignerKey).address, settler: operator });
   const factory = await deployForwarderFactory({ ...connection, operator });
   const network: FileNetworkInput = {
     name: "Anvil",

@@ -138,7 +138,7 @@ export async function startWorkers(deps: {
     );
   }
   if (deps.transfers !== false && deps.databaseUrl && (config.operatorPrivateKey || config.solana.operatorSecretKey)) {
-    // x402 settlements: the operator pays their gas (fee); sending on EVM shares the chain's signing lock with sweeps.
+    // x402 settlements: the operator pays their gas (on EVM as the settlement contract's settler; on Solana as fee payer); sending on EVM shares the chain's signing lock with sweeps.
     const x402Deps = { config, db, logger, databaseUrl: deps.databaseUrl };
     workers.push(new Worker(QUEUES.x402, dispatchByName({ "x402-settle": x402Settle(x402Deps) }, logger), { ...options, concurrency: 32 }));
   }

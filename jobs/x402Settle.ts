@@ -3,6 +3,7 @@ import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import { findPayment } from "../db/payments.ts";
 import { findX402Settlement, updateX402Settlement, type X402SettlementRow } from "../db/x402Settlements.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { closePayment, reconcilePayments } from "../reconcile/index.ts";
@@ -14,16 +15,17 @@ import type { JobPayloads } from "./queues.ts";
 export type X402SettleDeps = { config: Config; db: Db; logger: Logger; databaseUrl: string };
 
 /**
- * `x402-settle`: submits an x402 payment with the operator's key (x402's own `exact`
- * facilitator: verifies again, sends, waits for confirmation), records what it paid the
- * merchant's wallet, then reconciles the payment (retried until ingest has its block;
+ * `x402-settle`: submits an x402 payment with the operator's key (verified again by x402's
+ * own `exact` facilitator; on EVM sent as the settlement contract's call that pays merchant
+ * and fee, on Solana co-signed as fee payer by x402's settle), records what it paid out, then
+ * reconciles the payment (retried until ingest has its block;
  * dispatch then follows it through its confirmations). Safe to run again at any point: a
  * payment already on chain is never sent twice — its transaction is looked up and recorded.
  */
 export function x402Settle(deps: X402SettleDeps) {
   const { config, db, logger } = deps;
   let facilitator: Promise<x402Facilitator> | undefined;
-  const facilitatorOf = () => (facilitator ??= operatorSigners(config, deps.databaseUrl).then((signers) => buildFacilitator(config, signers)));
+  const facilitatorOf = () => (facilitator ??= operatorSigners(config).then((signers) => buildFacilitator(config, signers)));
 
   return async (job: Job<JobPayloads["x402-settle"]>) => {
     const row = await findX402Settlement(db, job.data.settlementId);
@@ -40,14 +42,22 @@ export function x402Settle(deps: X402SettleDeps) {
   async function settle(row: X402SettlementRow): Promise<X402SettlementRow> {
     const network = config.networks.find((n) => n.chainId === row.chainId && n.enabled);
     if (!network) throw new ServiceUnavailableError(`x402 settlement ${row.id}: network ${row.chainId} is not enabled`);
+    const payment = await findPayment(db, row.paymentId);
+    if (!payment) throw new Error(`x402 settlement ${row.id}: payment ${row.paymentId} is missing`);
     const outcome = await x402ChainOf(network).settle(
-      { config, facilitator: facilitatorOf, recordSigned: async (txHash) => void (await updateX402Settlement(db, row.id, { status: row.status, txHash })) },
+      {
+        config,
+        databaseUrl: deps.databaseUrl,
+        facilitator: facilitatorOf,
+        recordSigned: async (txHash) => void (await updateX402Settlement(db, row.id, { status: row.status, txHash })),
+        payment,
+      },
       network,
       row,
     );
     if (outcome.status === "failed") return fail(row, outcome.reason, outcome.txHash ?? null, outcome.gasCost ?? null);
     if (outcome.status === "submitted") {
-      await updateX402Settlement(db, row.id, { status: "submitted", txHash: outcome.txHash });
+      await updateX402Settlement(db, row.id, { status: "submitted", txHash: outcome.txHash, ...(outcome.gasCost !== undefined && { gasCost: outcome.gasCost }) });
       throw new ServiceUnavailableError(`x402 settlement ${row.id}: transaction ${outcome.txHash} not confirmed yet`);
     }
     const settled = await updateX402Settlement(db, row.id, { status: "settled", ...outcome.transfer });

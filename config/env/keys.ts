@@ -21,7 +21,7 @@ export const keysEnv = envSection(
       .optional()
       .describe("Encrypts the webhook signing secrets stored in the database: 32 bytes as base64 or 64 hex digits (`openssl rand -base64 32`). Required in production; elsewhere a public development key is used. Read by: api, worker, cli."),
     SIGNING_THREADS: z.coerce.number().int().min(0).max(16).default(1).describe("Threads that sign payment intents beside the API's request handling; 0: on the request's own thread. Read by: api."),
-    FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0).describe("Service fee in basis points of each payment, paid atomically to FEE_RECIPIENT by the settlement contract. Read by: api."),
+    FEE_BPS: z.coerce.number().int().min(0).max(10_000).default(0).describe("Service fee in basis points of each payment (x402 payments too), paid atomically to FEE_RECIPIENT by the settlement contract. Read by: api."),
     FEE_RECIPIENT: evmAddress.optional().describe("EVM address the service fee is paid to; required when FEE_BPS is above 0. Read by: api."),
     TRANSFER_REPLACE_AFTER: z.coerce
       .number()

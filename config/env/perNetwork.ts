@@ -27,7 +27,7 @@ export const perNetworkVariables: PerNetworkVariable[] = [
   {
     names: ["SETTLEMENT_CONTRACT_<chainId>", "SETTLEMENT_CONTRACT_<SHORT_NAME>"],
     section: networks,
-    description: "EVM: the address of the PaymentSettlement contract deployed with the intent signer as its operator. Unset: no direct contract payments on that chain. Read by: every role.",
+    description: "EVM: the address of the PaymentSettlement contract deployed with the intent signer as its operator and the operator (OPERATOR_PRIVATE_KEY's address) as its settler. Unset: no direct contract payments and no x402 payments on that chain. Read by: every role.",
   },
   {
     names: ["FORWARDER_FACTORY_<chainId>", "FORWARDER_FACTORY_<SHORT_NAME>"],

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {AuthorizationSettlement} from "./AuthorizationSettlement.sol";
+
 /// @title PaymentSettlement
 /// @notice Settles operator-signed EIP-712 payment intents: the payer's wallet calls `pay`, the
 ///         contract checks deadline, single use and the operator's signature, then pulls the
@@ -9,7 +11,8 @@ pragma solidity ^0.8.24;
 ///         `splitPayment` is the unsigned path the published client SDK (`coinley-pay`) calls:
 ///         the caller names token, amount and recipients, so it settles nothing by itself;
 ///         the service credits it only when its event matches what it asked for that payment.
-contract PaymentSettlement {
+///         x402 payments settle through `settleAuthorization` (`AuthorizationSettlement`).
+contract PaymentSettlement is AuthorizationSettlement {
     /// @param paymentId    The payment's id (a UUID left-padded to 32 bytes off-chain).
     /// @param merchant     Receives `amount - fee`.
     /// @param token        ERC-20 the payment is made in.
@@ -89,11 +92,8 @@ contract PaymentSettlement {
     error IntentExpired();
     error PaymentAlreadyProcessed(bytes32 paymentId);
     error InvalidSignature();
-    error InvalidAmount();
-    error TransferFailed();
-    error NotOwner();
 
-    constructor(address operator_, address owner_) {
+    constructor(address operator_, address owner_, address settler_) AuthorizationSettlement(settler_) {
         operator = operator_;
         owner = owner_;
         _cachedChainId = block.chainid;
@@ -274,6 +274,10 @@ contract PaymentSettlement {
         } else if (data.length < 32 || abi.decode(data, (uint256)) != 1) {
             revert TransferFailed();
         }
+    }
+
+    function _owner() internal view override returns (address) {
+        return owner;
     }
 
     function _buildDomainSeparator() private view returns (bytes32) {

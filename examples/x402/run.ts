@@ -22,7 +22,7 @@ type DevStack = {
   baseUrl: string;
   apiKey: string;
   apiSecret: string;
-  chains: Array<{ shortName: string; chainId: number | string; rpcUrl: string; tokens: Array<{ symbol: string; address: string }> }>;
+  chains: Array<{ shortName: string; chainId: number | string; rpcUrl: string; tokens: Array<{ symbol: string; address: string }>; settlementContract: string | null }>;
   customerPrivateKey: Hex;
   merchantWallets: Record<string, string>;
 };
@@ -41,7 +41,8 @@ app.use(
   paymentMiddleware(
     {
       "GET /report": {
-        accepts: { scheme: "exact", network, payTo: stack.merchantWallets.anvil!, price: { asset: usdc, amount: price, extra: { name: "USD Coin", version: "2" } } },
+        // payTo is the service's settlement contract: it pays your wallet less the service fee.
+        accepts: { scheme: "exact", network, payTo: anvil.settlementContract!, price: { asset: usdc, amount: price, extra: { name: "USD Coin", version: "2" } } },
         description: "Today's market report",
       },
     },
@@ -51,7 +52,7 @@ app.use(
 app.get("/report", (c) => c.json({ report: "all quiet" }));
 const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch });
 const url = `http://127.0.0.1:${server.port}/report`;
-console.log(`resource server: ${url} (0.01 USDC on ${network}, paid to ${stack.merchantWallets.anvil})`);
+console.log(`resource server: ${url} (0.01 USDC on ${network}, paid through ${anvil.settlementContract} to ${stack.merchantWallets.anvil})`);
 
 // ── The agent ──────────────────────────────────────────────────────────────────────
 const account = privateKeyToAccount(stack.customerPrivateKey);

@@ -1,5 +1,6 @@
 import type { x402Facilitator } from "@x402/core/facilitator";
 import type { Config, Network } from "../../config/index.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
 import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 import { evmX402 } from "./evmChain.ts";
 import { svmX402 } from "./svmChain.ts";
@@ -14,11 +15,21 @@ export type SettlementTransfer = { txHash: string; blockNumber: bigint; blockTim
 /** Where a settlement stands after the worker's run: settled (with its evidence), sent and not yet confirmed, or failed for good. */
 export type SettleOutcome =
   | { status: "settled"; transfer: SettlementTransfer }
-  | { status: "submitted"; txHash: string }
+  | { status: "submitted"; txHash: string; gasCost?: bigint }
   | { status: "failed"; reason: string; txHash?: string | null; gasCost?: bigint | null };
 
-/** The worker's means: x402's facilitator with the operator's keys, and where to record a transaction's id before it is sent. */
-export type SettleContext = { config: Config; facilitator: () => Promise<x402Facilitator>; recordSigned: (txHash: string) => Promise<void> };
+/**
+ * The worker's means: x402's facilitator with the operator's keys, where to record a
+ * transaction's id before it is sent (or waited for), the chain lock's database, and the
+ * payment's merchant wallet and fee (what a settlement contract pays out).
+ */
+export type SettleContext = {
+  config: Config;
+  databaseUrl: string;
+  facilitator: () => Promise<x402Facilitator>;
+  recordSigned: (txHash: string) => Promise<void>;
+  payment: Pick<PaymentRow, "merchantWallet" | "feeAmount" | "feeRecipient">;
+};
 
 /** How x402's `exact` scheme works on one network type: the payload, addresses, balances and settling. */
 export type X402Chain = {
@@ -28,6 +39,12 @@ export type X402Chain = {
   keyOf(payload: unknown): { payer: string; nonce: string } | undefined;
   /** Whether two addresses are the same account, as the chain spells addresses. */
   sameAddress(a: unknown, b: unknown): boolean;
+  /**
+   * What an authorization must pay on `network` for a merchant whose settlement wallet there is
+   * `wallet`: the wallet itself, or a contract that passes the money on less the service fee
+   * (null: the network cannot settle one); and the refusal's reason when it pays elsewhere.
+   */
+  destination(network: Network, wallet: string): { payTo: string | null; merchantWallet: string; collectsFee: boolean; reason: string; message: string };
   /** The authorization's own terms: it must pay `payTo` exactly `amount` (smallest units, decimal). */
   authorization(payload: unknown, payTo: string, amount: string): AuthorizationCheck;
   /** x402's reason for an authorization presented before. */

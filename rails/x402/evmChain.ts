@@ -1,17 +1,24 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { erc20Abi, getAddress, isAddress, type Hex } from "viem";
-import { SETTLEMENT_PENDING } from "../../domain/x402.ts";
+import { erc20Abi, getAddress, isAddress, type Hex, type PublicClient } from "viem";
+import type { Network } from "../../config/index.ts";
+import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 import { evmClient } from "../evm/client.ts";
-import type { X402Chain } from "./chains.ts";
-import { settlementTransfer, usedAuthorizationTx } from "./settlementEvidence.ts";
+import type { SettleContext, X402Chain } from "./chains.ts";
+import { sendSettlement, type SettlementRefused } from "./sendSettlement.ts";
+import { movedIntoContract, settledAuthorizationTx, settlementTransfer, usedAuthorizationTx } from "./settlementEvidence.ts";
+
+/** How often a settlement's receipt is looked for while the worker waits for it (X402_CONFIRMATION_TIMEOUT_MS). */
+const RECEIPT_POLL_MS = 100;
 
 type Authorization = Record<string, unknown> | undefined;
 const authorizationOf = (payload: unknown): Authorization => (payload as { authorization?: Record<string, unknown> } | null)?.authorization;
 const same = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
 
 /**
- * x402 `exact` on EVM: an EIP-3009 `transferWithAuthorization` signed by the payer, which the
- * operator submits (paying the gas). Its key is the token's (payer, nonce) pair, used once on chain.
+ * x402 `exact` on EVM: an EIP-3009 `transferWithAuthorization` signed by the payer to the
+ * network's settlement contract, which the operator (its settler) has the contract pull and
+ * pass on — the merchant's wallet the amount less the service fee, the fee recipient the fee —
+ * paying the gas. Its key is the token's (payer, nonce) pair, used once on chain.
  */
 export const evmX402: X402Chain = {
   payerOf(payload) {
@@ -24,13 +31,20 @@ export const evmX402: X402Chain = {
     return payer && typeof nonce === "string" ? { payer, nonce: nonce.toLowerCase() } : undefined;
   },
   sameAddress: same,
+  destination: (network, wallet) => ({
+    payTo: network.settlementContract ? getAddress(network.settlementContract) : null,
+    merchantWallet: isAddress(wallet) ? getAddress(wallet) : wallet,
+    collectsFee: true,
+    reason: "pay_to_not_settlement_contract",
+    message: `payTo must be the settlement contract on ${network.shortName} (${network.settlementContract}).`,
+  }),
   authorization(payload, payTo, amount) {
     const authorization = authorizationOf(payload);
     const payer = evmX402.payerOf(payload);
     if (!authorization || !payer) return { ok: false, reason: "unsupported_payload", message: "Only EIP-3009 authorizations (transferWithAuthorization) are settled here." };
     const { nonce, validBefore } = authorization;
     if (typeof nonce !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(nonce)) return { ok: false, reason: "invalid_payload", message: "The authorization's nonce must be 32 bytes of hex." };
-    if (!same(authorization.to, payTo)) return { ok: false, reason: "pay_to_not_merchant_wallet", message: "The authorization does not pay the merchant's settlement wallet." };
+    if (!same(authorization.to, payTo)) return { ok: false, reason: "pay_to_not_settlement_contract", message: "The authorization does not pay the settlement contract." };
     if (authorization.value !== amount) return { ok: false, reason: "invalid_amount", message: "The authorization's value is not the required amount." };
     if (!/^\d{1,20}$/.test(String(validBefore))) return { ok: false, reason: "invalid_payload", message: "The authorization's validBefore must be a unix time in seconds." };
     return { ok: true, payer, nonce: nonce.toLowerCase(), validBefore: BigInt(String(validBefore)) };
@@ -41,25 +55,48 @@ export const evmX402: X402Chain = {
   dailyFeeCap: (config) => config.x402.dailyGasCapWei,
 
   /**
-   * Sends `transferWithAuthorization` through x402's facilitator (verified again, simulated,
-   * receipt awaited), then records the Transfer log it left. An authorization already used on
-   * chain (a run that crashed after sending, or anyone who submitted it first) is never sent
-   * again: its transaction is looked up and recorded instead.
+   * Verifies the authorization again (x402's own `exact` scheme: signature, window, balance,
+   * simulation), then has the settlement contract pull and pass it on (`sendSettlement.ts`),
+   * and records its `AuthorizationSettled`. Never sent twice: a transaction already recorded,
+   * or one in which the contract passed this authorization on (a run that crashed after
+   * sending), is looked up instead. Front-run (someone submitted the authorization to the
+   * token directly, so our transaction reverted), the money sits in the contract and is passed
+   * on from there; both transactions' gas counts against the operator's cap.
    */
   async settle(ctx, network, row) {
     const client = evmClient(network, ctx.config.rpcTimeoutMs);
-    let txHash: Hex | "used" | null = (row.txHash as Hex | null) ?? (await usedAuthorizationTx(client, row));
+    let txHash = (row.txHash as Hex | null) ?? (await settledAuthorizationTx(client, row));
     if (txHash === null) {
-      const result = await (await ctx.facilitator()).settle(row.payload as unknown as PaymentPayload, row.requirements as unknown as PaymentRequirements);
-      if (result.success || (result.errorReason === SETTLEMENT_PENDING && result.transaction)) txHash = result.transaction as Hex;
-      // Refused or reverted: unless the authorization was used meanwhile (by anyone), it cannot settle.
-      else txHash = await usedAuthorizationTx(client, row);
-      if (txHash === null) return { status: "failed", reason: result.errorReason ?? "unexpected_settle_error" };
+      const sent = await submit(ctx, network, client, row);
+      if (typeof sent !== "string") return { status: "failed", reason: sent.refused };
+      txHash = sent;
+      // Recorded before waiting: a run after a crash looks this transaction up instead of sending again.
+      await ctx.recordSigned(txHash);
+      await client.waitForTransactionReceipt({ hash: txHash, timeout: ctx.config.x402.confirmationTimeoutMs, pollingInterval: RECEIPT_POLL_MS }).catch(() => null);
     }
-    if (txHash === "used") return { status: "failed", reason: evmX402.replayReason };
     const transfer = await settlementTransfer(client, row, txHash);
     if (transfer === "unmined") return { status: "submitted", txHash };
-    if ("reverted" in transfer) return { status: "failed", reason: "transaction_failed", txHash, gasCost: transfer.gasCost };
-    return { status: "settled", transfer: { ...transfer, credited: row.amount } };
+    const earlierGas = row.gasCost ?? 0n;
+    if ("reverted" in transfer) {
+      const again = (await settledAuthorizationTx(client, row)) ?? (await submit(ctx, network, client, row));
+      if (typeof again !== "string") return { status: "failed", reason: "transaction_failed", txHash, gasCost: transfer.gasCost + earlierGas };
+      return { status: "submitted", txHash: again, gasCost: transfer.gasCost + earlierGas };
+    }
+    return { status: "settled", transfer: { ...transfer, gasCost: transfer.gasCost + earlierGas, credited: row.amount } };
   },
 };
+
+/**
+ * Sends the settlement, or says why it cannot be. An authorization someone already submitted
+ * to the token directly is passed on from the contract if its money arrived there; one whose
+ * nonce was spent otherwise (by the payer) cannot settle.
+ */
+async function submit(ctx: SettleContext, network: Network, client: PublicClient, row: X402SettlementRow): Promise<Hex | SettlementRefused> {
+  const used = await usedAuthorizationTx(client, row);
+  if (used === "used" || (used !== null && !(await movedIntoContract(client, row, used)))) return { refused: evmX402.replayReason };
+  if (used === null) {
+    const verified = await (await ctx.facilitator()).verify(row.payload as unknown as PaymentPayload, row.requirements as unknown as PaymentRequirements);
+    if (!verified.isValid) return { refused: verified.invalidReason ?? "invalid_payload" };
+  }
+  return sendSettlement(ctx, network, row, ctx.payment, used !== null);
+}

@@ -5,11 +5,12 @@ import { loadX402Credits } from "./loadCredits.ts";
 /**
  * x402 payments (`kind: "x402"`): an agent's signed payment (an EIP-3009 authorization on
  * EVM, a partially signed SPL transfer on Solana), verified and settled by the facilitator
- * (`/x402/*`) straight into the merchant's own wallet: nothing to open or send to, and no
- * address of the service's holds the money (what is owed back is the merchant's to return).
- * Made by the facilitator's settle, not by the create endpoints. The facilitator itself
- * (`facilitator.ts`, `offer.ts`, `chains.ts`) is imported where it is used: x402's libraries
- * load in the API and the worker only.
+ * (`/x402/*`): on EVM through the settlement contract, which pays the merchant's own wallet
+ * less the service fee in the same transaction; on Solana straight into the merchant's
+ * wallet. Nothing to open or send to, and no address of the service's holds the money (what
+ * is owed back is the merchant's to return). Made by the facilitator's settle, not by the
+ * create endpoints. The facilitator itself (`facilitator.ts`, `offer.ts`, `chains.ts`) is
+ * imported where it is used: x402's libraries load in the API and the worker only.
  */
 export const x402Method: PaymentMethod = {
   kind: "x402",
@@ -17,9 +18,10 @@ export const x402Method: PaymentMethod = {
 };
 
 /**
- * Its credit is what the settlement transaction paid the merchant's wallet (the token
- * Transfer log on EVM, the balance rise of the wallet's token account on Solana), read by the
- * worker that submitted it (`x402_settlements`); confirmations count from the chain's indexed head.
+ * Its credit is what the settlement transaction paid out (the settlement contract's
+ * `AuthorizationSettled` log on EVM, the balance rise of the merchant wallet's token account
+ * on Solana), read by the worker that submitted it (`x402_settlements`); confirmations count
+ * from the chain's indexed head.
  */
 export const x402Evidence: EvidenceSource = {
   name: "x402",

@@ -3,10 +3,10 @@ import type { PaymentRow } from "../../db/schema/index.ts";
 import type { LoadedCredits, RailContext, SourcedCredit } from "../types.ts";
 
 /**
- * The evidence of x402 payments: what each settlement transaction paid the merchant's wallet
- * (EVM: the token Transfer log, from its receipt; Solana: the balance rise of the wallet's
- * token account), read by the worker that submitted it. Confirmations count from the chain's
- * indexed head, as for every payment on it.
+ * The evidence of x402 payments: what each settlement transaction paid out (EVM: the
+ * settlement contract's `AuthorizationSettled` log, from its receipt; Solana: the balance rise
+ * of the merchant wallet's token account), read by the worker that submitted it.
+ * Confirmations count from the chain's indexed head, as for every payment on it.
  */
 export async function loadX402Credits(ctx: RailContext, payments: readonly PaymentRow[]): Promise<LoadedCredits> {
   const result: LoadedCredits = new Map<string, SourcedCredit[]>(payments.map((p) => [p.id, []]));

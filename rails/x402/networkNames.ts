@@ -2,10 +2,12 @@ import { EVM_NETWORK_CHAIN_ID_MAP as v1ChainIds } from "@x402/evm/v1";
 import type { Config, Network } from "../../config/index.ts";
 
 /**
- * The enabled networks the facilitator serves, with an RPC: EVM ones (an EIP-3009 `exact`
- * authorization) and Solana ones (`exact`: an SPL transfer the operator co-signs as fee payer).
+ * The enabled networks the facilitator serves, with an RPC: EVM ones with a settlement
+ * contract (an EIP-3009 `exact` authorization to it, which it passes on less the service fee)
+ * and Solana ones (`exact`: an SPL transfer the operator co-signs as fee payer).
  */
-export const x402Networks = (config: Config): Network[] => config.networks.filter((n) => n.enabled && n.rpcUrl && (n.type === "evm" || n.type === "solana"));
+export const x402Networks = (config: Config): Network[] =>
+  config.networks.filter((n) => n.enabled && n.rpcUrl && ((n.type === "evm" && n.settlementContract) || n.type === "solana"));
 
 /** The x402 v1 name of an EVM chain (`base-sepolia`), when x402 v1 has one; local chains have none. */
 export function v1NetworkName(chainId: string): string | null {

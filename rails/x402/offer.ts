@@ -9,7 +9,12 @@ export type X402Offer = {
   token: Token;
   /** As the chain spells them (checksummed on EVM). */
   payer: string;
+  /** What the authorization pays: the network's settlement contract on EVM (it passes the money on), the merchant's wallet on Solana. */
   payTo: string;
+  /** The merchant's settlement wallet there: what the payment pays, less the service fee where it is collected. */
+  merchantWallet: string;
+  /** Whether the settlement takes the service fee (EVM's contract does; Solana pays the wallet whole, as Solana Pay does). */
+  collectsFee: boolean;
   /** Smallest units of `token`. */
   amount: bigint;
   /** What keys the authorization: EIP-3009's nonce (bytes32 hex) on EVM, the transaction message's hash on Solana. */
@@ -26,9 +31,11 @@ const refuse = (reason: string, message: string, payer?: string): OfferCheck => 
  * Whether the requirements are ones this merchant offers: the payer controls what reaches
  * the facilitator (the requirements the resource server matched, the `accepted` it signed
  * under), so nothing is taken on trust. The network must be one the facilitator serves in the
- * credential's mode, the asset a token of it, `payTo` the merchant's own settlement wallet
- * there; the payload's `accepted` (v2) must be these requirements; the payload one of the
- * chain's `exact` payments paying exactly that (on Solana x402's verify checks the transfer).
+ * credential's mode, the asset a token of it, `payTo` where the chain's `exact` payments go
+ * for this merchant (EVM: the settlement contract, which pays the merchant's settlement wallet
+ * there less the service fee; Solana: that wallet itself); the payload's `accepted` (v2) must
+ * be these requirements; the payload one of the chain's `exact` payments paying exactly that
+ * (on Solana x402's verify checks the transfer).
  */
 export function checkOffer(config: Config, mode: Mode, wallets: ReadonlyMap<string, string>, payload: PaymentPayload, requirements: PaymentRequirements): OfferCheck {
   const named = networkNamed(config, requirements.network);
@@ -42,8 +49,10 @@ export function checkOffer(config: Config, mode: Mode, wallets: ReadonlyMap<stri
   const token = network.tokens.find((t) => same(t.address, requirements.asset));
   if (!token) return refuse("asset_not_offered", `Asset ${String(requirements.asset)} is not a token this service accepts on ${network.shortName}.`, payer);
   const wallet = wallets.get(network.id);
-  if (!wallet) return refuse("pay_to_not_merchant_wallet", `No settlement wallet is configured for ${network.shortName}.`, payer);
-  if (!same(requirements.payTo, wallet)) return refuse("pay_to_not_merchant_wallet", `payTo must be the merchant's settlement wallet on ${network.shortName}.`, payer);
+  if (!wallet) return refuse("no_merchant_wallet", `No settlement wallet is configured for ${network.shortName}.`, payer);
+  const destination = chain.destination(network, wallet);
+  if (destination.payTo === null) return refuse("invalid_network", `Network ${network.shortName} cannot settle x402 payments here.`, payer);
+  if (!same(requirements.payTo, destination.payTo)) return refuse(destination.reason, destination.message, payer);
   const amountText = payload.x402Version === 1 ? (requirements as unknown as { maxAmountRequired?: unknown }).maxAmountRequired : requirements.amount;
   if (typeof amountText !== "string" || !/^[1-9]\d{0,77}$/.test(amountText)) return refuse("invalid_amount", "The required amount must be a positive integer of the token's smallest units.", payer);
   if (payload.x402Version !== 1) {
@@ -58,8 +67,9 @@ export function checkOffer(config: Config, mode: Mode, wallets: ReadonlyMap<stri
       accepted.amount === requirements.amount;
     if (!matches) return refuse("accepted_requirements_mismatch", "The payload's accepted requirements are not the requirements being verified.", payer);
   }
-  const authorization = chain.authorization(payload.payload, wallet, amountText);
+  const authorization = chain.authorization(payload.payload, destination.payTo, amountText);
   if (!authorization.ok) return refuse(authorization.reason, authorization.message, payer);
   const { payer: from, nonce, validBefore } = authorization;
-  return { ok: true, offer: { network, token, payer: from, payTo: wallet, amount: BigInt(amountText), nonce, validBefore } };
+  const offer = { network, token, payer: from, payTo: destination.payTo, merchantWallet: destination.merchantWallet, collectsFee: destination.collectsFee, amount: BigInt(amountText), nonce, validBefore };
+  return { ok: true, offer };
 }

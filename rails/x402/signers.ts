@@ -1,5 +1,5 @@
 import type { Config } from "../../config/index.ts";
-import { operatorEvmSigner, readOnlyEvmSigner } from "./evmSigners.ts";
+import { readOnlyEvmSigner } from "./evmSigners.ts";
 import type { FacilitatorSigners } from "./facilitator.ts";
 import { svmOperator } from "./svmOperator.ts";
 import { operatorSvmSigner, readOnlySvmSigner } from "./svmSigners.ts";
@@ -13,13 +13,16 @@ export function apiSigners(config: Config): FacilitatorSigners {
   };
 }
 
-/** The worker's signers: each network type's operator key, where the worker holds one. */
-export async function operatorSigners(config: Config, databaseUrl: string): Promise<FacilitatorSigners> {
-  const evmKey = config.operatorPrivateKey;
+/**
+ * The worker's signers, where it holds the network type's operator key: on Solana the operator
+ * co-signs as fee payer through x402's own settle; on EVM x402's scheme only verifies again
+ * (the send is the settlement contract's call, `sendSettlement.ts`), so its signer reads.
+ */
+export async function operatorSigners(config: Config): Promise<FacilitatorSigners> {
   const solana = config.solana.operatorSecretKey ? await svmOperator(config) : null;
   const timeout = config.x402.confirmationTimeoutMs;
   return {
-    evm: evmKey ? (network) => operatorEvmSigner(network, evmKey, databaseUrl, timeout) : null,
+    evm: config.operatorPrivateKey ? (network) => readOnlyEvmSigner(network, config.operatorAddress) : null,
     svm: solana ? (network) => operatorSvmSigner(network, solana, timeout) : null,
   };
 }

@@ -27,6 +27,14 @@ export const svmX402: X402Chain = {
   },
   // Base58 is case-sensitive: two spellings are two accounts.
   sameAddress: (a, b) => typeof a === "string" && a === b,
+  // Paid straight to the merchant's wallet, as Solana Pay is: no service fee is taken on Solana.
+  destination: (network, wallet) => ({
+    payTo: wallet,
+    merchantWallet: wallet,
+    collectsFee: false,
+    reason: "pay_to_not_merchant_wallet",
+    message: `payTo must be the merchant's settlement wallet on ${network.shortName}.`,
+  }),
   authorization(payload) {
     // The transfer's mint, destination and amount are x402's own checks (verify), against the requirements checked here.
     const transfer = svmTransferOf(payload);

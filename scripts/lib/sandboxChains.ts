@@ -66,8 +66,8 @@ export async function startLocalChains(options: { blockTime?: number } = {}): Pr
       });
       const operator = privateKeyToAccount(sandboxAccounts.operator).address;
       const connection = { rpcUrl: anvil.rpcUrl, chainId: chain.chainId, deployerPrivateKey: sandboxAccounts.operator, owner: operator };
-      // The intent signer checks intents; the operator alone sweeps deposits: two keys, two roles.
-      const settlementContract = await deploySettlement({ ...connection, operator: privateKeyToAccount(sandboxAccounts.intentSigner).address });
+      // The intent signer checks intents; the operator alone sweeps deposits and settles x402 authorizations.
+      const settlementContract = await deploySettlement({ ...connection, operator: privateKeyToAccount(sandboxAccounts.intentSigner).address, settler: operator });
       const forwarderFactory = await deployForwarderFactory({ ...connection, operator });
       networks.push({
         name: chain.name,

@@ -5,23 +5,29 @@ import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from "@x402/fetch";
 import { paymentMiddleware } from "@x402/hono";
 import { Hono } from "hono";
-import { erc20Abi, type Address, type Hex } from "viem";
+import { erc20Abi, getAddress, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { revertOf } from "../../harness/tokenChain.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../harness/webhookReceiver.ts";
 
 /**
  * x402 end to end with the protocol's own packages: an agent's `@x402/fetch` (an `@x402/evm`
  * signer) pays a resource behind `@x402/hono`'s middleware, which asks our facilitator (over
- * HTTP, with the merchant's key + secret) to verify and settle on anvil; the worker submits the
- * authorization with the operator's key, and the payment goes through the ledger as any other.
+ * HTTP, with the merchant's key + secret) to verify and settle on anvil; the worker has the
+ * settlement contract pull the authorization with the operator's key (its settler) and pay the
+ * merchant less the service fee, and the payment goes through the ledger as any other.
  */
 const NETWORK = "eip155:31337" as const;
 const PRICE = 10_000n; // 0.01 USDC
+const FEE_BPS = 250n; // 2.5%
+const FEE = (PRICE * FEE_BPS) / 10_000n;
+const feeRecipient = privateKeyToAccount(generatePrivateKey()).address;
 const budgetAgent = privateKeyToAccount(generatePrivateKey());
 
 let chain: PaymentChain;
@@ -41,7 +47,9 @@ const secret = (m: TestMerchant) => ({ "x-api-key": m.testApiKey, "x-api-secret"
 beforeAll(async () => {
   chain = await startPaymentChain({ requiredConfirmations: 1, alsoFund: [budgetAgent.address] });
   usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address;
-  api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, X402_SETTLE_WAIT_MS: "20000" } });
+  api = await createTestApi({
+    env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, X402_SETTLE_WAIT_MS: "20000", FEE_BPS: FEE_BPS.toString(), FEE_RECIPIENT: feeRecipient },
+  });
   merchant = await api.seedMerchant();
   other = await api.seedMerchant("Another merchant");
   const network = api.config.networks.find((n) => n.shortName === "anvil")!;
@@ -75,7 +83,7 @@ afterAll(async () => {
   await step("chain", () => chain?.stop());
 });
 
-/** The merchant's own server: one paid route, `@x402/hono` pointed at our facilitator with its key + secret. */
+/** The merchant's own server: one paid route, `@x402/hono` pointed at our facilitator with its key + secret, paid into the settlement contract. */
 function startResourceServer(url: string, owner: TestMerchant) {
   const auth = secret(owner);
   const facilitator = new HTTPFacilitatorClient({ url, createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }) });
@@ -85,7 +93,7 @@ function startResourceServer(url: string, owner: TestMerchant) {
     paymentMiddleware(
       {
         "GET /report": {
-          accepts: { scheme: "exact", network: NETWORK, payTo: merchantWallet, price: { asset: usdc, amount: PRICE.toString(), extra: { name: "USD Coin", version: "2" } } },
+          accepts: { scheme: "exact", network: NETWORK, payTo: chain.settlement, price: { asset: usdc, amount: PRICE.toString(), extra: { name: "USD Coin", version: "2" } } },
           description: "Today's market report",
         },
       },
@@ -141,8 +149,9 @@ const facilitator = (path: string, headers: Record<string, string>, body?: unkno
   api.request(`/api/v1/x402${path}`, { method: body === undefined ? "GET" : "POST", headers, body });
 
 describe("x402: an agent pays per request", () => {
-  test("the official client pays a route behind the official middleware: served, paid to the merchant's wallet, in the ledger with the payer as agent, webhook sent", async () => {
+  test("the official client pays a route behind the official middleware: served, paid to the merchant's wallet less the fee, in the ledger with the payer as agent and the fee, webhook sent", async () => {
     const before = await balanceOf(merchantWallet);
+    const feesBefore = await balanceOf(feeRecipient);
     const response = await payingFetch(customer)(reportUrl());
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ report: "all quiet" });
@@ -150,7 +159,11 @@ describe("x402: an agent pays per request", () => {
     expect(settlement.success).toBe(true);
     expect(settlement.payer).toBe(customer.address);
     expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(await balanceOf(merchantWallet)).toBe(before + PRICE);
+    // The contract passed it on in the same transaction: the merchant less the fee, the fee to FEE_RECIPIENT, nothing kept.
+    expect(FEE).toBe(250n);
+    expect(await balanceOf(merchantWallet)).toBe(before + PRICE - FEE);
+    expect(await balanceOf(feeRecipient)).toBe(feesBefore + FEE);
+    expect(await balanceOf(chain.settlement)).toBe(0n);
 
     const payment = (await until("the x402 payment completed", listed, (list) => list.some((p) => p.status === "completed")))[0]!;
     expect(payment).toMatchObject({ status: "completed", agentId: customer.address, amount: "0.01" });
@@ -158,6 +171,8 @@ describe("x402: an agent pays per request", () => {
     const full = await api.request(`/api/v1/payments/${payment.id}`, { headers: secret(merchant) });
     expect(full.body.payment.metadata).toMatchObject({ x402: { payer: customer.address, resource: { url: reportUrl(), description: "Today's market report" } } });
     expect(full.body.payment.transactionHash).toBe(settlement.transaction);
+    // The ledger shows the fee as on any contract payment.
+    expect(full.body.payment.settlement).toMatchObject({ amount: "0.01", feeAmount: "0.00025", merchantAmount: "0.00975", feeRecipient, merchantWallet, status: "settled" });
     const stats = await api.request("/api/v1/payments/merchant/stats", { headers: { "x-public-key": merchant.publicKey } });
     expect(stats.body.stats.agentPayments).toBe(1);
 
@@ -199,13 +214,14 @@ describe("x402: an agent pays per request", () => {
     expect((await verify(cheaper, cheaper.accepted)).body).toMatchObject({ isValid: false, invalidReason: "invalid_amount" });
     const elsewhere = privateKeyToAccount(generatePrivateKey()).address;
     const redirected = { ...requirements, payTo: elsewhere };
-    expect((await verify({ ...decoded, accepted: redirected }, redirected)).body).toMatchObject({ isValid: false, invalidReason: "pay_to_not_merchant_wallet" });
+    expect((await verify({ ...decoded, accepted: redirected }, redirected)).body).toMatchObject({ isValid: false, invalidReason: "pay_to_not_settlement_contract" });
+    // Straight to the merchant's wallet would skip the fee: not an offer this facilitator settles.
+    const direct = { ...requirements, payTo: merchantWallet };
+    expect((await verify({ ...decoded, accepted: direct }, direct)).body).toMatchObject({ isValid: false, invalidReason: "pay_to_not_settlement_contract" });
     const otherAsset = { ...requirements, asset: chain.tokens.find((t) => t.symbol === "USDT")!.address };
     expect((await verify({ ...decoded, accepted: otherAsset }, otherAsset)).body).toMatchObject({ isValid: false });
     const unknownChain = { ...requirements, network: "eip155:1" };
     expect((await verify({ ...decoded, accepted: unknownChain }, unknownChain)).body).toMatchObject({ isValid: false, invalidReason: "invalid_network" });
-    // Another merchant's facilitator account: its wallet is not this payTo.
-    expect((await verify(decoded, requirements, other)).body).toMatchObject({ isValid: false, invalidReason: "pay_to_not_merchant_wallet" });
     // The untouched payload verifies.
     expect((await verify(decoded, requirements)).body).toMatchObject({ isValid: true, payer: customer.address });
   }, 60_000);
@@ -233,7 +249,7 @@ describe("x402: an agent pays per request", () => {
     const statuses = await Promise.all(Array.from({ length: 20 }, () => pay(reportUrl()).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200).length).toBe(5);
     expect(statuses.filter((s) => s === 402).length).toBe(15);
-    expect(await balanceOf(merchantWallet)).toBe(before + 5n * PRICE);
+    expect(await balanceOf(merchantWallet)).toBe(before + 5n * (PRICE - FEE));
     const agentPayments = (await listed()).filter((p) => p.agentId === budgetAgent.address && p.status !== "failed");
     expect(agentPayments.length).toBe(5);
     // Over the limit now: refused at verify too.
@@ -280,10 +296,24 @@ describe("x402: strangers are refused on every route", () => {
     });
   }
 
-  test("another merchant's key + secret settles nothing to this merchant's wallet", async () => {
+  test("a stranger holding a signed authorization cannot have the settlement contract pass it on (it would name itself merchant)", async () => {
     const { decoded } = await signedPayment(customer);
-    const settled = await facilitator("/settle", secret(other), { x402Version: 2, paymentPayload: decoded, paymentRequirements: requirementsOf(decoded) });
-    expect(settled.body).toMatchObject({ success: false, errorReason: "pay_to_not_merchant_wallet" });
+    const { authorization, signature } = decoded.payload as { authorization: Record<string, string>; signature: Hex };
+    const auth = {
+      token: usdc,
+      from: getAddress(authorization.from!),
+      value: BigInt(authorization.value!),
+      validAfter: BigInt(authorization.validAfter!),
+      validBefore: BigInt(authorization.validBefore!),
+      nonce: authorization.nonce as Hex,
+    };
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    for (const received of [false, true]) {
+      const attempt = await chain.publicClient
+        .simulateContract({ account: stranger, address: chain.settlement, abi: paymentSettlementAbi, functionName: "settleAuthorization", args: [auth, signature, stranger.address, 0n, stranger.address, received] })
+        .catch((e: unknown) => e);
+      expect(revertOf(attempt)).toEqual({ name: "NotSettler", args: undefined });
+    }
   });
 
   test("/supported names the exact scheme on the sandbox chain; bad bodies are a 400 naming the field", async () => {

@@ -3,7 +3,9 @@ import { ExactEvmScheme as ExactEvmClientScheme, toClientEvmSigner } from "@x402
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequirements } from "@x402/core/types";
 import { generatePaymentId } from "@x402/extensions/payment-identifier";
-import { erc20Abi, type Address } from "viem";
+import { createWalletClient, erc20Abi, http, parseSignature, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { anvilAccounts, localChain, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { eq } from "drizzle-orm";
@@ -19,7 +21,8 @@ import { customer, merchantWallet, operatorKey, startPaymentChain, startTestInde
  * answers `settlement_pending` with its hash (never a failure: the agent must not pay twice),
  * and completes once the chain mines it; the `payment-identifier` extension makes a retried
  * settle the same settle, and refuses the identifier for another authorization; the operator's
- * gas is capped per merchant and day.
+ * gas is capped per merchant and day; an authorization a stranger takes from the settlement's
+ * transaction and submits to the token first is passed on from the settlement contract.
  */
 const NETWORK = "eip155:31337" as const;
 const PRICE = 25_000n;
@@ -57,7 +60,7 @@ const requirements: () => PaymentRequirements = () => ({
   network: NETWORK,
   asset: usdc,
   amount: PRICE.toString(),
-  payTo: merchantWallet,
+  payTo: chain.settlement,
   maxTimeoutSeconds: 300,
   extra: { name: "USD Coin", version: "2" },
 });
@@ -107,6 +110,43 @@ describe("x402 settle: a slow chain, the payment identifier, the gas cap", () =>
       (payments) => payments.some((p) => p.status === "completed"),
     );
     expect(list.filter((p) => p.agentId === customer.address).length).toBe(1);
+  }, 60_000);
+
+  test("front-run: a stranger submits the authorization to the token before the settlement; the contract passes on what it received", async () => {
+    const payload = await signed();
+    const before = await balanceOf(merchantWallet);
+    await chain.rpc("evm_setAutomine", [false]);
+    const pending = await settle(payload);
+    expect(pending.body).toMatchObject({ success: false, errorReason: "settlement_pending" });
+    // The stranger copies the authorization out of the pending settlement and outbids it.
+    const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
+    const { v, r, s } = parseSignature(signature);
+    const stranger = createWalletClient({ account: privateKeyToAccount(anvilAccounts[8] as Hex), chain: localChain(31337, chain.anvil.rpcUrl), transport: http(chain.anvil.rpcUrl) });
+    const frontRun = await stranger.writeContract({
+      address: usdc,
+      abi: testStablecoinAbi,
+      functionName: "transferWithAuthorization",
+      args: [authorization.from as Address, authorization.to as Address, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce as Hex, Number(v), r, s],
+      maxPriorityFeePerGas: 100_000_000_000n,
+      maxFeePerGas: 200_000_000_000n,
+      gas: 200_000n,
+    });
+    await chain.mine(1);
+    await chain.rpc("evm_setAutomine", [true]);
+    expect((await chain.publicClient.getTransactionReceipt({ hash: frontRun })).status).toBe("success");
+    expect((await chain.publicClient.getTransactionReceipt({ hash: pending.body.transaction })).status).toBe("reverted");
+
+    const settled = await until("the settle answered success", () => settle(payload), (r) => r.body.success === true);
+    expect(settled.body.transaction).not.toBe(pending.body.transaction);
+    expect(await balanceOf(merchantWallet)).toBe(before + PRICE);
+    expect(await balanceOf(chain.settlement)).toBe(0n);
+    // Both transactions' gas counts against the merchant's cap.
+    const row = (await api.db.select().from(x402Settlements).where(eq(x402Settlements.txHash, settled.body.transaction)))[0]!;
+    const gasOf = async (hash: Hex) => {
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash });
+      return receipt.gasUsed * receipt.effectiveGasPrice;
+    };
+    expect(row.gasCost).toBe((await gasOf(pending.body.transaction)) + (await gasOf(settled.body.transaction)));
   }, 60_000);
 
   test("the same payment identifier is the same settle; for another authorization it is refused", async () => {

@@ -33,7 +33,7 @@ test("the bridge implements only what it has: no chain operation, no placeholder
   expect([evmContractPayment.collectsFee, evmDepositAddress.collectsFee, solanaPay.collectsFee]).toEqual([true, false, false]);
 });
 
-test("an x402 payment's method and evidence are its kind's (the settlement's Transfer log), its chain its network's; it holds nothing", () => {
+test("an x402 payment's method and evidence are its kind's (the settlement contract's AuthorizationSettled log), its chain its network's; it holds nothing", () => {
   const base = network("base");
   expect([methodFor(base, "x402"), evidenceFor(base, { kind: "x402" })]).toEqual([x402Method, x402Evidence]);
   expect(portsOf(config, { chainId: base.chainId, kind: "x402" })).toEqual({ network: base, chain: evmChain, method: x402Method, evidence: x402Evidence });

@@ -9,7 +9,8 @@ import { buildConfig } from "../../../plugins/config.ts";
 
 // What the payer controls reaches the facilitator: each field of the requirements, the payload's
 // `accepted` and the authorization is checked against what the merchant offers.
-const config = buildConfig({}, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] });
+const contract = "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0";
+const config = buildConfig({}, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545", { settlementContract: contract })] });
 const anvil = config.networks.find((n) => n.shortName === "anvil")!;
 const wallet = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC";
 const wallets = new Map([[anvil.id, wallet]]);
@@ -21,20 +22,20 @@ const requirements: PaymentRequirements = {
   network: "eip155:31337",
   asset: ANVIL_USDC,
   amount: "10000",
-  payTo: wallet,
+  payTo: contract,
   maxTimeoutSeconds: 60,
   extra: { name: "USD Coin", version: "2" },
 };
 const payload = (over: { accepted?: Partial<PaymentRequirements>; authorization?: Record<string, unknown> } = {}): PaymentPayload => ({
   x402Version: 2,
   accepted: { ...requirements, ...over.accepted },
-  payload: { signature: "0x00", authorization: { from: payer, to: wallet, value: "10000", validAfter: "0", validBefore: "9999999999", nonce, ...over.authorization } },
+  payload: { signature: "0x00", authorization: { from: payer, to: contract, value: "10000", validAfter: "0", validBefore: "9999999999", nonce, ...over.authorization } },
 });
 
 describe("checkOffer", () => {
-  test("the merchant's own offer passes, with what will settle", () => {
+  test("the merchant's own offer passes, with what will settle: into the settlement contract, on to the merchant's wallet", () => {
     const checked = checkOffer(config, "test", wallets, payload(), requirements);
-    expect(checked).toEqual({ ok: true, offer: { network: anvil, token: anvil.tokens[0]!, payer, payTo: wallet, amount: 10_000n, nonce, validBefore: 9_999_999_999n } });
+    expect(checked).toEqual({ ok: true, offer: { network: anvil, token: anvil.tokens[0]!, payer, payTo: contract, merchantWallet: wallet, collectsFee: true, amount: 10_000n, nonce, validBefore: 9_999_999_999n } });
   });
 
   const cases: Array<[string, Parameters<typeof payload>[0], Partial<PaymentRequirements>, string, "test" | "live"]> = [
@@ -42,12 +43,14 @@ describe("checkOffer", () => {
     ["a chain not served", { accepted: { network: "eip155:1" } }, { network: "eip155:1" }, "invalid_network", "test"],
     ["a test chain with live credentials", {}, {}, "invalid_network", "live"],
     ["an asset that is no token of the chain", { accepted: { asset: payer } }, { asset: payer }, "asset_not_offered", "test"],
-    ["payTo not the merchant's wallet", { accepted: { payTo: payer } }, { payTo: payer }, "pay_to_not_merchant_wallet", "test"],
+    ["payTo not the settlement contract", { accepted: { payTo: payer } }, { payTo: payer }, "pay_to_not_settlement_contract", "test"],
+    ["payTo the merchant's wallet (it would skip the fee)", { accepted: { payTo: wallet } }, { payTo: wallet }, "pay_to_not_settlement_contract", "test"],
     ["a zero amount", { accepted: { amount: "0" } }, { amount: "0" }, "invalid_amount", "test"],
     ["an amount that is no integer", { accepted: { amount: "1.5" } }, { amount: "1.5" }, "invalid_amount", "test"],
     ["accepted cheaper than the requirements", { accepted: { amount: "1" } }, {}, "accepted_requirements_mismatch", "test"],
     ["accepted paying someone else", { accepted: { payTo: payer } }, {}, "accepted_requirements_mismatch", "test"],
-    ["an authorization paying someone else", { authorization: { to: payer } }, {}, "pay_to_not_merchant_wallet", "test"],
+    ["an authorization paying someone else", { authorization: { to: payer } }, {}, "pay_to_not_settlement_contract", "test"],
+    ["an authorization paying the merchant's wallet", { authorization: { to: wallet } }, {}, "pay_to_not_settlement_contract", "test"],
     ["an authorization for less", { authorization: { value: "9999" } }, {}, "invalid_amount", "test"],
     ["a nonce that is not 32 bytes", { authorization: { nonce: "0x01" } }, {}, "invalid_payload", "test"],
   ];
@@ -60,7 +63,13 @@ describe("checkOffer", () => {
 
   test("refused: no settlement wallet on the chain", () => {
     const checked = checkOffer(config, "test", new Map(), payload(), requirements);
-    expect(checked.ok ? "accepted" : checked.reason).toBe("pay_to_not_merchant_wallet");
+    expect(checked.ok ? "accepted" : checked.reason).toBe("no_merchant_wallet");
+  });
+
+  test("refused: a chain without the settlement contract is not served (the fee could not be taken)", () => {
+    const bare = buildConfig({}, { extraNetworks: [anvilNetwork("http://127.0.0.1:8545")] });
+    const checked = checkOffer(bare, "test", new Map([[bare.networks.find((n) => n.shortName === "anvil")!.id, wallet]]), payload(), requirements);
+    expect(checked.ok ? "accepted" : checked.reason).toBe("invalid_network");
   });
 
   test("refused: a payload with no EIP-3009 authorization (Permit2)", () => {
@@ -69,10 +78,10 @@ describe("checkOffer", () => {
   });
 
   test("x402 v1 (`X-PAYMENT`): named networks and `maxAmountRequired` are read as v1 sends them", () => {
-    const v1Config = buildConfig({ RPC_URL_84532: "http://127.0.0.1:8545" });
+    const v1Config = buildConfig({ RPC_URL_84532: "http://127.0.0.1:8545", SETTLEMENT_CONTRACT_84532: contract });
     const baseSepolia = v1Config.networks.find((n) => n.shortName === "base-sepolia")!;
     const usdc = baseSepolia.tokens.find((t) => t.symbol === "USDC")!.address;
-    const v1Requirements = { scheme: "exact", network: "base-sepolia", asset: usdc, maxAmountRequired: "10000", payTo: wallet, resource: "http://shop.test/report", maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } };
+    const v1Requirements = { scheme: "exact", network: "base-sepolia", asset: usdc, maxAmountRequired: "10000", payTo: contract, resource: "http://shop.test/report", maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } };
     const v1Payload = { x402Version: 1, scheme: "exact", network: "base-sepolia", payload: payload().payload } as unknown as PaymentPayload;
     const checked = checkOffer(v1Config, "test", new Map([[baseSepolia.id, wallet]]), v1Payload, v1Requirements as unknown as PaymentRequirements);
     expect(checked.ok && { network: checked.offer.network.shortName, amount: checked.offer.amount }).toEqual({ network: "base-sepolia", amount: 10_000n });

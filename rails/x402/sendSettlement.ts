@@ -1,0 +1,59 @@
+import { BaseError, ContractFunctionRevertedError, getAddress, type Hex } from "viem";
+import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
+import type { Config, Network } from "../../config/index.ts";
+import type { PaymentRow } from "../../db/schema/index.ts";
+import type { X402SettlementRow } from "../../db/x402Settlements.ts";
+import { withChainLock } from "../chainLock.ts";
+import { evmClient } from "../evm/client.ts";
+import { operatorWallet } from "../evm/operator.ts";
+
+type Authorization = { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: Hex };
+
+/** The contract refused the settlement (simulated): it cannot go through as it stands. */
+export type SettlementRefused = { refused: string };
+
+/**
+ * Sends `settleAuthorization` to the settlement contract (`row.payTo`) with the operator's key
+ * (the contract's settler): the payer's authorization is pulled into the contract, which pays
+ * the payment's merchant wallet the amount less its fee and the fee recipient the fee, in that
+ * one transaction. `received`: the authorization was already submitted to the token by someone
+ * else and its money is in the contract (the caller saw it arrive), so it is passed on without
+ * pulling. Simulated first, outside the chain's operator lock; signed and sent under it (nonces
+ * shared with sweeps and refunds). A revert in simulation is a refusal; anything else throws.
+ */
+export async function sendSettlement(
+  ctx: { config: Config; databaseUrl: string },
+  network: Network,
+  row: X402SettlementRow,
+  payment: Pick<PaymentRow, "merchantWallet" | "feeAmount" | "feeRecipient">,
+  received: boolean,
+): Promise<Hex | SettlementRefused> {
+  const { authorization, signature } = (row.payload as { payload: { authorization: Authorization; signature: Hex } }).payload;
+  const auth = {
+    token: getAddress(row.asset),
+    from: getAddress(authorization.from),
+    value: BigInt(authorization.value),
+    validAfter: BigInt(authorization.validAfter),
+    validBefore: BigInt(authorization.validBefore),
+    nonce: authorization.nonce,
+  };
+  const merchant = getAddress(payment.merchantWallet);
+  const feeRecipient = getAddress(payment.feeRecipient ?? payment.merchantWallet);
+  const wallet = operatorWallet(ctx.config, network);
+  const client = evmClient(network, ctx.config.rpcTimeoutMs);
+  let request;
+  try {
+    ({ request } = await client.simulateContract({
+      account: wallet.account!,
+      address: getAddress(row.payTo),
+      abi: paymentSettlementAbi,
+      functionName: "settleAuthorization",
+      args: [auth, signature, merchant, payment.feeAmount, feeRecipient, received],
+    }));
+  } catch (error) {
+    const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
+    if (reverted instanceof ContractFunctionRevertedError) return { refused: reverted.data?.errorName ?? reverted.reason ?? "transaction_reverted" };
+    throw error;
+  }
+  return withChainLock(ctx.databaseUrl, network.chainId, () => wallet.writeContract(request));
+}
