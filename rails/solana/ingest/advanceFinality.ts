@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Connection } from "@solana/web3.js";
 import { queryRows, type Db } from "../../../db/client.ts";
-import { STATUSES_PER_CALL } from "../rpcLimits.ts";
+import { STATUSES_PER_CALL, TRANSACTIONS_PER_CALL } from "../rpcLimits.ts";
 import { tokenBalanceDelta, type TokenCredit } from "../tokenBalanceDelta.ts";
-import { servedBySignature } from "./scanAddress.ts";
+import { servedBySignature } from "./readCredits.ts";
 import { lockChainIngest } from "./recordCredits.ts";
 
 /**
@@ -12,8 +12,6 @@ import { lockChainIngest } from "./recordCredits.ts";
  * slots, so twice as many slots leave room for a skip rate far above the cluster's.
  */
 const BLOCKHASH_EXPIRY_SLOTS = 300n;
-/** Transactions asked in one JSON-RPC batch. */
-const TRANSACTIONS_PER_CALL = 100;
 
 /**
  * Moves a chain's finalized watermark: reads the confirmed and finalized slots, checks
