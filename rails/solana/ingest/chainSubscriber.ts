@@ -123,6 +123,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   /** Payments the last refresh could not watch. */
   let unwatchable = 0;
   let refreshing: Promise<void> | null = null;
+  /** The watches of the last refresh, by the payment fields they are derived from. */
+  let derived = new Map<string, PaymentWatch>();
   /** Re-reads which payments are watched (coalesced), subscribing new ones and dropping old ones. */
   function refreshWatches(): Promise<void> {
     refreshing ??= readWatches().finally(() => (refreshing = null));
@@ -134,10 +136,14 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     const next = new Map<string, PaymentWatch>();
     const nextAliases = new Map<string, string>();
     const recentScans = new Set<string>();
+    const nextDerived = new Map<string, PaymentWatch>();
     let notWatched = 0;
     for (const p of payments) {
       try {
-        const watch = watchOf(network, p);
+        // Deriving a token account costs about a millisecond (curve checks): a thousand watched payments, re-read every second, kept their watches.
+        const key = `${p.id}|${p.kind}|${p.receiveAddress}|${p.merchantWallet}|${p.tokenAddress}`;
+        const watch = derived.get(key) ?? watchOf(network, p);
+        nextDerived.set(key, watch);
         next.set(watch.scan, watch);
         if (p.recent) recentScans.add(watch.scan);
         if (watch.source === "transfer") nextAliases.set(watch.owner, watch.scan);
@@ -149,6 +155,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     // An address two payments share is recent if either is.
     const nextLate = new Set([...next.keys()].filter((scan) => !recentScans.has(scan)));
     unwatchable = notWatched;
+    derived = nextDerived;
     watches = next;
     aliases = nextAliases;
     lateOnly = nextLate;
