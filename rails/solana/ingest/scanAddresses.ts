@@ -6,8 +6,8 @@ import type { FoundBy } from "./recordCredits.ts";
 import { recordChunks, type ListedChunk } from "./recordChunks.ts";
 import { listFirstPage, recordFirstPage, scanFrom, type ScanDeps } from "./scanAddress.ts";
 
-/** Signature listings asked at once by one pass over many addresses (one call each: the RPC has no batch of them). */
-const LISTINGS_AT_ONCE = 8;
+/** Signature listings asked at once by one pass over many addresses: one call each (web3.js batches only transactions, and matches a batch's answers by position, not id). */
+const LISTINGS_AT_ONCE = 16;
 const PAGE = 1000;
 
 export type ScanRequest = { watch: PaymentWatch; foundBy: FoundBy };
