@@ -1,6 +1,6 @@
 import type { ConfirmedSignatureInfo, Connection, ParsedTransactionWithMeta } from "@solana/web3.js";
 import type { Db } from "../../../db/client.ts";
-import { TRANSACTIONS_PER_CALL } from "../rpcLimits.ts";
+import { CALLS_PER_BATCH } from "../rpcLimits.ts";
 import type { PaymentWatch } from "../watchedAccount.ts";
 import { creditOf, isStamped, markFinalized, servedBySignature, stampBlockTimes, type UnstampedCredit } from "./readCredits.ts";
 import { recordCreditEntries, type CreditEntry, type FoundBy } from "./recordCredits.ts";
@@ -20,7 +20,7 @@ export type ListedChunk = { watch: PaymentWatch; foundBy: FoundBy; oldestFirst: 
 /**
  * Reads and records chunks of listed signatures, of one address or many, as few round
  * trips as the node allows: their transactions in JSON-RPC batches of
- * `TRANSACTIONS_PER_CALL` (`getParsedTransactions`, jsonParsed, versions 0), the statuses
+ * `CALLS_PER_BATCH` (`getParsedTransactions`, jsonParsed, versions 0), the statuses
  * needed in batches of `STATUSES_PER_CALL`, and every address's credits and cursor in one
  * database transaction. Each chunk ends as it would alone: complete when its cursor moved
  * past all of it. A failed call fails them all (nothing recorded; the caller may try each
@@ -29,8 +29,8 @@ export type ListedChunk = { watch: PaymentWatch; foundBy: FoundBy; oldestFirst: 
 export async function recordChunks(deps: ChunkDeps, chunks: readonly ListedChunk[]): Promise<Array<{ inserted: number; complete: boolean }>> {
   const wanted = [...new Set(chunks.flatMap((chunk) => chunk.oldestFirst.filter((s) => s.err === null).map((s) => s.signature)))];
   const transactions = new Map<string, ParsedTransactionWithMeta | null>();
-  for (let i = 0; i < wanted.length; i += TRANSACTIONS_PER_CALL) {
-    const asked = wanted.slice(i, i + TRANSACTIONS_PER_CALL);
+  for (let i = 0; i < wanted.length; i += CALLS_PER_BATCH) {
+    const asked = wanted.slice(i, i + CALLS_PER_BATCH);
     const fetched = await deps.connection.getParsedTransactions(asked, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
     for (const [signature, transaction] of servedBySignature(asked, fetched)) transactions.set(signature, transaction);
   }

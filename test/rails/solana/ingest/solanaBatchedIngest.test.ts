@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { Connection } from "@solana/web3.js";
 import { createLogger } from "../../../../config/logger.ts";
 import { queryRows } from "../../../../db/client.ts";
 import { setSettlementWallet } from "../../../../db/settlementWallets.ts";
 import { INDEXED_CHANNEL } from "../../../../rails/index.ts";
+import { BatchingConnection } from "../../../../rails/solana/batchingConnection.ts";
 import { advanceFinality } from "../../../../rails/solana/ingest/advanceFinality.ts";
 import { startChainSubscriber } from "../../../../rails/solana/ingest/chainSubscriber.ts";
 import { addressCursor } from "../../../../rails/solana/ingest/recordCredits.ts";
@@ -16,10 +16,10 @@ import { startSolanaTestChain, type SolanaTestChain } from "../../../../harness/
 import { createTestApi, type TestApi, type TestMerchant } from "../../../../harness/testApi.ts";
 
 /**
- * Issue 44.3: a burst of paid accounts is read in batches — one signature listing per
- * account, then every account's transactions in one JSON-RPC batch, the statuses in one
- * call, the credits in one database transaction — and each is credited exactly once. A
- * batch the node fails is tried account by account: the account whose transaction the
+ * Issue 44.3: a burst of paid accounts is read in batches — every account's signature
+ * listing in one JSON-RPC batch, their transactions in another, the statuses in one call,
+ * the credits in one database transaction — and each is credited exactly once. A batch the
+ * node fails is tried account by account: the account whose listing or transaction the
  * node refuses fails alone, and the next pass credits it, nothing lost or doubled.
  */
 let solana: SolanaTestChain;
@@ -93,11 +93,11 @@ describe("a burst of paid accounts", () => {
     const log = requestLog();
     const proxy = rewritingRpcProxy(solana.chain.rpcUrl, (_call, answer) => answer, { onRequest: log.onRequest });
     try {
-      const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL };
+      const deps = { db: api.db, connection: new BatchingConnection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL };
       const requests = paid.map((p) => ({ watch: p.watch, foundBy: "poll" as const }));
       expect(await scanAddresses(deps, requests)).toEqual(paid.map(() => ({ inserted: 1, complete: true })));
-      // One listing per account; their 40 transactions in one HTTP request; their 40 statuses in one call.
-      expect(log.of("getSignaturesForAddress").flat()).toHaveLength(40);
+      // Their 40 listings in one HTTP request, their 40 transactions in another, their 40 statuses in one call.
+      expect(log.of("getSignaturesForAddress").map((calls) => calls.length)).toEqual([40]);
       expect(log.of("getTransaction").map((calls) => calls.length)).toEqual([40]);
       expect(log.of("getSignatureStatuses").map((calls) => (calls[0]!.params![0] as string[]).length)).toEqual([40]);
 
@@ -149,14 +149,19 @@ describe("a batch the node fails", () => {
     const paid = await paidDeposits(10);
     const poisoned = paid[3]!;
     let refuse: "one" | "all" | "none" = "one";
+    let refuseListing = false;
     const log = requestLog();
     const proxy = rewritingRpcProxy(
       solana.chain.rpcUrl,
-      (call, answer) => (call.method === "getTransaction" && (refuse === "all" || (refuse === "one" && call.params?.[0] === poisoned.signature)) ? refused(answer) : answer),
+      (call, answer) =>
+        (call.method === "getTransaction" && (refuse === "all" || (refuse === "one" && call.params?.[0] === poisoned.signature))) ||
+        (call.method === "getSignaturesForAddress" && refuseListing && call.params?.[0] === poisoned.watch.scan)
+          ? refused(answer)
+          : answer,
       { onRequest: log.onRequest },
     );
     try {
-      const deps = { db: api.db, connection: new Connection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL };
+      const deps = { db: api.db, connection: new BatchingConnection(proxy.url, "confirmed"), chainId: network().chainId, channel: INDEXED_CHANNEL };
       const requests = paid.map((p) => ({ watch: p.watch, foundBy: "poll" as const }));
       const ids = paid.map((p) => p.id);
 
@@ -176,7 +181,15 @@ describe("a batch the node fails", () => {
       expect((await creditsOf(ids)).map((c) => c.signature).sort()).toEqual(paid.filter((p) => p !== poisoned).map((p) => p.signature).sort());
       expect(await addressCursor(api.db, network().chainId, poisoned.watch.scan)).toBeNull();
 
+      // Its listing refused too: listed alone once more, it fails alone again; the others have nothing new.
+      refuseListing = true;
+      log.clear();
+      const relisted = await scanAddresses(deps, requests);
+      expect(log.of("getSignaturesForAddress").map((calls) => calls.length)).toEqual([10, 1]);
+      relisted.forEach((r, i) => (paid[i] === poisoned ? expect(r).toBeInstanceOf(Error) : expect(r).toEqual({ inserted: 0, complete: true })));
+
       // The node serves it again: the next pass credits the poisoned account, and no other twice.
+      refuseListing = false;
       refuse = "none";
       expect(await scanAddresses(deps, requests)).toEqual(paid.map((p) => ({ inserted: p === poisoned ? 1 : 0, complete: true })));
       const credits = await creditsOf(ids);
