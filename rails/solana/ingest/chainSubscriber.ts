@@ -20,7 +20,7 @@ import { startWebsocketWatch, type WebsocketWatch } from "./websocketWatch.ts";
  * such passes under way at once: a burst of notifications gathers behind them.
  */
 const SCANS_PER_BATCH = 100;
-const BATCHES_AT_ONCE = 2;
+const BATCHES_AT_ONCE = 4;
 
 export type ChainSubscriberOptions = {
   config: Config;
