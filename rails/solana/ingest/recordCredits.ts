@@ -111,6 +111,9 @@ export async function recordCreditEntries(
       if (entry.scanned && newest) cursors.set(entry.scanned.address, newest);
     }
     const inserted = input.entries.map(() => 0);
+    // Each row's foreign key share-locks its payment: in id order, as reconciliation locks payments
+    // (`lockPayments`), or a batch of many payments and a reconcile of several deadlock.
+    accepted.sort((a, b) => (a.paymentId < b.paymentId ? -1 : a.paymentId > b.paymentId ? 1 : 0));
     if (accepted.length > 0) {
       const rows = await queryRows<{ signature: string; account: string }>(tx, sql`
         insert into solana_credits (chain_id, signature, account, payment_id, source, owner, mint, token_program, amount, slot, block_time, account_index, finalized, payer, found_by)
