@@ -8,7 +8,7 @@ import { findMerchantSettings, type MerchantSettings } from "../../db/merchantSe
 import { countOpenPayments } from "../../db/openPayments.ts";
 import type { Mode } from "../../domain/mode.ts";
 import { createBatchedReads } from "./batchedReads.ts";
-import { createBatcher } from "./batcher.ts";
+import { createBatcher } from "../../domain/batcher.ts";
 
 export type PaymentCreations = {
   /** The stored answer of a finished request with this key; a key reused with another body throws. */

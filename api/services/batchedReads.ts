@@ -1,4 +1,4 @@
-import { createBatcher, type Batcher } from "./batcher.ts";
+import { createBatcher, type Batcher } from "../../domain/batcher.ts";
 
 export type BatchedReads<T> = Batcher<string, T | null>;
 

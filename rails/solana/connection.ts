@@ -1,13 +1,14 @@
-import { Connection, type Commitment } from "@solana/web3.js";
+import type { Commitment, Connection } from "@solana/web3.js";
 import type { Network } from "../../config/types.ts";
 import { rotationFor, rpcUrlsOf } from "../rpcRotation/registry.ts";
 import type { ProviderRotation, RotationLimits } from "../rpcRotation/providerRotation.ts";
+import { BatchingConnection } from "./batchingConnection.ts";
 import { failoverConnection } from "./failoverConnection.ts";
 
 const connections = new Map<string, Connection>();
 
 function single(network: Network, url: string, commitment: Commitment, timeoutMs: number): Connection {
-  return new Connection(url, {
+  return new BatchingConnection(url, {
     commitment,
     // The socket belongs to the first provider; a second provider's socket is not derived from its RPC port.
     wsEndpoint: url === network.rpcUrl ? (network.wsUrl ?? undefined) : undefined,

@@ -1,7 +1,7 @@
 import { ASSOCIATED_TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from "@solana/spl-token";
 import { ComputeBudgetProgram, PublicKey, SystemProgram, type ParsedTransactionWithMeta } from "@solana/web3.js";
 import type { PaymentRow } from "../../db/schema/index.ts";
-import type { UnstampedCredit } from "./ingest/scanAddress.ts";
+import type { UnstampedCredit } from "./ingest/readCredits.ts";
 import { tokenBalanceDelta, type WatchedTokenAccount } from "./tokenBalanceDelta.ts";
 import { associatedTokenAccount } from "./tokenAccounts.ts";
 import type { PaymentWatch } from "./watchedAccount.ts";

@@ -13,7 +13,22 @@ export function tokenOfMint(network: Network, mint: string): Token {
   return token;
 }
 
-/** The associated token account of `owner` for `mint` under the token's program (owners may be off-curve keys). */
+/** Derived accounts kept (oldest dropped first): about 300 bytes each. */
+const REMEMBERED = 10_000;
+const derived = new Map<string, PublicKey>();
+
+/**
+ * The associated token account of `owner` for `mint` under the token's program (owners may
+ * be off-curve keys). Remembered: a derivation costs about a millisecond of curve checks, and
+ * reconciling a payment or watching it derives the same account again and again.
+ */
 export function associatedTokenAccount(owner: string | PublicKey, mint: string | PublicKey, program: PublicKey): PublicKey {
-  return getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true, program);
+  const key = `${owner.toString()}|${mint.toString()}|${program.toBase58()}`;
+  let account = derived.get(key);
+  if (!account) {
+    account = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true, program);
+    if (derived.size >= REMEMBERED) derived.delete(derived.keys().next().value!);
+    derived.set(key, account);
+  }
+  return account;
 }

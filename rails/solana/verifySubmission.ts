@@ -7,7 +7,8 @@ import { ServiceUnavailableError, ValidationError } from "../../domain/errors.ts
 import { INDEXED_CHANNEL, type RailContext, type SubmittedCredit } from "../types.ts";
 import { solanaConnection } from "./connection.ts";
 import { recordCredits } from "./ingest/recordCredits.ts";
-import { creditOf, isStamped, markFinalized, scanAddress, stampBlockTimes } from "./ingest/scanAddress.ts";
+import { creditOf, isStamped, markFinalized, stampBlockTimes } from "./ingest/readCredits.ts";
+import { scanAddress } from "./ingest/scanAddress.ts";
 import { SDK_TRANSFER_CLOCK_SKEW_MS, sdkTransferCredits } from "./sdkTransfer.ts";
 import { watchOf } from "./watchedAccount.ts";
 

@@ -29,14 +29,28 @@ export async function unfinishedListing(db: Db, chainId: string, address: string
  * subscriber's finality pass checks them; one at or below it would be refused unchecked).
  */
 export async function scanStart(db: Db, chainId: string, address: string): Promise<{ cursor: string | null; listing: UnfinishedListing | null; finalizedSlot: bigint }> {
-  const [row] = await queryRows<ListingRow & { last_signature: string | null; finalized_slot: string | null }>(db, sql`
-    select c.last_signature, s.listing_until, s.listing_top_signature, s.listing_top_slot::text, s.listing_before_signature, s.listing_before_slot::text,
+  const { starts, finalizedSlot } = await scanStarts(db, chainId, [address]);
+  return { ...starts.get(address)!, finalizedSlot };
+}
+
+/** `scanStart` for many addresses in one read. */
+export async function scanStarts(
+  db: Db,
+  chainId: string,
+  addresses: readonly string[],
+): Promise<{ starts: Map<string, { cursor: string | null; listing: UnfinishedListing | null }>; finalizedSlot: bigint }> {
+  const rows = await queryRows<ListingRow & { address: string; last_signature: string | null; finalized_slot: string | null }>(db, sql`
+    select a.address, c.last_signature, s.listing_until, s.listing_top_signature, s.listing_top_slot::text, s.listing_before_signature, s.listing_before_slot::text,
            h.finalized_slot::text
-    from (select 1) as one
-    left join solana_account_cursors c on c.chain_id = ${chainId} and c.address = ${address}
-    left join solana_address_scans s on s.chain_id = ${chainId} and s.address = ${address}
+    from unnest(${sql.param([...addresses])}::text[]) as a(address)
+    left join solana_account_cursors c on c.chain_id = ${chainId} and c.address = a.address
+    left join solana_address_scans s on s.chain_id = ${chainId} and s.address = a.address
     left join solana_ingest_heads h on h.chain_id = ${chainId}`);
-  return { cursor: row?.last_signature ?? null, listing: listingOf(row), finalizedSlot: row?.finalized_slot ? BigInt(row.finalized_slot) : -1n };
+  const finalized = rows.find((r) => r.finalized_slot)?.finalized_slot;
+  return {
+    starts: new Map(rows.map((row) => [row.address, { cursor: row.last_signature ?? null, listing: listingOf(row) }])),
+    finalizedSlot: finalized ? BigInt(finalized) : -1n,
+  };
 }
 
 /** Notes where the address's listing stands (after its first page, and after each page recorded). */

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import type { Connection } from "@solana/web3.js";
 import { queryRows, type Db } from "../../../db/client.ts";
-import { STATUSES_PER_CALL } from "../rpcLimits.ts";
+import { STATUSES_PER_CALL, CALLS_PER_BATCH } from "../rpcLimits.ts";
 import { tokenBalanceDelta, type TokenCredit } from "../tokenBalanceDelta.ts";
-import { servedBySignature } from "./scanAddress.ts";
+import { servedBySignature } from "./readCredits.ts";
 import { lockChainIngest } from "./recordCredits.ts";
 
 /**
@@ -12,8 +12,6 @@ import { lockChainIngest } from "./recordCredits.ts";
  * slots, so twice as many slots leave room for a skip rate far above the cluster's.
  */
 const BLOCKHASH_EXPIRY_SLOTS = 300n;
-/** Transactions asked in one JSON-RPC batch. */
-const TRANSACTIONS_PER_CALL = 100;
 
 /**
  * Moves a chain's finalized watermark: reads the confirmed and finalized slots, checks
@@ -111,8 +109,8 @@ async function readRelanded(connection: Connection, db: Db, chainId: string, sig
     select signature, account, mint, token_program from solana_credits
     where chain_id = ${chainId} and signature = any(${sql.param(signatures)}::text[]) and removed_at is null and not finalized`);
   const result: Relanded[] = [];
-  for (let i = 0; i < signatures.length; i += TRANSACTIONS_PER_CALL) {
-    const wanted = signatures.slice(i, i + TRANSACTIONS_PER_CALL);
+  for (let i = 0; i < signatures.length; i += CALLS_PER_BATCH) {
+    const wanted = signatures.slice(i, i + CALLS_PER_BATCH);
     const served = servedBySignature(wanted, await connection.getParsedTransactions(wanted, { maxSupportedTransactionVersion: 0, commitment: "finalized" }));
     for (const r of rows.filter((row) => wanted.includes(row.signature))) {
       const transaction = served.get(r.signature);

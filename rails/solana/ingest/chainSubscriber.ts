@@ -1,6 +1,7 @@
 import type { Config, Network } from "../../../config/index.ts";
 import type { Logger } from "../../../config/logger.ts";
 import type { Db } from "../../../db/client.ts";
+import { createBatcher } from "../../../domain/batcher.ts";
 import { solanaConnection } from "../connection.ts";
 import { rpcUrlsOf, wsUrlsOf } from "../../rpcRotation/registry.ts";
 import { recordEvidenceThrough } from "../readModel/ingestHeads.ts";
@@ -10,27 +11,16 @@ import { watchOf, type PaymentWatch } from "../watchedAccount.ts";
 import { advanceFinality } from "./advanceFinality.ts";
 import { countSolanaCredits, watchSolanaSubscriber } from "./metrics.ts";
 import type { FoundBy } from "./recordCredits.ts";
-import { scanAddress } from "./scanAddress.ts";
+import { scanAddresses, type ScanRequest, type ScanResult } from "./scanAddresses.ts";
 import { startWebsocketWatch, type WebsocketWatch } from "./websocketWatch.ts";
 
-/** Watched addresses scanned at once (a burst of notifications queues behind these). */
-const SCAN_CONCURRENCY = 8;
-
-/** At most `limit` of the wrapped calls run at once; the others wait their turn. */
-function limiter(limit: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(work: () => Promise<T>): Promise<T> => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await work();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
+/**
+ * Watched addresses scanned together (`scanAddresses`: one listing each, then their
+ * transactions in one JSON-RPC batch and their credits in one database transaction), and
+ * such passes under way at once: a burst of notifications gathers behind them.
+ */
+const SCANS_PER_BATCH = 100;
+const BATCHES_AT_ONCE = 4;
 
 export type ChainSubscriberOptions = {
   config: Config;
@@ -75,7 +65,9 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   const again = new Map<string, FoundBy>();
   const found: Record<FoundBy, number> = { poll: 0, websocket: 0, webhook: 0, lookup: 0, submission: 0, replay: 0 };
   let stopped = false;
-  const limited = limiter(SCAN_CONCURRENCY);
+  /** The newest slot a poll read: every scan lists signatures from a node at least there (the poll vouches for it). */
+  let polledSlot: number | undefined;
+  const scans = createBatcher<ScanRequest, ScanResult>((requests) => scanAddresses(deps, requests, polledSlot), { maxInFlight: BATCHES_AT_ONCE, maxBatch: SCANS_PER_BATCH });
 
   const ws: WebsocketWatch | null =
     options.websocket === false
@@ -110,7 +102,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
         again.delete(target);
         try {
           const kind = by;
-          const { inserted, complete } = await limited(() => scanAddress(deps, watch, kind, polledSlot));
+          const { inserted, complete } = await scans.load({ watch, foundBy: kind });
           found[kind] += inserted;
           countSolanaCredits(network.shortName, kind, inserted);
           // A transaction listed but not served yet, or refused below the watermark, waits for the
@@ -131,6 +123,8 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
   /** Payments the last refresh could not watch. */
   let unwatchable = 0;
   let refreshing: Promise<void> | null = null;
+  /** The watches of the last refresh, by the payment fields they are derived from. */
+  let derived = new Map<string, PaymentWatch>();
   /** Re-reads which payments are watched (coalesced), subscribing new ones and dropping old ones. */
   function refreshWatches(): Promise<void> {
     refreshing ??= readWatches().finally(() => (refreshing = null));
@@ -142,10 +136,14 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     const next = new Map<string, PaymentWatch>();
     const nextAliases = new Map<string, string>();
     const recentScans = new Set<string>();
+    const nextDerived = new Map<string, PaymentWatch>();
     let notWatched = 0;
     for (const p of payments) {
       try {
-        const watch = watchOf(network, p);
+        // Deriving a token account costs about a millisecond (curve checks): a thousand watched payments, re-read every second, kept their watches.
+        const key = `${p.id}|${p.kind}|${p.receiveAddress}|${p.merchantWallet}|${p.tokenAddress}`;
+        const watch = derived.get(key) ?? watchOf(network, p);
+        nextDerived.set(key, watch);
         next.set(watch.scan, watch);
         if (p.recent) recentScans.add(watch.scan);
         if (watch.source === "transfer") nextAliases.set(watch.owner, watch.scan);
@@ -157,6 +155,7 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
     // An address two payments share is recent if either is.
     const nextLate = new Set([...next.keys()].filter((scan) => !recentScans.has(scan)));
     unwatchable = notWatched;
+    derived = nextDerived;
     watches = next;
     aliases = nextAliases;
     lateOnly = nextLate;
@@ -166,8 +165,6 @@ export function startChainSubscriber(options: ChainSubscriberOptions) {
 
   /** Accounts of open (or just closed) payments whose last poll scan failed: their payments' expiry is held. */
   let held = 0;
-  /** The newest slot a poll read: every scan lists signatures from a node at least there (the poll vouches for it). */
-  let polledSlot: number | undefined;
   let polling: Promise<void> | null = null;
   /**
    * Refreshes the watch list and scans every watched address (the backstop). Each open

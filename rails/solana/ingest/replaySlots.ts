@@ -8,7 +8,8 @@ import { solanaConnection } from "../connection.ts";
 import { secondsPerSlot } from "../secondsPerSlot.ts";
 import { paymentsToWatch } from "../readModel/watchList.ts";
 import { watchOf } from "../watchedAccount.ts";
-import { creditOf, isStamped, markFinalized, servedBySignature, signaturePages, stampBlockTimes, type UnstampedCredit } from "./scanAddress.ts";
+import { creditOf, isStamped, markFinalized, servedBySignature, stampBlockTimes, type UnstampedCredit } from "./readCredits.ts";
+import { signaturePages } from "./scanAddress.ts";
 import { recordCredits, type FoundCredit } from "./recordCredits.ts";
 
 const PAGE = 1000;

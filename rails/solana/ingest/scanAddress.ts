@@ -1,25 +1,14 @@
-import { PublicKey, type ConfirmedSignatureInfo, type Connection, type ParsedTransactionWithMeta } from "@solana/web3.js";
-import type { Db } from "../../../db/client.ts";
-import { STATUSES_PER_CALL } from "../rpcLimits.ts";
-import { mentions, tokenBalanceDelta } from "../tokenBalanceDelta.ts";
+import { PublicKey, type ConfirmedSignatureInfo, type Connection } from "@solana/web3.js";
 import type { PaymentWatch } from "../watchedAccount.ts";
-import { addressCursor, recordCredits, type FoundBy, type FoundCredit } from "./recordCredits.ts";
+import { addressCursor, type FoundBy } from "./recordCredits.ts";
+import { recordChunks, type ChunkDeps } from "./recordChunks.ts";
 import { finishListing, saveListing, scanStart, type SignatureAt, type UnfinishedListing } from "./addressScans.ts";
 
 const PAGE = 1000;
 /** Transactions fetched (one batched call) and recorded at a time. */
 const CHUNK = 100;
 
-type ScanDeps = {
-  db: Db;
-  connection: Connection;
-  chainId: string;
-  channel: string;
-  pageSize?: number;
-  chunkSize?: number;
-  /** The chain's finalized watermark when the scan began (absent: every credit's status is asked). */
-  finalizedSlot?: bigint;
-};
+export type ScanDeps = ChunkDeps & { pageSize?: number; chunkSize?: number };
 
 /**
  * One pass over one watched address: every signature since its cursor
@@ -39,9 +28,19 @@ type ScanDeps = {
  * URL) refuses instead of listing fewer signatures, and the pass fails.
  */
 export async function scanAddress(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, minContextSlot?: number): Promise<{ inserted: number; complete: boolean }> {
-  let inserted = 0;
   const start = await scanStart(deps.db, deps.chainId, watch.scan);
-  deps = { ...deps, finalizedSlot: start.finalizedSlot };
+  return scanFrom({ ...deps, finalizedSlot: start.finalizedSlot }, watch, foundBy, start, minContextSlot);
+}
+
+/** `scanAddress` from the address's cursor and unfinished listing, already read (`scanStarts`). */
+export async function scanFrom(
+  deps: ScanDeps,
+  watch: PaymentWatch,
+  foundBy: FoundBy,
+  start: { cursor: string | null; listing: UnfinishedListing | null },
+  minContextSlot?: number,
+): Promise<{ inserted: number; complete: boolean }> {
+  let inserted = 0;
   let cursor = start.cursor;
   if (start.listing) {
     const resumed = await continueListing(deps, watch, foundBy, start.listing, minContextSlot);
@@ -50,16 +49,28 @@ export async function scanAddress(deps: ScanDeps, watch: PaymentWatch, foundBy: 
     cursor = await addressCursor(deps.db, deps.chainId, watch.scan);
   }
   const until = cursor ?? undefined;
-  const limit = deps.pageSize ?? PAGE;
-  const first = await deps.connection.getSignaturesForAddress(new PublicKey(watch.scan), { until, limit, minContextSlot }, "confirmed");
-  if (first.length < limit) {
-    const pass = await recordOldestFirst(deps, watch, foundBy, [...first].reverse(), true);
-    return { inserted: inserted + pass.inserted, complete: pass.complete };
-  }
+  const first = await listFirstPage(deps, watch, until, minContextSlot);
+  const pass = await recordFirstPage(deps, watch, foundBy, until, first, minContextSlot);
+  return { inserted: inserted + pass.inserted, complete: pass.complete };
+}
+
+/** The newest page of signatures at the watched address above `until` (newest first), at `confirmed`. */
+export const listFirstPage = (deps: ScanDeps, watch: PaymentWatch, until: string | undefined, minContextSlot?: number): Promise<ConfirmedSignatureInfo[]> =>
+  deps.connection.getSignaturesForAddress(new PublicKey(watch.scan), { until, limit: deps.pageSize ?? PAGE, minContextSlot }, "confirmed");
+
+/** Records a first page just listed (down to `until`); a full one starts a listing of several pages. */
+export async function recordFirstPage(
+  deps: ScanDeps,
+  watch: PaymentWatch,
+  foundBy: FoundBy,
+  until: string | undefined,
+  first: ConfirmedSignatureInfo[],
+  minContextSlot?: number,
+): Promise<{ inserted: number; complete: boolean }> {
+  if (first.length < (deps.pageSize ?? PAGE)) return recordOldestFirst(deps, watch, foundBy, [...first].reverse(), true);
   const listing: UnfinishedListing = { until: until ?? null, top: at(first[0]!), before: null };
   await saveListing(deps.db, deps.chainId, watch.scan, listing);
-  const pass = await continueListing(deps, watch, foundBy, listing, minContextSlot, first);
-  return { inserted: inserted + pass.inserted, complete: pass.complete };
+  return continueListing(deps, watch, foundBy, listing, minContextSlot, first);
 }
 
 const at = (info: ConfirmedSignatureInfo): SignatureAt => ({ signature: info.signature, slot: BigInt(info.slot) });
@@ -103,60 +114,12 @@ async function recordOldestFirst(deps: ScanDeps, watch: PaymentWatch, foundBy: F
   const chunkSize = deps.chunkSize ?? CHUNK;
   let inserted = 0;
   for (let i = 0; i < oldestFirst.length; i += chunkSize) {
-    const chunk = await recordChunk(deps, watch, foundBy, oldestFirst.slice(i, i + chunkSize), moveCursor);
-    inserted += chunk.inserted;
+    const [chunk] = await recordChunks(deps, [{ watch, foundBy, oldestFirst: oldestFirst.slice(i, i + chunkSize), moveCursor }]);
+    inserted += chunk!.inserted;
     // Stopped inside the chunk: the cursor stays before where it stopped, and so must the chunks after it.
-    if (!chunk.complete) return { inserted, complete: false };
+    if (!chunk!.complete) return { inserted, complete: false };
   }
   return { inserted, complete: true };
-}
-
-/** Reads and records one chunk of listed signatures (oldest first); complete when the cursor moved past all of it. */
-async function recordChunk(deps: ScanDeps, watch: PaymentWatch, foundBy: FoundBy, chunk: ConfirmedSignatureInfo[], moveCursor: boolean): Promise<{ inserted: number; complete: boolean }> {
-  const wanted = chunk.filter((s) => s.err === null).map((s) => s.signature);
-  const fetched = wanted.length === 0 ? [] : await deps.connection.getParsedTransactions(wanted, { maxSupportedTransactionVersion: 0, commitment: "confirmed" });
-  const transactions = servedBySignature(wanted, fetched);
-  const signatures: Array<{ signature: string; slot: bigint }> = [];
-  const read: UnstampedCredit[] = [];
-  let complete = true;
-  for (const info of chunk) {
-    if (info.err === null) {
-      const transaction = transactions.get(info.signature);
-      // Listed but not served yet, or served without its status metadata (no balances to
-      // read a credit from): look again next pass — the cursor stays before it.
-      if (!transaction?.meta) {
-        complete = false;
-        break;
-      }
-      const credit = creditOf(watch, info.signature, transaction, info.blockTime);
-      if (credit) read.push(credit);
-    }
-    signatures.push({ signature: info.signature, slot: BigInt(info.slot) });
-  }
-  // A credit whose block time the node cannot tell yet stops the pass before it: that time decides whether it paid in time.
-  await stampBlockTimes(deps.connection, read);
-  const cut = read.findIndex((c) => !isStamped(c));
-  if (cut >= 0) {
-    signatures.splice(signatures.findIndex((s) => s.signature === read[cut]!.signature));
-    complete = false;
-  }
-  const credits = read.slice(0, cut >= 0 ? cut : undefined).filter(isStamped);
-  // Only a credit at or below the watermark needs its status now (it would be refused unchecked);
-  // newer ones are checked by the finality pass, many at a time: one status call less per scan.
-  await markFinalized(deps.connection, credits.filter((c) => deps.finalizedSlot === undefined || c.slot <= deps.finalizedSlot));
-  const { inserted, refused } = await recordCredits(deps.db, { chainId: deps.chainId, channel: deps.channel, foundBy, credits, ...(moveCursor ? { scanned: { address: watch.scan, signatures } } : {}) });
-  return { inserted, complete: complete && refused === null };
-}
-
-/**
- * A batch's transactions by the signature each carries, not by position: @solana/web3.js
- * matches a batch's answers to its calls by position, and a provider may answer a batch
- * in any order — a credit stored under another transaction's signature counts twice once
- * the real one is read. A signature no answer carries was not served.
- */
-export function servedBySignature(wanted: readonly string[], fetched: ReadonlyArray<ParsedTransactionWithMeta | null>): Map<string, ParsedTransactionWithMeta | null> {
-  const bySignature = new Map(fetched.filter((t) => t !== null).map((t) => [t.transaction.signatures[0], t] as const));
-  return new Map(wanted.map((signature) => [signature, bySignature.get(signature) ?? null]));
 }
 
 /**
@@ -182,53 +145,3 @@ export async function* signaturePages(
   }
 }
 
-/** A credit as read from its transaction: a node may not tell the block's time (null) until asked for it by slot. */
-export type UnstampedCredit = Omit<FoundCredit, "blockTime"> & { blockTime: Date | null };
-
-export const isStamped = (credit: UnstampedCredit): credit is FoundCredit => credit.blockTime !== null;
-
-/**
- * The credit a transaction carries for a watched payment, if any (Solana Pay: only with the
- * reference among its keys). Its time is the transaction's block time, or the one its
- * signature was listed with; never our clock, which would make money paid in time look late.
- */
-export function creditOf(watch: PaymentWatch, signature: string, transaction: ParsedTransactionWithMeta, listedBlockTime?: number | null): UnstampedCredit | null {
-  if (watch.source === "settlement" && !mentions(transaction, watch.scan)) return null;
-  const delta = tokenBalanceDelta(transaction, watch.credit);
-  if (!delta || delta.owner !== watch.owner) return null;
-  const seconds = transaction.blockTime ?? listedBlockTime ?? null;
-  return {
-    signature,
-    account: watch.credit.account,
-    paymentId: watch.paymentId,
-    source: watch.source,
-    owner: delta.owner,
-    payer: delta.payer,
-    mint: watch.credit.mint,
-    tokenProgram: watch.credit.tokenProgram,
-    amount: delta.amount,
-    slot: BigInt(transaction.slot),
-    blockTime: seconds === null ? null : new Date(seconds * 1000),
-    accountIndex: delta.accountIndex,
-    finalized: false,
-  };
-}
-
-/** Asks the node the block time of each credit's slot that came without one (`getBlockTime`); those it cannot tell stay null. */
-export async function stampBlockTimes(connection: Connection, credits: UnstampedCredit[]): Promise<void> {
-  const slots = [...new Set(credits.filter((c) => !isStamped(c)).map((c) => c.slot))];
-  const times = new Map(await Promise.all(slots.map(async (slot) => [slot, await connection.getBlockTime(Number(slot)).catch(() => null)] as const)));
-  for (const credit of credits) {
-    const seconds = credit.blockTime === null ? times.get(credit.slot) : null;
-    if (seconds !== null && seconds !== undefined) credit.blockTime = new Date(seconds * 1000);
-  }
-}
-
-/** Marks the credits whose transactions the node already has at `finalized` (asked in batches of the most a node answers). */
-export async function markFinalized(connection: Connection, credits: FoundCredit[]): Promise<void> {
-  for (let i = 0; i < credits.length; i += STATUSES_PER_CALL) {
-    const batch = credits.slice(i, i + STATUSES_PER_CALL);
-    const { value } = await connection.getSignatureStatuses(batch.map((c) => c.signature), { searchTransactionHistory: true });
-    batch.forEach((c, j) => (c.finalized = value[j]?.confirmationStatus === "finalized" && value[j]?.err === null));
-  }
-}
