@@ -24,6 +24,7 @@ import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solana
 import { startRpcProxy } from "../../harness/rpcProxy.ts";
 import { rewritingRpcProxy } from "../../harness/rewritingRpcProxy.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { until } from "../../harness/until.ts";
 
 /**
  * The Solana rail end to end on a live local chain (slots every 25 ms): a wallet pays a
@@ -65,16 +66,6 @@ const headers = () => ({ "x-public-key": merchant.publicKey });
 const connection = () => new Connection(solana.chain.rpcUrl, "confirmed");
 const tokenBalance = (owner: PublicKey | string) =>
   getAccount(connection(), getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(owner), true)).then((a) => a.amount, () => null);
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined && value !== null && value !== false) return value as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 async function createDeposit(amount: string) {
   const response = await api.request("/api/v1/deposits/create", { headers: headers(), body: { amount, currency: "USDC", network: "solana-local", orderId: crypto.randomUUID() } });

@@ -13,6 +13,7 @@ import { buildTransferOut } from "../../rails/solana/transfers/buildTransferOut.
 import { rewritingRpcProxy } from "../../harness/rewritingRpcProxy.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { until } from "../../harness/until.ts";
 
 /**
  * A Solana sweep or refund whose blockhash expired is signed again only once the deposit
@@ -43,16 +44,6 @@ const ctx = () => ({ config: api.config, db: api.db, logger, databaseUrl: api.da
 const viaProxy = (url: string) => ({ ...ctx(), config: { ...api.config, networks: api.config.networks.map((n) => (n.chainId === network().chainId ? { ...n, rpcUrl: url } : n)) } });
 const balanceOf = (owner: PublicKey | string) =>
   getAccount(connection(), getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(owner), true)).then((a) => a.amount, () => 0n);
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined && value !== null && value !== false) return value as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 /** A node that answers every status lookup "not found" at its real (caught-up) slot: dropped answers, or no history. */
 const blindToStatuses = () =>

@@ -15,6 +15,7 @@ import { createTestApi, type TestApi, type TestMerchant } from "../../harness/te
 import { revertOf } from "../../harness/tokenChain.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../harness/webhookReceiver.ts";
+import { untilValue } from "../../harness/until.ts";
 
 /**
  * x402 end to end with the protocol's own packages: an agent's `@x402/fetch` (an `@x402/evm`
@@ -113,17 +114,6 @@ const clientConfig = (account: PrivateKeyAccount) => ({
 const payingFetch = (account: PrivateKeyAccount) => wrapFetchWithPaymentFromConfig(fetch, clientConfig(account));
 const balanceOf = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`);
-    await Bun.sleep(100);
-    value = await read();
-  }
-  return value;
-}
-
 type Listed = { id: string; status: string; agentId: string | null; amount: string };
 const listed = async () => (await api.request("/api/v1/payments/merchant/list?limit=100", { headers: { "x-public-key": merchant.publicKey } })).body.payments as Listed[];
 
@@ -165,7 +155,7 @@ describe("x402: an agent pays per request", () => {
     expect(await balanceOf(feeRecipient)).toBe(feesBefore + FEE);
     expect(await balanceOf(chain.settlement)).toBe(0n);
 
-    const payment = (await until("the x402 payment completed", listed, (list) => list.some((p) => p.status === "completed")))[0]!;
+    const payment = (await untilValue("the x402 payment completed", listed, (list) => list.some((p) => p.status === "completed")))[0]!;
     expect(payment).toMatchObject({ status: "completed", agentId: customer.address, amount: "0.01" });
     // The full view carries what was paid for, and by whom.
     const full = await api.request(`/api/v1/payments/${payment.id}`, { headers: secret(merchant) });
@@ -176,7 +166,7 @@ describe("x402: an agent pays per request", () => {
     const stats = await api.request("/api/v1/payments/merchant/stats", { headers: { "x-public-key": merchant.publicKey } });
     expect(stats.body.stats.agentPayments).toBe(1);
 
-    const completed = await until(
+    const completed = await untilValue(
       "payment.completed webhook",
       async () => receiver.at("/endpoint").map((r) => JSON.parse(r.body) as { type: string; data: { id?: string; payment?: { id: string } } }),
       (events) => events.some((e) => e.type === "payment.completed"),

@@ -15,6 +15,7 @@ import { recheck } from "../../jobs/recheck.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
+import { untilValue } from "../../harness/until.ts";
 
 /**
  * x402's known traps on the settle side: a settle whose transaction is broadcast but not mined
@@ -78,17 +79,6 @@ async function signed(paymentId?: string) {
 const settle = (payload: unknown) => api.request("/api/v1/x402/settle", { headers: secret(), body: { x402Version: 2, paymentPayload: payload, paymentRequirements: requirements() } });
 const balanceOf = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await Bun.sleep(100);
-    value = await read();
-  }
-  return value;
-}
-
 describe("x402 settle: a slow chain, the payment identifier, the gas cap", () => {
   test("broadcast but not mined: pending with the transaction, never a failure; mined: the same settle succeeds and the payment completes", async () => {
     const payload = await signed();
@@ -101,10 +91,10 @@ describe("x402 settle: a slow chain, the payment identifier, the gas cap", () =>
 
     await chain.rpc("evm_setAutomine", [true]);
     await chain.mine(1);
-    const settled = await until("the settle answered success", () => settle(payload), (r) => r.body.success === true);
+    const settled = await untilValue("the settle answered success", () => settle(payload), (r) => r.body.success === true);
     expect(settled.body).toMatchObject({ success: true, transaction: pending.body.transaction, payer: customer.address });
     expect(await balanceOf(merchantWallet)).toBe(before + PRICE);
-    const list = await until(
+    const list = await untilValue(
       "the x402 payment completed",
       async () => (await api.request("/api/v1/payments/merchant/list", { headers: { "x-public-key": merchant.publicKey } })).body.payments as Array<{ status: string; agentId: string }>,
       (payments) => payments.some((p) => p.status === "completed"),
@@ -136,7 +126,7 @@ describe("x402 settle: a slow chain, the payment identifier, the gas cap", () =>
     expect((await chain.publicClient.getTransactionReceipt({ hash: frontRun })).status).toBe("success");
     expect((await chain.publicClient.getTransactionReceipt({ hash: pending.body.transaction })).status).toBe("reverted");
 
-    const settled = await until("the settle answered success", () => settle(payload), (r) => r.body.success === true);
+    const settled = await untilValue("the settle answered success", () => settle(payload), (r) => r.body.success === true);
     expect(settled.body.transaction).not.toBe(pending.body.transaction);
     expect(await balanceOf(merchantWallet)).toBe(before + PRICE);
     expect(await balanceOf(chain.settlement)).toBe(0n);
@@ -199,7 +189,7 @@ describe("x402 settle: a slow chain, the payment identifier, the gas cap", () =>
     await api.db.update(x402Settlements).set({ createdAt: new Date(Date.now() - 120_000) }).where(eq(x402Settlements.id, settlementId));
     const result = await recheck({ config: api.config, db: api.db, logger: createLogger({ level: "silent" }), databaseUrl: api.databaseUrl }, workers.prompts)({ id: "recheck-test", data: {} } as never);
     expect(result.x402).toBe(1);
-    const settled = await until("the stranded settlement settled", () => findX402Settlement(api.db, settlementId), (r) => r?.status === "settled");
+    const settled = await untilValue("the stranded settlement settled", () => findX402Settlement(api.db, settlementId), (r) => r?.status === "settled");
     expect(settled!.txHash).toMatch(/^0x[0-9a-f]{64}$/);
   }, 60_000);
 });

@@ -16,6 +16,7 @@ import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubs
 import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../harness/webhookReceiver.ts";
+import { untilValue } from "../../harness/until.ts";
 
 /**
  * x402 on Solana end to end with the protocol's own packages: an agent's `@x402/fetch` (an
@@ -108,17 +109,6 @@ const clientConfig = (signer: KeyPairSigner) => ({
 const payingFetch = (signer: KeyPairSigner) => wrapFetchWithPaymentFromConfig(fetch, clientConfig(signer));
 const tokenBalance = (owner: PublicKey) => getAccount(solana.connection, getAssociatedTokenAddressSync(solana.usdc.address, owner, true)).then((a) => a.amount);
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`);
-    await Bun.sleep(100);
-    value = await read();
-  }
-  return value;
-}
-
 type Listed = { id: string; status: string; agentId: string | null; amount: string };
 const listed = async () => (await api.request("/api/v1/payments/merchant/list?limit=100", { headers: { "x-public-key": merchant.publicKey } })).body.payments as Listed[];
 
@@ -159,13 +149,13 @@ describe("x402 on Solana: an agent pays per request", () => {
     expect(settlement).toMatchObject({ success: true, payer: customer.address, network: NETWORK });
     expect(await tokenBalance(solana.merchant.publicKey)).toBe(before + PRICE);
 
-    const payment = (await until("the x402 payment completed", listed, (list) => list.some((p) => p.status === "completed")))[0]!;
+    const payment = (await untilValue("the x402 payment completed", listed, (list) => list.some((p) => p.status === "completed")))[0]!;
     expect(payment).toMatchObject({ status: "completed", agentId: customer.address, amount: "0.01" });
     const full = await api.request(`/api/v1/payments/${payment.id}`, { headers: secret(merchant) });
     expect(full.body.payment.metadata).toMatchObject({ x402: { payer: customer.address, resource: { url: reportUrl(), description: "Today's market report" } } });
     expect(full.body.payment.transactionHash).toBe(settlement.transaction);
 
-    const events = await until(
+    const events = await untilValue(
       "payment.completed webhook",
       async () => receiver.at("/endpoint").map((r) => JSON.parse(r.body) as { type: string }),
       (list) => list.some((e) => e.type === "payment.completed"),

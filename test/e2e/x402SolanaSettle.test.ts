@@ -16,6 +16,7 @@ import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { untilValue } from "../../harness/until.ts";
 
 /**
  * x402's settle-side traps on Solana, on a chain that produces slots only when told: a
@@ -84,17 +85,6 @@ const settleOn = (target: TestApi, payload: unknown) => target.request("/api/v1/
 const merchantBalance = () => getAccount(solana.connection, getAssociatedTokenAddressSync(solana.usdc.address, solana.merchant.publicKey, true), "processed").then((a) => a.amount);
 const runJob = (settlementId: string) => x402Settle({ config: api.config, db: api.db, logger, databaseUrl: api.databaseUrl })({ data: { settlementId } } as never);
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`);
-    await Bun.sleep(100);
-    value = await read();
-  }
-  return value;
-}
-
 /** A settle through an API whose prompts reach no worker (a Redis prefix of its own): the row stays as the API wrote it. */
 async function strandedSettle(payload: unknown): Promise<string> {
   const stranded = await createTestApi({ database: { url: api.databaseUrl, name: "", drop: async () => {} }, networks: [solana.network], env: { ...env(), X402_SETTLE_WAIT_MS: "200" } });
@@ -118,10 +108,10 @@ describe("x402 settle on Solana: an unconfirmed transfer, a run again, an expire
     expect(pending.body.transaction).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
 
     solana.chain.advanceSlots(1);
-    const settled = await until("the settle answered success", () => settleOn(api, payload), (r) => r.body.success === true);
+    const settled = await untilValue("the settle answered success", () => settleOn(api, payload), (r) => r.body.success === true);
     expect(settled.body).toMatchObject({ success: true, transaction: pending.body.transaction, payer: customer.address });
     expect(await merchantBalance()).toBe(before + PRICE);
-    const list = await until(
+    const list = await untilValue(
       "the x402 payment completed",
       async () => {
         solana.chain.advanceSlots(1);
@@ -136,7 +126,7 @@ describe("x402 settle on Solana: an unconfirmed transfer, a run again, an expire
     const payload = await signed();
     const first = await settleOn(api, payload);
     solana.chain.advanceSlots(1);
-    const settled = await until("the settle answered success", () => settleOn(api, payload), (r) => r.body.success === true);
+    const settled = await untilValue("the settle answered success", () => settleOn(api, payload), (r) => r.body.success === true);
     const [row] = await api.db.select().from(x402Settlements).where(eq(x402Settlements.txHash, first.body.transaction as string));
     const after = await merchantBalance();
     // As if the worker had died after sending, before recording it.

@@ -13,6 +13,7 @@ import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubs
 import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { sql } from "drizzle-orm";
+import { until } from "../../harness/until.ts";
 
 /**
  * Refunds of a Solana deposit address tried as a stranger would, on the local Solana chain
@@ -53,16 +54,6 @@ const publicKey = () => ({ "x-public-key": merchant.publicKey });
 const connection = () => new Connection(solana.chain.rpcUrl, "confirmed");
 const tokenBalance = (owner: PublicKey | string) =>
   getAccount(connection(), getAssociatedTokenAddressSync(solana.usdc.address, new PublicKey(owner), true)).then((a) => a.amount, () => 0n);
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined && value !== null && value !== false) return value as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 const depositStatus = async (id: string) => (await api.request(`/api/v1/deposits/status/${id}`, { headers: publicKey() })).body.payment;
 
