@@ -3,7 +3,6 @@ import type { Config, Network } from "../../config/index.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 import { evmX402 } from "./evmChain.ts";
-import { svmX402 } from "./svmChain.ts";
 
 /** The terms of an authorization that the facilitator keys and bounds it by. */
 export type X402Authorization = { payer: string; nonce: string; validBefore: bigint };
@@ -57,8 +56,15 @@ export type X402Chain = {
   settle(ctx: SettleContext, network: Network, row: X402SettlementRow): Promise<SettleOutcome>;
 };
 
-/** The x402 side of a served network's type. */
-export const x402ChainOf = (network: Pick<Network, "type">): X402Chain => (network.type === "solana" ? svmX402 : evmX402);
+/**
+ * Solana's side, loaded on first use (Bun's require loads it synchronously, as
+ * `rails/solana/library.ts` does): an EVM-only deployment's API and workers never load
+ * Solana's libraries (~18 MB a process).
+ */
+const svmX402 = (): X402Chain => (require("./svmChain.ts") as typeof import("./svmChain.ts")).svmX402;
 
-/** Every type's, for what is read before the network is known. */
-export const x402Chains: readonly X402Chain[] = [evmX402, svmX402];
+/** The x402 side of a served network's type. */
+export const x402ChainOf = (network: Pick<Network, "type">): X402Chain => (network.type === "solana" ? svmX402() : evmX402);
+
+/** The payer a payload names on whichever type it is shaped for, read before its network is known (EVM's first: Solana's side loads only if it is not one). */
+export const payerOfAny = (payload: unknown): string | undefined => evmX402.payerOf(payload) ?? svmX402().payerOf(payload);

@@ -3,7 +3,6 @@ import type { FacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import type { FacilitatorSvmSigner } from "@x402/svm";
-import { ExactSvmScheme } from "@x402/svm/exact/facilitator";
 import type { Config, Network } from "../../config/index.ts";
 import { v1NetworkName, x402Name, x402Networks } from "./networkNames.ts";
 
@@ -28,6 +27,8 @@ export function buildFacilitator(config: Config, signers: FacilitatorSigners): x
   const facilitator = new x402Facilitator();
   for (const network of x402Networks(config)) {
     if (network.type === "solana") {
+      // Loaded here, where a Solana network is served: an EVM-only deployment never loads Solana's libraries.
+      const { ExactSvmScheme } = require("@x402/svm/exact/facilitator") as typeof import("@x402/svm/exact/facilitator");
       if (signers.svm) facilitator.register(x402Name(network) as `${string}:${string}`, new ExactSvmScheme(signers.svm(network), undefined, SVM_LIMITS));
       continue;
     }

@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { modeOfNetwork, type Config, type Mode, type Network, type Token } from "../../config/index.ts";
-import { x402ChainOf, x402Chains } from "./chains.ts";
+import { payerOfAny, x402ChainOf } from "./chains.ts";
 import { networkNamed } from "./networkNames.ts";
 
 /** An authorization the merchant offered, as the facilitator will settle it. */
@@ -40,7 +40,7 @@ const refuse = (reason: string, message: string, payer?: string): OfferCheck => 
 export function checkOffer(config: Config, mode: Mode, wallets: ReadonlyMap<string, string>, payload: PaymentPayload, requirements: PaymentRequirements): OfferCheck {
   const named = networkNamed(config, requirements.network);
   const chain = named ? x402ChainOf(named) : undefined;
-  const payer = chain ? chain.payerOf(payload.payload) : x402Chains.map((c) => c.payerOf(payload.payload)).find((p) => p !== undefined);
+  const payer = chain ? chain.payerOf(payload.payload) : payerOfAny(payload.payload);
   if (requirements.scheme !== "exact") return refuse("unsupported_scheme", `Scheme ${String(requirements.scheme)} is not supported (exact only).`, payer);
   if (!named || !chain) return refuse("invalid_network", `Network ${String(requirements.network)} is not served by this facilitator.`, payer);
   const network = named;

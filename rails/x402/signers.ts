@@ -1,15 +1,16 @@
 import type { Config } from "../../config/index.ts";
 import { readOnlyEvmSigner } from "./evmSigners.ts";
 import type { FacilitatorSigners } from "./facilitator.ts";
-import { svmOperator } from "./svmOperator.ts";
-import { operatorSvmSigner, readOnlySvmSigner } from "./svmSigners.ts";
+
+// Solana's signers load on use (they import Solana's libraries): an EVM-only deployment never loads them.
+const svmSigners = () => require("./svmSigners.ts") as typeof import("./svmSigners.ts");
 
 /** The API's signers: they read the chains and name the operators' public addresses; none signs. Solana is served once its operator's address is known. */
 export function apiSigners(config: Config): FacilitatorSigners {
   const feePayer = config.solana.operatorAddress;
   return {
     evm: (network) => readOnlyEvmSigner(network, config.operatorAddress),
-    svm: feePayer ? (network) => readOnlySvmSigner(network, feePayer) : null,
+    svm: feePayer ? (network) => svmSigners().readOnlySvmSigner(network, feePayer) : null,
   };
 }
 
@@ -19,10 +20,10 @@ export function apiSigners(config: Config): FacilitatorSigners {
  * (the send is the settlement contract's call, `sendSettlement.ts`), so its signer reads.
  */
 export async function operatorSigners(config: Config): Promise<FacilitatorSigners> {
-  const solana = config.solana.operatorSecretKey ? await svmOperator(config) : null;
+  const solana = config.solana.operatorSecretKey ? await (await import("./svmOperator.ts")).svmOperator(config) : null;
   const timeout = config.x402.confirmationTimeoutMs;
   return {
     evm: config.operatorPrivateKey ? (network) => readOnlyEvmSigner(network, config.operatorAddress) : null,
-    svm: solana ? (network) => operatorSvmSigner(network, solana, timeout) : null,
+    svm: solana ? (network) => svmSigners().operatorSvmSigner(network, solana, timeout) : null,
   };
 }
