@@ -5,8 +5,11 @@
  * polls GET {apiBase}/payments/public/{id} every few seconds instead.
  */
 
-/** Follows a payment; `onView` gets each view the service sends. */
-export function followPayment({ apiBase, paymentId, onView, pollMs = 4000 }) {
+/**
+ * Follows a payment; `onView` gets each view the service sends. `fetchImpl` and `eventSource`
+ * are the browser's own unless given (`eventSource: null`: none, poll only).
+ */
+export function followPayment({ apiBase, paymentId, onView, pollMs = 4000, fetchImpl = (...args) => fetch(...args), eventSource = globalThis.EventSource }) {
   const url = `${apiBase}/payments/public/${encodeURIComponent(paymentId)}`;
   let timer = null;
   // A poll answered after the stream has spoken (or polling stopped) is older than what the
@@ -21,7 +24,7 @@ export function followPayment({ apiBase, paymentId, onView, pollMs = 4000 }) {
     const at = generation;
     const mine = ++asked;
     try {
-      const response = await fetch(url, { cache: "no-store", headers: { accept: "application/json" } });
+      const response = await fetchImpl(url, { cache: "no-store", headers: { accept: "application/json" } });
       if (!response.ok) return;
       const view = (await response.json()).payment;
       if (at === generation && mine > shown) {
@@ -43,11 +46,11 @@ export function followPayment({ apiBase, paymentId, onView, pollMs = 4000 }) {
     generation++;
   };
 
-  if (typeof EventSource !== "function") {
+  if (typeof eventSource !== "function") {
     startPolling();
     return { refresh: poll };
   }
-  const source = new EventSource(`${url}/events`);
+  const source = new eventSource(`${url}/events`);
   source.addEventListener("payment", (event) => {
     stopPolling();
     onView(JSON.parse(event.data));

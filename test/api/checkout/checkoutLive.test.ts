@@ -1,8 +1,8 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 // @ts-expect-error: a browser module without types
 import { followPayment } from "../../../api/checkout/assets/live.js";
 
-/** The page's live view with a scripted EventSource and fetch in place of the browser's. */
+/** The page's live view with a scripted EventSource and fetch in place of the browser's (handed in: no global is changed). */
 class FakeEventSource {
   static last: FakeEventSource;
   listeners = new Map<string, ((event: { data?: string }) => void)[]>();
@@ -17,12 +17,6 @@ class FakeEventSource {
   }
 }
 
-const realFetch = globalThis.fetch;
-const realEventSource = (globalThis as { EventSource?: unknown }).EventSource;
-afterEach(() => {
-  globalThis.fetch = realFetch;
-  (globalThis as { EventSource?: unknown }).EventSource = realEventSource;
-});
 
 /**
  * Waits until `views` holds `n` views (an answer reaches the page through fetch's promise
@@ -36,11 +30,9 @@ async function shown(views: string[], n: number) {
 // BUG: a poll still in flight when the stream came back was shown after the stream's newer view.
 test("a poll answered after the stream spoke is dropped; one answered while polling is shown", async () => {
   let answer!: (status: string) => void;
-  globalThis.fetch = (() =>
-    new Promise((resolve) => (answer = (status) => resolve(new Response(JSON.stringify({ payment: { status } })))))) as unknown as typeof fetch;
-  (globalThis as { EventSource?: unknown }).EventSource = FakeEventSource;
+  const fetchImpl = () => new Promise((resolve) => (answer = (status) => resolve(new Response(JSON.stringify({ payment: { status } })))));
   const views: string[] = [];
-  followPayment({ apiBase: "http://x/api/v1", paymentId: "p", onView: (view: { status: string }) => views.push(view.status), pollMs: 60_000 });
+  followPayment({ apiBase: "http://x/api/v1", paymentId: "p", onView: (view: { status: string }) => views.push(view.status), pollMs: 60_000, fetchImpl, eventSource: FakeEventSource });
   const source = FakeEventSource.last;
 
   source.emit("error"); // the stream drops: the page polls at once
@@ -61,11 +53,9 @@ test("a poll answered after the stream spoke is dropped; one answered while poll
 // pay button the customer had just used.
 test("polling: an older poll answered after a newer one is dropped", async () => {
   const answers: Array<(status: string) => void> = [];
-  globalThis.fetch = (() =>
-    new Promise((resolve) => answers.push((status) => resolve(new Response(JSON.stringify({ payment: { status } })))))) as unknown as typeof fetch;
-  (globalThis as { EventSource?: unknown }).EventSource = undefined;
+  const fetchImpl = () => new Promise((resolve) => answers.push((status) => resolve(new Response(JSON.stringify({ payment: { status } })))));
   const views: string[] = [];
-  const live = followPayment({ apiBase: "http://x/api/v1", paymentId: "p", onView: (view: { status: string }) => views.push(view.status), pollMs: 60_000 });
+  const live = followPayment({ apiBase: "http://x/api/v1", paymentId: "p", onView: (view: { status: string }) => views.push(view.status), pollMs: 60_000, fetchImpl, eventSource: null });
   void live.refresh(); // a refresh while the first poll is still out
   answers[1]!("confirming");
   await shown(views, 1);
