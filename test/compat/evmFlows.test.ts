@@ -11,6 +11,7 @@ import { startWorkers } from "../../jobs/worker.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { loadCoinleyPay, type SimplePaymentApi } from "./coinleyPay.ts";
+import { teardown } from "../../harness/teardown.ts";
 
 /**
  * The published client SDK (`coinley-pay` 0.0.39), as a merchant moving to this service
@@ -51,12 +52,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), Bun.sleep(15_000)]);
-  await bounded(api?.app.stop(true));
-  await bounded(workers?.close());
-  await bounded(indexer?.stop());
-  await bounded(api?.close());
-  await bounded(chain?.stop());
+  await teardown([
+    () => api?.app.stop(true),
+    () => workers?.close(),
+    () => indexer?.stop(),
+    () => api?.close(),
+    () => chain?.stop(),
+  ]);
 });
 
 const balanceOf = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });

@@ -9,6 +9,7 @@ import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubs
 import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { loadCoinleyPay, type SimplePaymentApi } from "./coinleyPay.ts";
+import { teardown } from "../../harness/teardown.ts";
 
 /**
  * The published client SDK's Solana flow against the sandbox on a live local chain (slots
@@ -43,12 +44,13 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), Bun.sleep(15_000)]);
-  await bounded(api?.app.stop(true));
-  await bounded(workers?.close());
-  await bounded(subscriber?.stop());
-  await bounded(api?.close());
-  await bounded(solana?.stop());
+  await teardown([
+    () => api?.app.stop(true),
+    () => workers?.close(),
+    () => subscriber?.stop(),
+    () => api?.close(),
+    () => solana?.stop(),
+  ]);
 });
 
 async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {

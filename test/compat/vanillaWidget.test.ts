@@ -10,6 +10,7 @@ import { customer, merchantWallet, operatorKey, startPaymentChain, type PaymentC
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { injectTestWallet } from "../e2e/checkoutPage.helpers.ts";
 import { coinleyVanilla } from "./coinleyPay.ts";
+import { teardown } from "../../harness/teardown.ts";
 
 /**
  * The published client SDK's vanilla widget (`CoinleyVanilla`, `dist/coinley-vanilla.min.js`
@@ -54,12 +55,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), Bun.sleep(15_000)]);
-  await bounded(browser?.close());
-  site?.stop(true);
-  await bounded(api?.app.stop(true));
-  await bounded(api?.close());
-  await bounded(chain?.stop());
+  await teardown([
+    () => browser?.close(),
+    () => site?.stop(true),
+    () => api?.app.stop(true),
+    () => api?.close(),
+    () => chain?.stop(),
+  ]);
 });
 
 const page = () => `<!doctype html>

@@ -12,6 +12,7 @@ import { axeViolations, decodeQr, DESKTOP, launchBrowser, PHONE, recordConsoleEr
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { expirePayment, injectTestWallet } from "./checkoutPage.helpers.ts";
+import { teardown } from "../../harness/teardown.ts";
 
 /**
  * The hosted checkout page in a real browser (Debian's Chromium through
@@ -48,14 +49,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), Bun.sleep(15_000)]);
-  await bounded(browser?.close());
-  await bounded(api?.deps.paymentStreams.stop());
-  await bounded(api?.app.stop(true));
-  await bounded(workers?.close());
-  await bounded(indexer?.stop());
-  await bounded(api?.close());
-  await bounded(chain?.stop());
+  await teardown([
+    () => browser?.close(),
+    () => api?.deps.paymentStreams.stop(),
+    () => api?.app.stop(true),
+    () => workers?.close(),
+    () => indexer?.stop(),
+    () => api?.close(),
+    () => chain?.stop(),
+  ]);
 });
 
 let orders = 0;

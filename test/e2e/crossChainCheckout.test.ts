@@ -11,6 +11,7 @@ import { axeViolations, decodeQr, DESKTOP, launchBrowser, recordConsoleErrors, r
 import { merchantWallet, operatorKey, startTestIndexer } from "../../harness/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
 import { injectTestWallet } from "./checkoutPage.helpers.ts";
+import { teardown } from "../../harness/teardown.ts";
 
 /**
  * The hosted checkout page of a cross-chain payment in a real browser: the customer is
@@ -63,16 +64,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   clearInterval(miner);
-  const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), Bun.sleep(15_000)]);
-  for (const context of contexts) await bounded(context.close());
-  await bounded(browser?.close());
-  await bounded(relayer?.stop());
-  await bounded(api?.deps.paymentStreams.stop());
-  await bounded(api?.app.stop(true));
-  await bounded(workers?.close());
-  await bounded(indexer?.stop());
-  await bounded(api?.close());
-  await bounded(chains?.stop());
+  await teardown([
+    ...contexts.map((context) => () => context.close()),
+    () => browser?.close(),
+    () => relayer?.stop(),
+    () => api?.deps.paymentStreams.stop(),
+    () => api?.app.stop(true),
+    () => workers?.close(),
+    () => indexer?.stop(),
+    () => api?.close(),
+    () => chains?.stop(),
+  ]);
 });
 
 const phaseOf = (page: Page) => page.evaluate(() => document.body.dataset.phase);

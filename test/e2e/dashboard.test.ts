@@ -11,6 +11,7 @@ import { axeViolations, DESKTOP, launchBrowser, recordConsoleErrors, recordReque
 import { inviteLink } from "../../harness/dashboard.ts";
 import { customer, merchantWallet, operatorKey, startPaymentChain, startTestIndexer, type PaymentChain } from "../../harness/paymentChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { teardown } from "../../harness/teardown.ts";
 
 /**
  * The merchant dashboard in a real browser (Debian's Chromium through playwright-core) against
@@ -48,14 +49,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), Bun.sleep(15_000)]);
-  await bounded(browser?.close());
-  await bounded(api?.deps.paymentStreams.stop());
-  await bounded(api?.app.stop(true));
-  await bounded(workers?.close());
-  await bounded(indexer?.stop());
-  await bounded(api?.close());
-  await bounded(chain?.stop());
+  await teardown([
+    () => browser?.close(),
+    () => api?.deps.paymentStreams.stop(),
+    () => api?.app.stop(true),
+    () => workers?.close(),
+    () => indexer?.stop(),
+    () => api?.close(),
+    () => chain?.stop(),
+  ]);
 });
 
 const balanceOf = (owner: Address) => chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [owner] });

@@ -10,6 +10,7 @@ import { startChainSubscriber, type ChainSubscriber } from "../../rails/solana/i
 import { axeViolations, decodeQr, DESKTOP, launchBrowser, recordConsoleErrors, recordRequests, screenshotBoth, seriousOf } from "../../harness/browser.ts";
 import { startSolanaTestChain, type SolanaTestChain } from "../../harness/solanaChain.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
+import { teardown } from "../../harness/teardown.ts";
 
 /**
  * The hosted checkout page for a Solana Pay payment, in a real browser against the whole
@@ -41,14 +42,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  const bounded = (p: Promise<unknown> | undefined) => Promise.race([p?.catch(() => {}), Bun.sleep(15_000)]);
-  await bounded(browser?.close());
-  await bounded(api?.deps.paymentStreams.stop());
-  await bounded(api?.app.stop(true));
-  await bounded(workers?.close());
-  await bounded(subscriber?.stop());
-  await bounded(api?.close());
-  await bounded(solana?.stop());
+  await teardown([
+    () => browser?.close(),
+    () => api?.deps.paymentStreams.stop(),
+    () => api?.app.stop(true),
+    () => workers?.close(),
+    () => subscriber?.stop(),
+    () => api?.close(),
+    () => solana?.stop(),
+  ]);
 });
 
 const waitForPhase = (page: Page, phase: string, timeout = 20_000) => page.waitForFunction((p) => document.body.dataset.phase === p, phase, { timeout });

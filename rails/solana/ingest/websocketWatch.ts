@@ -1,6 +1,6 @@
 import { Connection, PublicKey } from "@solana/web3.js";
 import type { Logger } from "../../../config/logger.ts";
-import { closeSocket } from "./closeSocket.ts";
+import { closeSocket, socketOpen } from "./closeSocket.ts";
 
 /**
  * The subscriber's websocket: one `logsSubscribe` (mentions, `confirmed`) per watched
@@ -22,7 +22,6 @@ export function startWebsocketWatch(options: {
   let endpoint = 0;
   let connection = newConnection();
   let subscriptions = new Map<string, number>();
-  let slotSubscription: number | null = null;
   let lastSeen = Date.now();
   let replacements = 0;
   let stopped = false;
@@ -41,13 +40,19 @@ export function startWebsocketWatch(options: {
   }
 
   function watchSlots() {
-    slotSubscription = connection.onSlotChange(() => (lastSeen = Date.now()));
+    connection.onSlotChange(() => (lastSeen = Date.now()));
   }
   watchSlots();
 
-  async function dropAll(old: Connection, ids: number[], slot: number | null) {
-    await Promise.all([...ids.map((id) => old.removeOnLogsListener(id).catch(() => {})), slot === null ? null : old.removeSlotChangeListener(slot).catch(() => {})]);
-    closeSocket(old);
+  /**
+   * Stops listening to one address. web3.js may unsubscribe only on an open socket (see
+   * `closeSocket`); on one closing or reconnecting, the removal waits for the next tick of the
+   * event loop, by which time web3.js has put the subscription back to unsent and drops it unsent.
+   */
+  function unsubscribe(on: Connection, id: number) {
+    if (stopped || on !== connection) return; // a replaced socket: closed, its subscriptions with it
+    if (socketOpen(on)) void on.removeOnLogsListener(id).catch(() => {});
+    else setTimeout(() => unsubscribe(on, id), 1_000).unref?.();
   }
 
   /** Replaces the socket and every subscription (the watchdog, or a test). */
@@ -56,16 +61,14 @@ export function startWebsocketWatch(options: {
     replacements++;
     options.logger.warn({ reason }, "solana websocket replaced");
     const old = connection;
-    const ids = [...subscriptions.values()];
     const addresses = [...subscriptions.keys()];
-    const slot = slotSubscription;
     endpoint = (endpoint + 1) % options.endpoints.length;
     connection = newConnection();
     subscriptions = new Map();
     lastSeen = Date.now();
     watchSlots();
     for (const address of addresses) subscribe(address);
-    void dropAll(old, ids, slot);
+    closeSocket(old); // its subscriptions end with it, unsubscribing nothing (see closeSocket)
     options.onReconnect();
   }
 
@@ -81,7 +84,7 @@ export function startWebsocketWatch(options: {
       for (const [address, id] of subscriptions) {
         if (wanted.has(address)) continue;
         subscriptions.delete(address);
-        void connection.removeOnLogsListener(id).catch(() => {});
+        unsubscribe(connection, id);
       }
       for (const address of wanted) if (!subscriptions.has(address)) subscribe(address);
     },
@@ -93,7 +96,7 @@ export function startWebsocketWatch(options: {
     async stop() {
       stopped = true;
       clearInterval(watchdog);
-      await dropAll(connection, [...subscriptions.values()], slotSubscription);
+      closeSocket(connection);
       subscriptions.clear();
     },
   };
