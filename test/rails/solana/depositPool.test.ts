@@ -140,6 +140,14 @@ describe("the Solana deposit address pool", () => {
     const maintenance = openQueue(api.config, QUEUES.maintenance);
     try {
       expect((await maintenance.getJobSchedulers()).map((s) => [s.key, s.every]).sort()).toContainEqual(["replenish", 10_000]);
+      // The schedule's first run comes at once: once it is done (the next one waits, delayed),
+      // the refill below can only be the one the 503 prompts.
+      const settled = Date.now() + 10_000;
+      for (;;) {
+        const counts = await maintenance.getJobCounts("wait", "active", "delayed", "prioritized");
+        if ((counts.wait === 0 && counts.active === 0 && counts.prioritized === 0 && counts.delayed > 0) || Date.now() > settled) break;
+        await Bun.sleep(50);
+      }
       await api.db.update(solanaDepositAddresses).set({ paymentId: sql`gen_random_uuid()`, claimedAt: new Date() }).where(isNull(solanaDepositAddresses.paymentId));
       expect((await createDeposit()).status).toBe(503); // prompts the worker
       const deadline = Date.now() + 15_000;
