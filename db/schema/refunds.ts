@@ -1,11 +1,9 @@
 /** Refund requests: every ask for a payment's refund, and what became of it. */
 import { sql } from "drizzle-orm";
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { modes } from "../../domain/mode.ts";
 import { refundAuthorities, refundRequestStatuses } from "../../domain/refundRequestStatus.ts";
 import { amount, createdAt } from "./columns.ts";
-import { merchants } from "./merchants.ts";
-import { payments } from "./payments.ts";
+import { paymentOwned } from "./paymentOwned.ts";
 import { transfersOut } from "./transfers.ts";
 
 /**
@@ -17,14 +15,7 @@ export const refundRequests = pgTable(
   "refund_requests",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    paymentId: uuid("payment_id")
-      .notNull()
-      .references(() => payments.id, { onDelete: "cascade" }),
-    /** The payment's merchant and mode, kept here so a merchant's list walks one index. */
-    merchantId: uuid("merchant_id")
-      .notNull()
-      .references(() => merchants.id, { onDelete: "cascade" }),
-    mode: text("mode", { enum: modes }).notNull(),
+    ...paymentOwned(),
     status: text("status", { enum: refundRequestStatuses }).notNull(),
     /** Where the refund goes, in the rail's canonical form. */
     toAddress: text("to_address").notNull(),

@@ -1,11 +1,9 @@
 /** x402 settlements: each authorization a resource server asked the facilitator to settle, and its outcome. */
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { modes } from "../../domain/mode.ts";
 import { x402SettlementStatuses } from "../../domain/x402.ts";
 import { amount, createdAt } from "./columns.ts";
-import { merchants } from "./merchants.ts";
-import { payments } from "./payments.ts";
+import { paymentOwned } from "./paymentOwned.ts";
 
 /**
  * One row per authorization (the API writes it with its `x402` payment, in one transaction),
@@ -17,13 +15,7 @@ export const x402Settlements = pgTable(
   "x402_settlements",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    paymentId: uuid("payment_id")
-      .notNull()
-      .references(() => payments.id, { onDelete: "cascade" }),
-    merchantId: uuid("merchant_id")
-      .notNull()
-      .references(() => merchants.id, { onDelete: "cascade" }),
-    mode: text("mode", { enum: modes }).notNull(),
+    ...paymentOwned(),
     /** The network as the requirements named it (CAIP-2 `eip155:31337`, `solana:<genesis hash>`, or x402 v1's name) and the catalogue's chain id. */
     network: text("network").notNull(),
     chainId: text("chain_id").notNull(),

@@ -86,6 +86,17 @@ export function phaseOf(view, now) {
   }
 }
 
+/** Phases whose message is the same whatever the payment: their tone and the key of their title and detail in the strings. */
+const PLAIN_PHASES = {
+  partial: ["info", "partial"],
+  confirming: ["progress", "confirming"],
+  completed: ["success", "completed"],
+  expiring: ["progress", "expiring"],
+  bridging: ["progress", "bridging"],
+  refunding: ["warning", "bridgeRefunding"],
+  refunded: ["warning", "bridgeRefunded"],
+};
+
 /** The status box: its tone (info, progress, success, warning), title and detail, in the page's language. */
 export function describeStatus(view, t, locale, now) {
   const phase = phaseOf(view, now);
@@ -108,26 +119,14 @@ export function describeStatus(view, t, locale, now) {
   // What is owed back is the merchant's to return: paid straight to them, or delivered to them by a bridge.
   const merchantHolds = view.directToMerchant || Boolean(view.crossChain);
   const say = (tone, title, detail) => ({ phase, tone, title: format(title, values), detail: format(detail, values) });
+  const plain = PLAIN_PHASES[phase];
+  if (plain) return say(plain[0], t[`${plain[1]}Title`], t[`${plain[1]}Detail`]);
   switch (phase) {
     case "waiting":
       if (view.crossChain) return say("info", t.waitingTitle, view.wallet ? t.waitingDetailBridge : t.waitingDetailBridgeAddress);
       return say("info", t.waitingTitle, view.directToMerchant ? t.waitingDetailUri : view.wallet ? t.waitingDetail : t.waitingDetailAddress);
-    case "partial":
-      return say("info", t.partialTitle, t.partialDetail);
-    case "confirming":
-      return say("progress", t.confirmingTitle, t.confirmingDetail);
-    case "completed":
-      return say("success", t.completedTitle, t.completedDetail);
     case "overpaid":
       return say("success", t.overpaidTitle, merchantHolds ? t.overpaidMerchantDetail : small ? t.overpaidSmallDetail : t.overpaidDetail);
-    case "expiring":
-      return say("progress", t.expiringTitle, t.expiringDetail);
-    case "bridging":
-      return say("progress", t.bridgingTitle, t.bridgingDetail);
-    case "refunding":
-      return say("warning", t.bridgeRefundingTitle, t.bridgeRefundingDetail);
-    case "refunded":
-      return say("warning", t.bridgeRefundedTitle, t.bridgeRefundedDetail);
     case "expired":
       if (view.crossChain) return say("warning", t.expiredTitle, t.expiredBridgeDetail);
       if (owed) return say("warning", t.expiredTitle, view.directToMerchant ? t.expiredOwedMerchantDetail : small ? t.expiredSmallDetail : t.expiredOwedDetail);

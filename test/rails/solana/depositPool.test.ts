@@ -145,7 +145,7 @@ describe("the Solana deposit address pool", () => {
       const settled = Date.now() + 10_000;
       for (;;) {
         const counts = await maintenance.getJobCounts("wait", "active", "delayed", "prioritized");
-        if ((counts.wait === 0 && counts.active === 0 && counts.prioritized === 0 && counts.delayed > 0) || Date.now() > settled) break;
+        if ((!counts.wait && !counts.active && !counts.prioritized && (counts.delayed ?? 0) > 0) || Date.now() > settled) break;
         await Bun.sleep(50);
       }
       await api.db.update(solanaDepositAddresses).set({ paymentId: sql`gen_random_uuid()`, claimedAt: new Date() }).where(isNull(solanaDepositAddresses.paymentId));
