@@ -68,7 +68,11 @@ export async function startWorkers(deps: {
   const { config, db, logger } = deps;
   const connection = redisConnection(config.redis.url);
   // Every queue's jobs but the webhooks' retry on `cappedBackoff` (their `backoff: { type: "capped" }`).
-  const options = { connection, prefix: config.redis.prefix, settings: { backoffStrategy: cappedBackoff } };
+  // A job whose worker died under it (stalled) goes back to the queue: every job here is safe to
+  // run again. BullMQ's default gives up after the first such return, and a reconcile prompt so
+  // failed is lost (dispatch's cursor has moved on: the payment waits for its expiry's recheck);
+  // 20 returns keep a job through a worker restarted again and again, yet end one that kills it.
+  const options = { connection, prefix: config.redis.prefix, settings: { backoffStrategy: cappedBackoff }, maxStalledCount: 20 };
 
   const prompts = createPrompts(config);
   // Scheduled only where a payment method that stocks addresses serves a network.
@@ -100,8 +104,6 @@ export async function startWorkers(deps: {
         if (schedules.every((name) => keys.has(name))) return;
         logger.warn({ present: [...keys] }, "job schedules missing (Redis flushed?); declaring them again");
         await declareSchedules();
-  // Stocked at start, not a period later: a fresh deployment's first creates find addresses.
-  if (schedules.includes("replenish")) await prompts.replenish().catch((error: unknown) => logger.warn({ err: error }, "could not prompt replenishing"));
       })
       .catch((error: unknown) => logger.warn({ err: error }, "could not check the job schedules"));
   }, deps.scheduleWatchMs ?? 60_000);

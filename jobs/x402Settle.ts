@@ -9,6 +9,7 @@ import { ServiceUnavailableError } from "../domain/errors.ts";
 import { closePayment, reconcilePayments } from "../reconcile/index.ts";
 import { x402ChainOf } from "../rails/x402/chains.ts";
 import { buildFacilitator } from "../rails/x402/facilitator.ts";
+import { x402Networks } from "../rails/x402/networkNames.ts";
 import { operatorSigners } from "../rails/x402/signers.ts";
 import type { JobPayloads } from "./queues.ts";
 
@@ -26,6 +27,12 @@ export function x402Settle(deps: X402SettleDeps) {
   const { config, db, logger } = deps;
   let facilitator: Promise<x402Facilitator> | undefined;
   const facilitatorOf = () => (facilitator ??= operatorSigners(config).then((signers) => buildFacilitator(config, signers)));
+  // Said once at start: a network whose payments this operator cannot settle (verify refuses them too).
+  for (const network of x402Networks(config)) {
+    void x402ChainOf(network)
+      .settlerProblem(config, network)
+      .then((problem) => problem && logger.error({ network: network.shortName }, `x402 payments on this network cannot be settled: ${problem}`));
+  }
 
   return async (job: Job<JobPayloads["x402-settle"]>) => {
     const row = await findX402Settlement(db, job.data.settlementId);

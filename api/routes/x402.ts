@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { modeOfNetwork } from "../../config/index.ts";
+import { x402ChainOf } from "../../rails/x402/chains.ts";
 import { x402Names, x402Networks } from "../../rails/x402/networkNames.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
@@ -17,14 +18,13 @@ export const x402Routes = (deps: ApiDeps) =>
     .use(authPlugin(deps.credentials))
     .get(
       "/supported",
-      ({ auth }) => {
+      async ({ auth }) => {
         // The networks of the credential's mode only: a test key's resource server offers test chains.
         // Solana's kinds name the operator's address as `extra.feePayer`: the transfer's fee payer.
-        const names = new Set(
-          x402Networks(deps.config)
-            .filter((n) => modeOfNetwork(n) === auth.mode)
-            .flatMap((n) => x402Names(n)),
-        );
+        // Not one whose payments the operator could not settle (rails/x402/settlerProblem.ts).
+        const networks = x402Networks(deps.config).filter((n) => modeOfNetwork(n) === auth.mode);
+        const settles = await Promise.all(networks.map(async (n) => (await x402ChainOf(n).settlerProblem(deps.config, n)) === null));
+        const names = new Set(networks.filter((_, i) => settles[i]).flatMap((n) => x402Names(n)));
         const supported = apiFacilitator(deps.config).getSupported();
         return { ...supported, kinds: supported.kinds.filter((k) => names.has(k.network)) };
       },

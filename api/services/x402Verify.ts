@@ -50,14 +50,17 @@ export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader:
   if (!checked.ok) return invalid(checked.reason, checked.message, checked.payer);
   const { offer } = checked;
   const agentId = x402AgentId(agentHeader, offer.payer);
-  const [existing, balance, policy] = await Promise.all([
+  const [existing, balance, policy, settler] = await Promise.all([
     findExistingX402Settlement(db, { chainId: offer.network.chainId, asset: offer.token.address, payer: offer.payer, nonce: offer.nonce, merchantId: auth.merchantId, mode: auth.mode, paymentIdentifier: null }),
     x402ChainOf(offer.network).payerBalance(config, offer.network, offer.token.address, offer.payer),
     checkAgentPolicy(db, auth, agentId, offer),
+    x402ChainOf(offer.network).settlerProblem(config, offer.network),
   ]);
   if (existing) return retriedOrReplayed(existing, auth, extractPaymentIdentifier(request.paymentPayload), offer, agentId);
   if (balance < offer.amount) return invalid("insufficient_funds", `The payer holds ${balance} of the ${offer.amount} required (smallest units).`, offer.payer);
   if (policy) return invalid(`agent_policy_${policy.rule}`, policy.message, offer.payer);
+  // Verified, it would be refused at settle after the resource server did the work.
+  if (settler) return invalid("facilitator_cannot_settle", `This facilitator cannot settle on ${offer.network.shortName} now: ${settler}.`, offer.payer);
   let response: VerifyResponse;
   try {
     response = await apiFacilitator(config).verify(request.paymentPayload, request.paymentRequirements);

@@ -52,6 +52,8 @@ export type X402Chain = {
   payerBalance(config: Config, network: Network, token: string, payer: string): Promise<bigint>;
   /** The most the operator may spend on one merchant's settlements a UTC day, in the chain's smallest native unit. */
   dailyFeeCap(config: Config): bigint;
+  /** Why the operator cannot settle on `network` now (EVM: it is not the settlement contract's settler), or null. */
+  settlerProblem(config: Config, network: Network): Promise<string | null>;
   /** Submits the authorization (or finds it already submitted) and reads what it paid. */
   settle(ctx: SettleContext, network: Network, row: X402SettlementRow): Promise<SettleOutcome>;
 };

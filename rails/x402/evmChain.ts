@@ -5,6 +5,7 @@ import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 import { evmClient } from "../evm/client.ts";
 import type { SettleContext, X402Chain } from "./chains.ts";
 import { sendSettlement, type SettlementRefused } from "./sendSettlement.ts";
+import { settlerProblem } from "./settlerProblem.ts";
 import { movedIntoContract, settledAuthorizationTx, settlementTransfer, usedAuthorizationTx } from "./settlementEvidence.ts";
 
 /** How often a settlement's receipt is looked for while the worker waits for it (X402_CONFIRMATION_TIMEOUT_MS). */
@@ -53,6 +54,7 @@ export const evmX402: X402Chain = {
   payerBalance: (config, network, token, payer) =>
     evmClient(network, config.rpcTimeoutMs).readContract({ address: token as Hex, abi: erc20Abi, functionName: "balanceOf", args: [payer as Hex] }),
   dailyFeeCap: (config) => config.x402.dailyGasCapWei,
+  settlerProblem,
 
   /**
    * Verifies the authorization again (x402's own `exact` scheme: signature, window, balance,

@@ -48,6 +48,8 @@ export const svmX402: X402Chain = {
   },
   // The same share of the native coin as X402_DAILY_GAS_CAP_WEI (18 decimals) is of ether: SOL has 9.
   dailyFeeCap: (config) => config.x402.dailyGasCapWei / 10n ** 9n,
+  // The operator signs as the transfer's fee payer, named in the requirements: no contract to be the settler of.
+  settlerProblem: async () => null,
 
   /**
    * The transaction's id is known before it is sent (the operator's signature), and recorded

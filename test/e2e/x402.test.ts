@@ -9,6 +9,7 @@ import { erc20Abi, getAddress, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import { createLogger } from "../../config/logger.ts";
+import { forgetSettlerAnswers } from "../../rails/x402/settlerProblem.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { createTestApi, type TestApi, type TestMerchant } from "../../harness/testApi.ts";
@@ -305,6 +306,31 @@ describe("x402: strangers are refused on every route", () => {
       expect(revertOf(attempt)).toEqual({ name: "NotSettler", args: undefined });
     }
   });
+
+  test("a settlement contract whose settler is not the operator: its network is left out of /supported and verify refuses, before the resource server does the work", async () => {
+    const owner = (await chain.publicClient.readContract({ address: chain.settlement, abi: paymentSettlementAbi, functionName: "owner" })) as Address;
+    const setSettler = async (to: Address) => {
+      const hash = await chain.customerWallet.writeContract({ address: chain.settlement, abi: paymentSettlementAbi, functionName: "setSettler", args: [to], account: owner, chain: null });
+      await chain.publicClient.waitForTransactionReceipt({ hash });
+      forgetSettlerAnswers();
+    };
+    const { decoded } = await signedPayment(customer);
+    const verify = () => facilitator("/verify", secret(merchant), { x402Version: 2, paymentPayload: decoded, paymentRequirements: requirementsOf(decoded) });
+    await chain.rpc("anvil_impersonateAccount", [owner]);
+    try {
+      await setSettler(privateKeyToAccount(generatePrivateKey()).address);
+      expect((await facilitator("/supported", secret(merchant))).body.kinds).toEqual([]);
+      const refused = (await verify()).body;
+      expect(refused).toMatchObject({ isValid: false, invalidReason: "facilitator_cannot_settle", payer: customer.address });
+      expect(refused.invalidMessage).toContain("settler");
+      // The operator's fix: the network is offered again, and the same payment verifies.
+      await setSettler(privateKeyToAccount(operatorKey).address);
+      expect((await facilitator("/supported", secret(merchant))).body.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: NETWORK }]);
+      expect((await verify()).body).toMatchObject({ isValid: true, payer: customer.address });
+    } finally {
+      await chain.rpc("anvil_stopImpersonatingAccount", [owner]);
+    }
+  }, 60_000);
 
   test("/supported names the exact scheme on the sandbox chain; bad bodies are a 400 naming the field", async () => {
     const supported = await facilitator("/supported", secret(merchant));

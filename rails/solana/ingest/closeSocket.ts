@@ -31,7 +31,12 @@ export function closeSocket(connection: Connection): void {
   socket.close(4000);
 }
 
-/** Whether the Connection's websocket is open, the only state in which web3.js may unsubscribe safely (see `closeSocket`). */
-export function socketOpen(connection: Connection): boolean {
-  return socketOf(connection)?.underlyingSocket?.readyState === 1;
+/**
+ * Whether the Connection's websocket is closing or closed (its close perhaps not yet seen by
+ * web3.js), where an unsubscribe would fail and be retried in the loop `closeSocket` describes.
+ * Connecting or open, web3.js unsubscribes safely (a subscription not sent yet is just dropped).
+ */
+export function socketClosing(connection: Connection): boolean {
+  const state = socketOf(connection)?.underlyingSocket?.readyState;
+  return state === 2 || state === 3;
 }

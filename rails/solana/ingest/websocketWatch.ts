@@ -1,6 +1,6 @@
 import { Connection, PublicKey } from "@solana/web3.js";
 import type { Logger } from "../../../config/logger.ts";
-import { closeSocket, socketOpen } from "./closeSocket.ts";
+import { closeSocket, socketClosing } from "./closeSocket.ts";
 
 /**
  * The subscriber's websocket: one `logsSubscribe` (mentions, `confirmed`) per watched
@@ -34,7 +34,8 @@ export function startWebsocketWatch(options: {
   function subscribe(address: string) {
     const id = connection.onLogs(new PublicKey(address), () => {
       lastSeen = Date.now();
-      options.onActivity(address);
+      // An address dropped since (its unsubscribe may still wait: see `unsubscribe`) is not looked at.
+      if (subscriptions.get(address) === id) options.onActivity(address);
     }, "confirmed");
     subscriptions.set(address, id);
   }
@@ -45,13 +46,13 @@ export function startWebsocketWatch(options: {
   watchSlots();
 
   /**
-   * Stops listening to one address. web3.js may unsubscribe only on an open socket (see
-   * `closeSocket`); on one closing or reconnecting, the removal waits for the next tick of the
-   * event loop, by which time web3.js has put the subscription back to unsent and drops it unsent.
+   * Stops listening to one address. web3.js may not unsubscribe on a closing socket (see
+   * `closeSocket`): there the removal waits a second, by which time the socket is closed and
+   * web3.js drops the subscription unsent. Its notifications meanwhile are ignored (`subscribe`).
    */
   function unsubscribe(on: Connection, id: number) {
     if (stopped || on !== connection) return; // a replaced socket: closed, its subscriptions with it
-    if (socketOpen(on)) void on.removeOnLogsListener(id).catch(() => {});
+    if (!socketClosing(on)) void on.removeOnLogsListener(id).catch(() => {});
     else setTimeout(() => unsubscribe(on, id), 1_000).unref?.();
   }
 
