@@ -23,6 +23,24 @@ ponder.on("LateTransfers:block", async ({ event, context }) => {
   if (rows.length > 0) await context.db.insert(tokenTransfer).values(rows).onConflictDoNothing();
 });
 
+type LoggedEvent = {
+  block: { number: bigint; hash: `0x${string}`; timestamp: bigint };
+  transaction: { hash: `0x${string}` };
+  log: { address: `0x${string}`; logIndex: number };
+};
+
+/** Where a contract's log sits, as every row of one records it (its id: chain, transaction, log index). */
+const logRow = (chainId: number, event: LoggedEvent) => ({
+  id: `${chainId}:${event.transaction.hash}:${event.log.logIndex}`,
+  chainId,
+  contract: event.log.address,
+  blockNumber: event.block.number,
+  blockHash: event.block.hash,
+  txHash: event.transaction.hash,
+  logIndex: event.log.logIndex,
+  timestamp: event.block.timestamp,
+});
+
 ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {
   // The receipt's logs: what the settlement's token Transfers moved, not the intent's amount.
   const receipt = await context.client.getTransactionReceipt({ hash: event.transaction.hash });
@@ -30,8 +48,7 @@ ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {
   await context.db
     .insert(settlementPayment)
     .values({
-      id: `${context.chain.id}:${event.transaction.hash}:${event.log.logIndex}`,
-      chainId: context.chain.id,
+      ...logRow(context.chain.id, event),
       paymentId: event.args.paymentId,
       payer: event.args.payer,
       token: event.args.token,
@@ -39,12 +56,6 @@ ponder.on("PaymentSettlement:PaymentSettled", async ({ event, context }) => {
       amount: event.args.amount,
       fee: event.args.fee,
       transfers,
-      contract: event.log.address,
-      blockNumber: event.block.number,
-      blockHash: event.block.hash,
-      txHash: event.transaction.hash,
-      logIndex: event.log.logIndex,
-      timestamp: event.block.timestamp,
     })
     .onConflictDoNothing();
 });
@@ -60,8 +71,7 @@ ponder.on("PaymentSettlement:SplitPaymentExecuted", async ({ event, context }) =
   await context.db
     .insert(splitPayment)
     .values({
-      id: `${context.chain.id}:${event.transaction.hash}:${event.log.logIndex}`,
-      chainId: context.chain.id,
+      ...logRow(context.chain.id, event),
       key: event.args.key,
       paymentId: p.paymentId,
       payer: event.args.payer,
@@ -75,12 +85,6 @@ ponder.on("PaymentSettlement:SplitPaymentExecuted", async ({ event, context }) =
       recipient1Percentage: Number(p.recipient1Percentage),
       recipient2Percentage: Number(p.recipient2Percentage),
       recipient3Percentage: Number(p.recipient3Percentage),
-      contract: event.log.address,
-      blockNumber: event.block.number,
-      blockHash: event.block.hash,
-      txHash: event.transaction.hash,
-      logIndex: event.log.logIndex,
-      timestamp: event.block.timestamp,
     })
     .onConflictDoNothing();
 });

@@ -1,12 +1,4 @@
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createCloseAccountInstruction,
-  createHarvestWithheldTokensToMintInstruction,
-  createTransferCheckedInstruction,
-  getMint,
-  getTransferFeeConfig,
-  unpackAccount,
-} from "@solana/spl-token";
+import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, unpackAccount } from "@solana/spl-token";
 import { PublicKey, Transaction, type Connection, type Keypair } from "@solana/web3.js";
 import type { Network, Token } from "../../config/types.ts";
 import { claimedSolanaDepositAddresses, depositPaymentsOutsidePool } from "./depositAddressRows.ts";
@@ -16,6 +8,7 @@ import { solanaConnection } from "./connection.ts";
 import { depositKeypair, depositSeedId, legacyDepositSeed, poolKeypair } from "./depositKeys.ts";
 import { solanaOperator } from "./operator.ts";
 import { associatedTokenAccount, tokenProgramOf } from "./tokenAccounts.ts";
+import { closeTokenAccount } from "./transfers/closeTokenAccount.ts";
 
 /** A deposit key and where its balances go (null: nowhere known). */
 type Candidate = { key: Keypair; destination: string | null };
@@ -94,11 +87,7 @@ async function recover(connection: Connection, network: Network, operator: Keypa
     createAssociatedTokenAccountIdempotentInstruction(operator!.publicKey, to, new PublicKey(destination), mint, program),
     createTransferCheckedInstruction(balance.account, mint, to, key.publicKey, balance.amount, balance.token.decimals, [], program),
   );
-  // A Token-2022 fee account closes only once its withheld fees went to the mint.
-  if (balance.token.tokenProgram === "token-2022" && getTransferFeeConfig(await getMint(connection, mint, "confirmed", program))) {
-    transaction.add(createHarvestWithheldTokensToMintInstruction(mint, [balance.account], program));
-  }
-  transaction.add(createCloseAccountInstruction(balance.account, operator!.publicKey, key.publicKey, [], program));
+  transaction.add(...(await closeTokenAccount(connection, { account: balance.account, mint, token: balance.token, program, owner: key.publicKey, rentTo: operator!.publicKey })));
   const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash("confirmed");
   transaction.feePayer = operator!.publicKey;
   transaction.recentBlockhash = blockhash;

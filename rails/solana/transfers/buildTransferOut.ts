@@ -1,11 +1,4 @@
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createCloseAccountInstruction,
-  createHarvestWithheldTokensToMintInstruction,
-  createTransferCheckedInstruction,
-  getMint,
-  getTransferFeeConfig,
-} from "@solana/spl-token";
+import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from "@solana/spl-token";
 import { getBase58Codec } from "@solana/kit";
 import { ComputeBudgetProgram, PublicKey, Transaction, type Connection, type Keypair, type TransactionInstruction } from "@solana/web3.js";
 import type { Network } from "../../../config/types.ts";
@@ -13,6 +6,7 @@ import { ServiceUnavailableError } from "../../../domain/errors.ts";
 import type { PaymentRow, TransferOutRow } from "../../../db/schema/index.ts";
 import { associatedTokenAccount, tokenOfMint, tokenProgramOf } from "../tokenAccounts.ts";
 import { tokenAccountBalance } from "../tokenAccountBalance.ts";
+import { closeTokenAccount } from "./closeTokenAccount.ts";
 import { priorityFee, TRANSFER_OUT_COMPUTE_UNITS } from "./priorityFee.ts";
 
 export type SignedTransferOut = {
@@ -80,12 +74,7 @@ export async function buildTransferOut(input: {
   }
   instructions.push(createTransferCheckedInstruction(source, mint, destination, depositKey.publicKey, row.amount, token.decimals, [], program));
   const closesAccount = sourceBalance === row.amount;
-  if (closesAccount) {
-    if (token.tokenProgram === "token-2022" && getTransferFeeConfig(await getMint(connection, mint, "confirmed", program))) {
-      instructions.push(createHarvestWithheldTokensToMintInstruction(mint, [source], program));
-    }
-    instructions.push(createCloseAccountInstruction(source, operator.publicKey, depositKey.publicKey, [], program));
-  }
+  if (closesAccount) instructions.push(...(await closeTokenAccount(connection, { account: source, mint, token, program, owner: depositKey.publicKey, rentTo: operator.publicKey })));
   // A priority fee, raised each time an earlier signing expired unlanded: at none, a congested
   // cluster drops the transfer again and again.
   const price = await priorityFee(connection, [source, destination, operator.publicKey], row.replacedTxHashes.length);
