@@ -12,7 +12,8 @@ const known = new Map<string, { at: number; problem: Promise<string | null> }>()
  * lets only its settler call `settleAuthorization`, so an operator that is not it (the contract
  * deployed or handed over to another address) would have every settle refused after its verify
  * passed — the resource server having done the work for nothing. Null too when the node cannot
- * be read now (the settle's own simulation refuses then). Kept 60 s per network.
+ * be read now or the operator's address is not configured here (the settle's own simulation
+ * refuses then). Kept 60 s per network.
  */
 export function settlerProblem(config: Config, network: Network): Promise<string | null> {
   const key = `${network.chainId}:${network.settlementContract}:${config.operatorAddress}`;
@@ -25,7 +26,8 @@ export function settlerProblem(config: Config, network: Network): Promise<string
 
 async function readProblem(config: Config, network: Network): Promise<string | null> {
   if (!network.settlementContract) return `no settlement contract on ${network.shortName}`;
-  if (!config.operatorAddress) return "no operator address (OPERATOR_ADDRESS or OPERATOR_PRIVATE_KEY) to settle with";
+  // An API given no OPERATOR_ADDRESS cannot tell; the worker, which holds the key, checks at its start.
+  if (!config.operatorAddress) return null;
   const settler = await evmClient(network, config.rpcTimeoutMs)
     .readContract({ address: getAddress(network.settlementContract), abi: paymentSettlementAbi, functionName: "settler" })
     .catch(() => null);
