@@ -9,6 +9,7 @@ import type { PaymentCreations } from "./services/batchedCreations.ts";
 import type { CredentialLookup } from "./services/credentialCache.ts";
 import type { NetworkDelays } from "./services/networkDelays.ts";
 import type { PaymentStreamHub } from "./services/paymentStreamHub.ts";
+import type { X402SettlementWaits } from "./services/x402SettlementWaits.ts";
 
 /** Everything the HTTP layer needs, built once by the process entry point (or a test). */
 export type ApiDeps = {
@@ -23,6 +24,8 @@ export type ApiDeps = {
   prompts: Prompts;
   /** This process's checkout streams and their one listening connection. */
   paymentStreams: PaymentStreamHub;
+  /** x402 settles waiting for the worker's word (`createX402SettlementWaits`): one listening connection. */
+  x402Waits: X402SettlementWaits;
   /** Payment creations, written in batches with concurrent ones (`createBatchedCreations`). */
   creations: PaymentCreations;
   /** Active credentials by key, cached while revocations can be heard (`createCredentialCache`). */

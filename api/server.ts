@@ -14,6 +14,7 @@ import { createCredentialCache } from "./services/credentialCache.ts";
 import { createNetworkDelays } from "./services/networkDelays.ts";
 import { createPaymentStreamHub } from "./services/paymentStreamHub.ts";
 import { loadPublicViews } from "./services/publicPaymentViews.ts";
+import { createX402SettlementWaits } from "./services/x402SettlementWaits.ts";
 
 /** Starts the HTTP API on the configured host and port; `stop` drains and closes (the prompts too). */
 export async function startApiServer(config: Config, logger: Logger, databaseUrl: string, prompts: Prompts, queues: Queue[] = []) {
@@ -30,6 +31,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     maxStreams: config.checkout.maxStreams,
   });
   const credentials = createCredentialCache({ db: handle.db, databaseUrl, logger });
+  const x402Waits = createX402SettlementWaits({ databaseUrl, logger });
   const app = createApp({
     config,
     db: handle.db,
@@ -41,6 +43,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     networkDelays: deps.networkDelays,
     prompts,
     paymentStreams,
+    x402Waits,
     startedAt: new Date(),
     queueDashboard: await buildQueueDashboard(config, queues),
   });
@@ -51,6 +54,7 @@ export async function startApiServer(config: Config, logger: Logger, databaseUrl
     stop: async () => {
       // Open streams never end by themselves: close them first, or the drain would wait forever.
       await paymentStreams.stop();
+      await x402Waits.stop();
       await app.stop();
       await credentials.stop();
       await prompts.close();

@@ -37,7 +37,7 @@ const ms = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${per
 const agents = Array.from({ length: CLIENTS }, () => privateKeyToAccount(generatePrivateKey()));
 const chain = await startPaymentChain({ requiredConfirmations: 1, alsoFund: agents.map((a) => a.address) });
 const usdc = chain.tokens.find((t) => t.symbol === "USDC")!.address as Address;
-const api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, X402_SETTLE_WAIT_MS: "60000" } });
+const api = await createTestApi({ env: { NETWORKS_FILE: chain.networksFile, OPERATOR_PRIVATE_KEY: operatorKey, X402_SETTLE_WAIT_MS: "60000", X402_DAILY_GAS_CAP_WEI: (10n ** 21n).toString() } });
 const logger = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? "silent" });
 let indexer: Awaited<ReturnType<typeof startTestIndexer>> | undefined;
 let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
@@ -68,7 +68,13 @@ try {
     }
   };
   facilitator.verify = timed(verifyMs, facilitator.verify.bind(facilitator));
-  facilitator.settle = timed(settleMs, facilitator.settle.bind(facilitator));
+  const settleOne = timed(settleMs, facilitator.settle.bind(facilitator));
+  const refusals = new Map<string, number>();
+  facilitator.settle = async (...args) => {
+    const answer = await settleOne(...args);
+    if (!answer.success) refusals.set(answer.errorReason ?? "?", (refusals.get(answer.errorReason ?? "?") ?? 0) + 1);
+    return answer;
+  };
   const app = new Hono();
   app.use(
     paymentMiddleware(
@@ -129,6 +135,7 @@ try {
   );
   const inclusion = percentile(inclusionMs, 50);
   console.log(`answers: ${[...statuses].map(([s, n]) => `${n}× ${s}`).join(", ")} in ${seconds.toFixed(1)} s`);
+  if (refusals.size) console.log(`settles refused: ${[...refusals].map(([r, n]) => `${n}× ${r}`).join(", ")}`);
   console.log(`verify latency (resource server → facilitator): ${ms(verifyMs)}   goal p50 ≤ 5 ms`);
   console.log(`settle latency: ${ms(settleMs)}; chain inclusion alone: p50 ${inclusion.toFixed(1)} ms`);
   console.log(`settle overhead beyond inclusion: p50 ${(percentile(settleMs, 50) - inclusion).toFixed(1)} ms   goal p50 ≤ 20 ms`);

@@ -35,7 +35,13 @@ export async function insertX402Settlement(tx: Db, values: NewX402Settlement): P
   return row;
 }
 
-/** Records what the worker learned; a settled or failed row is final and is never written again. */
+/**
+ * Postgres channel on which a settlement's id is announced when the worker records its
+ * outcome (settled or failed): a settle waiting for it (the API's) reads it at once.
+ */
+export const X402_SETTLEMENTS_CHANNEL = "stablepay_x402_settlements";
+
+/** Records what the worker learned, and announces an outcome; a settled or failed row is final and is never written again. */
 export async function updateX402Settlement(
   db: Db,
   id: string,
@@ -46,6 +52,8 @@ export async function updateX402Settlement(
     .set({ ...values, updatedAt: sql`now()` })
     .where(and(eq(x402Settlements.id, id), inArray(x402Settlements.status, ["requested", "submitted"])))
     .returning();
+  // After the update's commit (its own statement): whoever wakes reads it written.
+  if (row && (row.status === "settled" || row.status === "failed")) await db.execute(sql`select pg_notify(${X402_SETTLEMENTS_CHANNEL}, ${id})`);
   return row;
 }
 

@@ -18,6 +18,7 @@ import { openAllQueues } from "../jobs/queues.ts";
 import { createBatchedCreations } from "../api/services/batchedCreations.ts";
 import { createCredentialCache } from "../api/services/credentialCache.ts";
 import { createPaymentStreamHub } from "../api/services/paymentStreamHub.ts";
+import { createX402SettlementWaits } from "../api/services/x402SettlementWaits.ts";
 import { createNetworkDelays } from "../api/services/networkDelays.ts";
 import { loadPublicViews } from "../api/services/publicPaymentViews.ts";
 import { buildConfig } from "../plugins/config.ts";
@@ -88,6 +89,7 @@ export async function createTestApi(
       load: (ids) => loadPublicViews({ config, db: handle.db, networkDelays }, ids),
       maxStreams: config.checkout.maxStreams,
     }),
+    x402Waits: createX402SettlementWaits({ databaseUrl: database.url, logger }),
     startedAt: new Date(),
   };
   // Stocked as the sandbox starts (Solana's deposit addresses), whether or not the test runs workers.
@@ -144,6 +146,7 @@ export async function createTestApi(
     seedMerchant,
     close: async () => {
       await deps.paymentStreams.stop();
+      await deps.x402Waits.stop();
       await deps.credentials.stop();
       await deps.prompts.close();
       await Promise.all(queues.map((q) => q.close()));

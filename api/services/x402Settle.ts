@@ -14,13 +14,14 @@ import { recordCreated } from "../../reconcile/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { x402PaymentRow } from "./x402Payment.ts";
+import type { X402SettlementWaits } from "./x402SettlementWaits.ts";
 import type { X402Request } from "./x402Request.ts";
 import { verifyX402, type X402Deps } from "./x402Verify.ts";
 
-export type X402SettleDeps = X402Deps & { prompts: Prompts; logger: Logger };
+export type X402SettleDeps = X402Deps & { prompts: Prompts; logger: Logger; x402Waits: X402SettlementWaits };
 
-/** How often a settle looks whether the worker has settled its authorization. */
-const POLL_MS = 25;
+/** How long a settle waits for word of its settlement before it reads it anyway (a notification lost). */
+const UNANNOUNCED_MS = 250;
 
 /** Raised inside the writing transaction when another settle took the authorization first: it rolls back. */
 class TakenMeanwhile extends Error {}
@@ -32,7 +33,7 @@ const refused = (network: string, errorReason: string, errorMessage: string, pay
  * verifies, then — in one transaction, the agent's policy row locked so concurrent settles
  * count one after another — writes the `x402` payment and its settlement row (an
  * authorization, or a payment identifier, is taken once), prompts the worker, and answers
- * with what the worker recorded within X402_SETTLE_WAIT_MS; still unmined then, it answers
+ * with what the worker recorded within X402_SETTLE_WAIT_MS (woken by its announcement); still unmined then, it answers
  * `settlement_pending` (with the transaction once broadcast), never a failure. A settle of an
  * authorization this merchant already asked for is that settle: it answers its outcome.
  */
@@ -123,11 +124,13 @@ async function earlierSettle(deps: X402Deps, auth: AuthContext, request: X402Req
 async function answerWhenSettled(deps: X402SettleDeps, row: X402SettlementRow): Promise<SettleResponse> {
   await deps.prompts.x402Settle(row.id).catch((error: unknown) => deps.logger.warn({ err: error, settlementId: row.id }, "could not prompt the x402 settlement; answering pending"));
   const until = Date.now() + deps.config.x402.settleWaitMs;
+  const open = (r: X402SettlementRow) => r.status === "requested" || r.status === "submitted";
   let current = row;
-  while (current.status === "requested" || current.status === "submitted") {
-    if (Date.now() >= until) break;
-    await Bun.sleep(POLL_MS);
+  while (open(current) && Date.now() < until) {
+    const wait = deps.x402Waits.next(row.id, Math.min(UNANNOUNCED_MS, until - Date.now()));
     current = (await findX402Settlement(deps.db, row.id)) ?? current;
+    if (open(current)) await wait.woken;
+    else wait.cancel();
   }
   const base = { payer: current.payer, network: current.network as SettleResponse["network"] };
   if (current.status === "settled") return { success: true, transaction: current.txHash!, ...base };

@@ -11,7 +11,7 @@ import { buildFacilitator } from "../../rails/x402/facilitator.ts";
 import { checkOffer, type X402Offer } from "../../rails/x402/offer.ts";
 import { apiSigners } from "../../rails/x402/signers.ts";
 import type { AuthContext } from "../plugins/auth.ts";
-import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
+import { previewAgentPolicy } from "./enforceAgentPolicy.ts";
 import { resolveAgentId } from "../requests/paymentFields.ts";
 import type { X402Request } from "./x402Request.ts";
 
@@ -39,7 +39,7 @@ export const x402AgentId = (header: string | undefined, payer: string): string =
 /**
  * Verifies an authorization for the merchant: that it is one the merchant offered
  * (`checkOffer`), not already settled or asked to be, that the payer holds the amount and the
- * agent's policy allows it, and then the protocol's own checks (`exact` on EVM: signature,
+ * agent's policy allows it, and the protocol's own checks (`exact` on EVM: signature,
  * window, recipient, amount, simulation; on Solana: the transaction's layout, signatures,
  * mint, recipient's token account, amount, fee payer, simulation) by @x402/core's facilitator.
  */
@@ -50,24 +50,30 @@ export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader:
   if (!checked.ok) return invalid(checked.reason, checked.message, checked.payer);
   const { offer } = checked;
   const agentId = x402AgentId(agentHeader, offer.payer);
-  const [existing, balance, policy, settler] = await Promise.all([
+  // All at once (the protocol's own checks too): a verify waits for the slowest read, not their sum.
+  const [existing, balance, policy, settler, verified] = await Promise.all([
     findExistingX402Settlement(db, { chainId: offer.network.chainId, asset: offer.token.address, payer: offer.payer, nonce: offer.nonce, merchantId: auth.merchantId, mode: auth.mode, paymentIdentifier: null }),
     x402ChainOf(offer.network).payerBalance(config, offer.network, offer.token.address, offer.payer),
     checkAgentPolicy(db, auth, agentId, offer),
     x402ChainOf(offer.network).settlerProblem(config, offer.network),
+    protocolVerify(config, request),
   ]);
   if (existing) return retriedOrReplayed(existing, auth, extractPaymentIdentifier(request.paymentPayload), offer, agentId);
   if (balance < offer.amount) return invalid("insufficient_funds", `The payer holds ${balance} of the ${offer.amount} required (smallest units).`, offer.payer);
   if (policy) return invalid(`agent_policy_${policy.rule}`, policy.message, offer.payer);
   // Verified, it would be refused at settle after the resource server did the work.
   if (settler) return invalid("facilitator_cannot_settle", `This facilitator cannot settle on ${offer.network.shortName} now: ${settler}.`, offer.payer);
-  let response: VerifyResponse;
+  if ("error" in verified) return invalid("unexpected_verify_error", verified.error, offer.payer);
+  return verified.isValid ? { response: { ...verified, payer: offer.payer }, offer, agentId } : { response: verified };
+}
+
+/** x402's own `exact` verification, its failure to answer as an error message. */
+async function protocolVerify(config: Config, request: X402Request): Promise<VerifyResponse | { error: string }> {
   try {
-    response = await apiFacilitator(config).verify(request.paymentPayload, request.paymentRequirements);
+    return await apiFacilitator(config).verify(request.paymentPayload, request.paymentRequirements);
   } catch (error) {
-    return invalid("unexpected_verify_error", error instanceof Error ? error.message : String(error), offer.payer);
+    return { error: error instanceof Error ? error.message : String(error) };
   }
-  return response.isValid ? { response: { ...response, payer: offer.payer }, offer, agentId } : { response };
 }
 
 /**
@@ -82,21 +88,19 @@ function retriedOrReplayed(existing: X402SettlementRow, auth: AuthContext, payme
   return { response: { isValid: true, payer: offer.payer }, offer, agentId };
 }
 
-/** The agent policy rule this payment breaks, or null (checked in a transaction of its own; the settle checks again, locked). */
+/** The agent policy rule this payment breaks, or null (read, locking nothing; the settle checks again, locked). */
 async function checkAgentPolicy(db: Db, auth: AuthContext, agentId: string, offer: X402Offer): Promise<AgentPolicyError | null> {
   try {
-    await db.transaction(async (tx) =>
-      enforceAgentPolicy(tx as unknown as Db, {
-        merchantId: auth.merchantId,
-        mode: auth.mode,
-        agentId,
-        amount: offer.amount,
-        decimals: offer.token.decimals,
-        network: offer.network.shortName,
-        token: offer.token.symbol,
-        now: new Date(),
-      }),
-    );
+    await previewAgentPolicy(db, {
+      merchantId: auth.merchantId,
+      mode: auth.mode,
+      agentId,
+      amount: offer.amount,
+      decimals: offer.token.decimals,
+      network: offer.network.shortName,
+      token: offer.token.symbol,
+      now: new Date(),
+    });
     return null;
   } catch (error) {
     if (error instanceof AgentPolicyError) return error;

@@ -1,5 +1,4 @@
-import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { erc20Abi, getAddress, isAddress, type Hex, type PublicClient } from "viem";
+import { erc20Abi, getAddress, isAddress, type Hex, type TransactionReceipt } from "viem";
 import type { Network } from "../../config/index.ts";
 import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 import { evmClient } from "../evm/client.ts";
@@ -57,8 +56,7 @@ export const evmX402: X402Chain = {
   settlerProblem,
 
   /**
-   * Verifies the authorization again (x402's own `exact` scheme: signature, window, balance,
-   * simulation), then has the settlement contract pull and pass it on (`sendSettlement.ts`),
+   * Has the settlement contract pull the authorization and pass it on (`sendSettlement.ts`),
    * and records its `AuthorizationSettled`. Never sent twice: a transaction already recorded,
    * or one in which the contract passed this authorization on (a run that crashed after
    * sending), is looked up instead. Front-run (someone submitted the authorization to the
@@ -67,20 +65,26 @@ export const evmX402: X402Chain = {
    */
   async settle(ctx, network, row) {
     const client = evmClient(network, ctx.config.rpcTimeoutMs);
-    let txHash = (row.txHash as Hex | null) ?? (await settledAuthorizationTx(client, row));
+    let txHash = row.txHash as Hex | null;
+    let receipt: TransactionReceipt | null = null;
     if (txHash === null) {
-      const sent = await submit(ctx, network, client, row);
-      if (typeof sent !== "string") return { status: "failed", reason: sent.refused };
-      txHash = sent;
-      // Recorded before waiting: a run after a crash looks this transaction up instead of sending again.
-      await ctx.recordSigned(txHash);
-      await client.waitForTransactionReceipt({ hash: txHash, timeout: ctx.config.x402.confirmationTimeoutMs, pollingInterval: RECEIPT_POLL_MS }).catch(() => null);
+      // Unused at the token, it was in no mined settlement (one uses it): nothing to look up.
+      const used = await usedAuthorizationTx(client, row);
+      txHash = used === null ? null : await settledAuthorizationTx(client, row);
+      if (txHash === null) {
+        const sent = await submit(ctx, network, row, used);
+        if (typeof sent !== "string") return { status: "failed", reason: sent.refused };
+        txHash = sent;
+        // Recorded before waiting: a run after a crash looks this transaction up instead of sending again.
+        await ctx.recordSigned(txHash);
+        receipt = await client.waitForTransactionReceipt({ hash: txHash, timeout: ctx.config.x402.confirmationTimeoutMs, pollingInterval: RECEIPT_POLL_MS }).catch(() => null);
+      }
     }
-    const transfer = await settlementTransfer(client, row, txHash);
+    const transfer = await settlementTransfer(client, row, txHash, receipt);
     if (transfer === "unmined") return { status: "submitted", txHash };
     const earlierGas = row.gasCost ?? 0n;
     if ("reverted" in transfer) {
-      const again = (await settledAuthorizationTx(client, row)) ?? (await submit(ctx, network, client, row));
+      const again = (await settledAuthorizationTx(client, row)) ?? (await submit(ctx, network, row, await usedAuthorizationTx(client, row)));
       if (typeof again !== "string") return { status: "failed", reason: "transaction_failed", txHash, gasCost: transfer.gasCost + earlierGas };
       return { status: "submitted", txHash: again, gasCost: transfer.gasCost + earlierGas };
     }
@@ -90,15 +94,13 @@ export const evmX402: X402Chain = {
 
 /**
  * Sends the settlement, or says why it cannot be. An authorization someone already submitted
- * to the token directly is passed on from the contract if its money arrived there; one whose
- * nonce was spent otherwise (by the payer) cannot settle.
+ * to the token directly (`used`, its transaction) is passed on from the contract if its money
+ * arrived there; one whose nonce was spent otherwise (by the payer) cannot settle. Not verified
+ * again by x402's scheme: the settlement contract's call is simulated right before it is sent,
+ * and the token's own checks in it (signature, validity window, nonce, balance) are the ones
+ * that decide; the API verified it all when the settle was asked for.
  */
-async function submit(ctx: SettleContext, network: Network, client: PublicClient, row: X402SettlementRow): Promise<Hex | SettlementRefused> {
-  const used = await usedAuthorizationTx(client, row);
-  if (used === "used" || (used !== null && !(await movedIntoContract(client, row, used)))) return { refused: evmX402.replayReason };
-  if (used === null) {
-    const verified = await (await ctx.facilitator()).verify(row.payload as unknown as PaymentPayload, row.requirements as unknown as PaymentRequirements);
-    if (!verified.isValid) return { refused: verified.invalidReason ?? "invalid_payload" };
-  }
+async function submit(ctx: SettleContext, network: Network, row: X402SettlementRow, used: Hex | "used" | null): Promise<Hex | SettlementRefused> {
+  if (used === "used" || (used !== null && !(await movedIntoContract(evmClient(network, ctx.config.rpcTimeoutMs), row, used)))) return { refused: evmX402.replayReason };
   return sendSettlement(ctx, network, row, ctx.payment, used !== null);
 }

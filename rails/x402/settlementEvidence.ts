@@ -1,4 +1,4 @@
-import { erc20Abi, isAddressEqual, parseAbiItem, parseEventLogs, type Hex, type PublicClient } from "viem";
+import { erc20Abi, isAddressEqual, parseAbiItem, parseEventLogs, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import { paymentSettlementAbi } from "../../contracts/artifacts/index.ts";
 import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 
@@ -56,10 +56,16 @@ export type SettlementTransfer = { txHash: Hex; blockNumber: bigint; blockTimest
 /**
  * The settlement transaction's `AuthorizationSettled` for this authorization and amount (the
  * contract paid merchant and fee recipient): the payment's evidence, with what its gas cost
- * the operator (wei). `unmined`: no receipt yet; `reverted`: mined without it (its gas spent all the same).
+ * the operator (wei), from its receipt (`known`: already fetched). `unmined`: no receipt yet;
+ * `reverted`: mined without it (its gas spent all the same).
  */
-export async function settlementTransfer(client: PublicClient, row: X402SettlementRow, txHash: Hex): Promise<SettlementTransfer | "unmined" | { reverted: true; gasCost: bigint }> {
-  const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => null);
+export async function settlementTransfer(
+  client: PublicClient,
+  row: X402SettlementRow,
+  txHash: Hex,
+  known: TransactionReceipt | null = null,
+): Promise<SettlementTransfer | "unmined" | { reverted: true; gasCost: bigint }> {
+  const receipt = known ?? (await client.getTransactionReceipt({ hash: txHash }).catch(() => null));
   if (!receipt) return "unmined";
   const gasCost = receipt.gasUsed * receipt.effectiveGasPrice;
   const settled =
