@@ -36,12 +36,13 @@ export async function insertX402Settlement(tx: Db, values: NewX402Settlement): P
 }
 
 /**
- * Postgres channel on which a settlement's id is announced when the worker records its
- * outcome (settled or failed): a settle waiting for it (the API's) reads it at once.
+ * Postgres channel on which a settlement's id is announced when its outcome (settled or
+ * failed) is written, by a trigger (migration 0050), so on commit and with no round trip of
+ * the writer's: a settle waiting for it (the API's) reads it at once.
  */
 export const X402_SETTLEMENTS_CHANNEL = "stablepay_x402_settlements";
 
-/** Records what the worker learned, and announces an outcome; a settled or failed row is final and is never written again. */
+/** Records what the worker learned (an outcome is announced); a settled or failed row is final and is never written again. */
 export async function updateX402Settlement(
   db: Db,
   id: string,
@@ -52,8 +53,6 @@ export async function updateX402Settlement(
     .set({ ...values, updatedAt: sql`now()` })
     .where(and(eq(x402Settlements.id, id), inArray(x402Settlements.status, ["requested", "submitted"])))
     .returning();
-  // After the update's commit (its own statement): whoever wakes reads it written.
-  if (row && (row.status === "settled" || row.status === "failed")) await db.execute(sql`select pg_notify(${X402_SETTLEMENTS_CHANNEL}, ${id})`);
   return row;
 }
 

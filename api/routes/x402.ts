@@ -4,6 +4,7 @@ import { x402ChainOf } from "../../rails/x402/chains.ts";
 import { x402Names, x402Networks } from "../../rails/x402/networkNames.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
+import { rememberVerified } from "../services/x402RecentVerifications.ts";
 import { parseX402Request } from "../services/x402Request.ts";
 import { settleX402 } from "../services/x402Settle.ts";
 import { apiFacilitator, verifyX402 } from "../services/x402Verify.ts";
@@ -32,7 +33,12 @@ export const x402Routes = (deps: ApiDeps) =>
     )
     .post(
       "/verify",
-      async ({ auth, body, headers }) => (await verifyX402(deps, auth, headers["x-agent-id"], parseX402Request(body))).response,
+      async ({ auth, body, headers }) => {
+        const request = parseX402Request(body);
+        const verified = await verifyX402(deps, auth, headers["x-agent-id"], request);
+        if (verified.offer) rememberVerified(deps.config, auth, headers["x-agent-id"], request, verified);
+        return verified.response;
+      },
       { auth: "secret", detail: { summary: "x402: verify a payment payload against the merchant's requirements" } },
     )
     .post("/settle", async ({ auth, body, headers }) => settleX402(deps, auth, headers["x-agent-id"], parseX402Request(body)), {

@@ -16,7 +16,8 @@ import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
 import { x402PaymentRow } from "./x402Payment.ts";
 import type { X402SettlementWaits } from "./x402SettlementWaits.ts";
 import type { X402Request } from "./x402Request.ts";
-import { verifyX402, type X402Deps } from "./x402Verify.ts";
+import { takeVerified } from "./x402RecentVerifications.ts";
+import { verifyX402, type X402Deps, type X402Verified } from "./x402Verify.ts";
 
 export type X402SettleDeps = X402Deps & { prompts: Prompts; logger: Logger; x402Waits: X402SettlementWaits };
 
@@ -30,7 +31,7 @@ const refused = (network: string, errorReason: string, errorMessage: string, pay
 
 /**
  * Settles an authorization for the merchant. The API holds no key that moves money: it
- * verifies, then — in one transaction, the agent's policy row locked so concurrent settles
+ * verifies (or takes the verify this process just passed: `x402RecentVerifications.ts`), then — in one transaction, the agent's policy row locked so concurrent settles
  * count one after another — writes the `x402` payment and its settlement row (an
  * authorization, or a payment identifier, is taken once), prompts the worker, and answers
  * with what the worker recorded within X402_SETTLE_WAIT_MS (woken by its announcement); still unmined then, it answers
@@ -45,7 +46,7 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
   if (earlier && "refusal" in earlier) return refused(network, earlier.refusal, earlier.message, earlier.payer);
   if (earlier) return answerWhenSettled(deps, earlier.row);
 
-  const verified = await verifyX402(deps, auth, agentHeader, request);
+  const verified = takeVerified<X402Verified>(deps.config, auth, agentHeader, request) ?? (await verifyX402(deps, auth, agentHeader, request));
   if (!verified.response.isValid || !verified.offer || !verified.agentId) {
     return refused(network, verified.response.invalidReason ?? "invalid_payload", verified.response.invalidMessage ?? "The payment did not verify.", verified.response.payer);
   }

@@ -1,4 +1,4 @@
-import { erc20Abi, getAddress, isAddress, type Hex, type TransactionReceipt } from "viem";
+import { erc20Abi, getAddress, isAddress, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import type { Network } from "../../config/index.ts";
 import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 import { evmClient } from "../evm/client.ts";
@@ -7,8 +7,24 @@ import { sendSettlement, type SettlementRefused } from "./sendSettlement.ts";
 import { settlerProblem } from "./settlerProblem.ts";
 import { movedIntoContract, settledAuthorizationTx, settlementTransfer, usedAuthorizationTx } from "./settlementEvidence.ts";
 
-/** How often a settlement's receipt is looked for while the worker waits for it (X402_CONFIRMATION_TIMEOUT_MS). */
+/** How often a settlement's receipt is looked for while the worker waits for it (X402_CONFIRMATION_TIMEOUT_MS), once each new block. */
 const RECEIPT_POLL_MS = 100;
+
+/** The first looks for a receipt, before waiting on blocks: a chain that includes at once (an L2's sequencer, anvil) answers within them. */
+const EARLY_LOOKS_MS = [0, 5, 10, 20, 40];
+
+/**
+ * The settlement's receipt, or null past `timeoutMs`: looked for a few times in its first
+ * ~75 ms, then with each new block (viem's wait, whose block watch all waits share).
+ */
+async function receiptOf(client: PublicClient, hash: Hex, timeoutMs: number): Promise<TransactionReceipt | null> {
+  for (const delay of EARLY_LOOKS_MS) {
+    if (delay > 0) await Bun.sleep(delay);
+    const receipt = await client.getTransactionReceipt({ hash }).catch(() => null);
+    if (receipt) return receipt;
+  }
+  return client.waitForTransactionReceipt({ hash, timeout: timeoutMs, pollingInterval: RECEIPT_POLL_MS }).catch(() => null);
+}
 
 type Authorization = Record<string, unknown> | undefined;
 const authorizationOf = (payload: unknown): Authorization => (payload as { authorization?: Record<string, unknown> } | null)?.authorization;
@@ -75,9 +91,9 @@ export const evmX402: X402Chain = {
         const sent = await submit(ctx, network, row, used);
         if (typeof sent !== "string") return { status: "failed", reason: sent.refused };
         txHash = sent;
-        // Recorded before waiting: a run after a crash looks this transaction up instead of sending again.
-        await ctx.recordSigned(txHash);
-        receipt = await client.waitForTransactionReceipt({ hash: txHash, timeout: ctx.config.x402.confirmationTimeoutMs, pollingInterval: RECEIPT_POLL_MS }).catch(() => null);
+        // Recorded while its receipt is looked for, before it is acted on: a run after a crash
+        // looks this transaction up instead of sending again.
+        [, receipt] = await Promise.all([ctx.recordSigned(txHash), receiptOf(client, txHash, ctx.config.x402.confirmationTimeoutMs)]);
       }
     }
     const transfer = await settlementTransfer(client, row, txHash, receipt);
