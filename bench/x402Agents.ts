@@ -4,7 +4,7 @@
  * HTTP, its calls timed) and the agents paying it (`@x402/fetch` with an `@x402/evm` signer).
  * Given its plan as JSON in `BENCH_X402_PLAN`; prints what it measured as one JSON line.
  * Each agent pays its requests one after another; with `rate`, the agents together start about
- * that many a second (each waits a random pause first), else back to back.
+ * that many a second (each on a schedule of random gaps), else back to back.
  */
 import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { ExactEvmScheme as ExactEvmClientScheme, toClientEvmSigner } from "@x402/evm";
@@ -76,8 +76,15 @@ await Promise.all(
       schemes: [{ network: plan.network, client: new ExactEvmClientScheme(toClientEvmSigner(agent, publicClient as never)) }],
       spendControls: { allowedAssets: [{ network: plan.network, asset: plan.asset, maxAmountPerPayment: plan.price }] },
     });
+    // Its requests start on a schedule of their own (random gaps, `rate` in all), not after the
+    // one before plus a pause: what is offered does not fall as the service slows.
+    let due = 0;
     for (let i = 0; i < plan.perAgent; i++) {
-      if (meanPauseMs > 0) await Bun.sleep(-Math.log(1 - Math.random()) * meanPauseMs);
+      if (meanPauseMs > 0) {
+        due += -Math.log(1 - Math.random()) * meanPauseMs;
+        const wait = due - (performance.now() - started);
+        if (wait > 0) await Bun.sleep(wait);
+      }
       const response = await pay(url);
       await response.arrayBuffer();
       statuses[response.status] = (statuses[response.status] ?? 0) + 1;

@@ -94,8 +94,10 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
     return answerWhenSettled(deps, again.row);
   }
   // Expired on time if it never settles (the recheck would catch it otherwise, later).
-  await deps.prompts.expire([row.paymentId], payment.expiresAt).catch((error: unknown) => deps.logger.warn({ err: error, paymentId: row.paymentId }, "could not schedule expiry; recheck will catch it"));
-  return answerWhenSettled(deps, row);
+  // Alongside the worker's prompt, not before it: the settlement is what the agent waits for.
+  const expiry = deps.prompts.expire([row.paymentId], payment.expiresAt).catch((error: unknown) => deps.logger.warn({ err: error, paymentId: row.paymentId }, "could not schedule expiry; recheck will catch it"));
+  const [answer] = await Promise.all([answerWhenSettled(deps, row), expiry]);
+  return answer;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Network } from "../../config/index.ts";
 import type { X402SettlementRow } from "../../db/x402Settlements.ts";
 import { evmClient } from "../evm/client.ts";
 import type { SettleContext, X402Chain } from "./chains.ts";
-import { sendSettlement, type SettlementRefused } from "./sendSettlement.ts";
+import { sendSettlement, sendSimulated, simulateSettlement, type SettlementRefused } from "./sendSettlement.ts";
 import { settlerProblem } from "./settlerProblem.ts";
 import { movedIntoContract, settledAuthorizationTx, settlementTransfer, usedAuthorizationTx } from "./settlementEvidence.ts";
 
@@ -84,11 +84,12 @@ export const evmX402: X402Chain = {
     let txHash = row.txHash as Hex | null;
     let receipt: TransactionReceipt | null = null;
     if (txHash === null) {
-      // Unused at the token, it was in no mined settlement (one uses it): nothing to look up.
-      const used = await usedAuthorizationTx(client, row);
+      // Unused at the token, it was in no mined settlement (one uses it): nothing to look up, and
+      // the settlement simulated meanwhile (as unused: the common case) is the one sent.
+      const [used, simulated] = await Promise.all([usedAuthorizationTx(client, row), simulateSettlement(ctx, network, row, ctx.payment, false)]);
       txHash = used === null ? null : await settledAuthorizationTx(client, row);
       if (txHash === null) {
-        const sent = await submit(ctx, network, row, used);
+        const sent = used !== null ? await submit(ctx, network, row, used) : "refused" in simulated ? simulated : await sendSimulated(ctx, network, simulated);
         if (typeof sent !== "string") return { status: "failed", reason: sent.refused };
         txHash = sent;
         // Recorded while its receipt is looked for, before it is acted on: a run after a crash

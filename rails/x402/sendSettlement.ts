@@ -28,6 +28,21 @@ export async function sendSettlement(
   payment: Pick<PaymentRow, "merchantWallet" | "feeAmount" | "feeRecipient">,
   received: boolean,
 ): Promise<Hex | SettlementRefused> {
+  const simulated = await simulateSettlement(ctx, network, row, payment, received);
+  return "refused" in simulated ? simulated : sendSimulated(ctx, network, simulated);
+}
+
+/** A settlement the contract accepts in simulation: what is signed and sent. */
+export type SimulatedSettlement = { request: unknown };
+
+/** The settlement contract's call simulated (no lock): a revert is a refusal; anything else throws. */
+export async function simulateSettlement(
+  ctx: { config: Config },
+  network: Network,
+  row: X402SettlementRow,
+  payment: Pick<PaymentRow, "merchantWallet" | "feeAmount" | "feeRecipient">,
+  received: boolean,
+): Promise<SimulatedSettlement | SettlementRefused> {
   const { authorization, signature } = (row.payload as { payload: { authorization: Authorization; signature: Hex } }).payload;
   const auth = {
     token: getAddress(row.asset),
@@ -41,19 +56,24 @@ export async function sendSettlement(
   const feeRecipient = getAddress(payment.feeRecipient ?? payment.merchantWallet);
   const wallet = operatorWallet(ctx.config, network);
   const client = evmClient(network, ctx.config.rpcTimeoutMs);
-  let request;
   try {
-    ({ request } = await client.simulateContract({
+    const { request } = await client.simulateContract({
       account: wallet.account!,
       address: getAddress(row.payTo),
       abi: paymentSettlementAbi,
       functionName: "settleAuthorization",
       args: [auth, signature, merchant, payment.feeAmount, feeRecipient, received],
-    }));
+    });
+    return { request };
   } catch (error) {
     const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
     if (reverted instanceof ContractFunctionRevertedError) return { refused: reverted.data?.errorName ?? reverted.reason ?? "transaction_reverted" };
     throw error;
   }
-  return withChainLock(ctx.databaseUrl, network.chainId, () => wallet.writeContract(request));
+}
+
+/** Signs and sends a simulated settlement under the chain's operator lock (nonces shared with sweeps and refunds). */
+export function sendSimulated(ctx: { config: Config; databaseUrl: string }, network: Network, simulated: SimulatedSettlement): Promise<Hex> {
+  const wallet = operatorWallet(ctx.config, network);
+  return withChainLock(ctx.databaseUrl, network.chainId, () => wallet.writeContract(simulated.request as Parameters<typeof wallet.writeContract>[0]));
 }
