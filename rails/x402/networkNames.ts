@@ -9,9 +9,16 @@ import type { Config, Network } from "../../config/index.ts";
 export const x402Networks = (config: Config): Network[] =>
   config.networks.filter((n) => n.enabled && n.rpcUrl && ((n.type === "evm" && n.settlementContract) || n.type === "solana"));
 
-/** The x402 v1 name of an EVM chain (`base-sepolia`), when x402 v1 has one; local chains have none. */
-export function v1NetworkName(chainId: string): string | null {
-  return Object.entries(v1ChainIds).find(([, id]) => id === Number(chainId))?.[0] ?? null;
+/**
+ * The x402 v1 name of a network (`base-sepolia`, `solana-devnet`), when x402 v1 has one; local
+ * chains have none. Solana's names load with x402's Solana package, only for a Solana network.
+ */
+export function v1NetworkName(network: Pick<Network, "type" | "chainId">): string | null {
+  if (network.type === "solana") {
+    const { V1_TO_V2_NETWORK_MAP } = require("@x402/svm") as typeof import("@x402/svm");
+    return Object.entries(V1_TO_V2_NETWORK_MAP).find(([, name]) => name === x402Name(network))?.[0] ?? null;
+  }
+  return Object.entries(v1ChainIds).find(([, id]) => id === Number(network.chainId))?.[0] ?? null;
 }
 
 /**
@@ -21,9 +28,9 @@ export function v1NetworkName(chainId: string): string | null {
 export const x402Name = (network: Pick<Network, "type" | "chainId">): string =>
   network.type === "solana" ? `solana:${network.chainId.slice(0, 32)}` : `eip155:${network.chainId}`;
 
-/** Every name the facilitator knows a network by: its v2 name and, on EVM, x402 v1's name (v1 is not served on Solana). */
+/** Every name the facilitator knows a network by: its v2 name and x402 v1's name, where it has one. */
 export const x402Names = (network: Pick<Network, "type" | "chainId">): string[] => {
-  const v1 = network.type === "evm" ? v1NetworkName(network.chainId) : null;
+  const v1 = v1NetworkName(network);
   return v1 ? [x402Name(network), v1] : [x402Name(network)];
 };
 

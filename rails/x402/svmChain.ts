@@ -5,7 +5,8 @@ import { tokenAccountBalance } from "../solana/tokenAccountBalance.ts";
 import { associatedTokenAccount, tokenOfMint, tokenProgramOf } from "../solana/tokenAccounts.ts";
 import type { SettleOutcome, X402Chain } from "./chains.ts";
 import { operatorSignature, svmOperator } from "./svmOperator.ts";
-import { svmTransferOf } from "./svmPayload.ts";
+import { SVM_LIMITS } from "./svmLimits.ts";
+import { computeBudgetProblem, svmTransferOf } from "./svmPayload.ts";
 import { signatureState, svmSettlementTransfer } from "./svmSettlement.ts";
 
 /**
@@ -39,6 +40,11 @@ export const svmX402: X402Chain = {
     // The transfer's mint, destination and amount are x402's own checks (verify), against the requirements checked here.
     const transfer = svmTransferOf(payload);
     if (!transfer) return { ok: false, reason: "unsupported_payload", message: "Only a partially signed SPL transfer (x402 exact on Solana) is settled here." };
+    const budget = computeBudgetProblem(transfer.transaction);
+    if (budget) {
+      const message = `The transfer's compute budget is more than this facilitator pays for (at most ${SVM_LIMITS.maxComputeUnits} units at ${SVM_LIMITS.maxPriorityFeeMicroLamports} micro-lamports each): ${budget}.`;
+      return { ok: false, reason: "invalid_exact_svm_payload_transaction_compute_budget", message };
+    }
     return { ok: true, payer: transfer.payer, nonce: transfer.nonce, validBefore: BigInt(Math.floor(Date.now() / 1000)) + SVM_PAYMENT_TTL_S };
   },
   replayReason: "duplicate_settlement",

@@ -1,5 +1,6 @@
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
-import { getTokenPayerFromTransaction, transactionMessageHash } from "@x402/svm";
+import { getTokenPayerFromTransaction, transactionMessageHash, validateComputeBudgetLimits } from "@x402/svm";
+import { SVM_LIMITS } from "./svmLimits.ts";
 
 /** What an `exact` Solana payload carries: the payer's partially signed transfer, awaiting the fee payer's signature. */
 export type SvmTransfer = {
@@ -27,5 +28,19 @@ export function svmTransferOf(payload: unknown): SvmTransfer | null {
     return { transaction, payer, nonce, blockhash: lifetimeToken };
   } catch {
     return null;
+  }
+}
+
+/**
+ * Why the transfer's compute budget is more than the operator pays for (`SVM_LIMITS`), or null.
+ * x402 v2's scheme is given the limits; v1's caps only the price (at 50× ours) and not the
+ * units, so every payload is held to them here, whatever its version.
+ */
+export function computeBudgetProblem(transaction: string): string | null {
+  try {
+    validateComputeBudgetLimits(getTransactionDecoder().decode(getBase64Encoder().encode(transaction)), SVM_LIMITS);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }

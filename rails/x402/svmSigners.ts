@@ -2,13 +2,17 @@ import { createSolanaRpc, type Address, type KeyPairSigner, type MessagePartialS
 import { toFacilitatorSvmSigner, type FacilitatorRpcConfig, type FacilitatorSvmSigner } from "@x402/svm";
 import type { Network } from "../../config/index.ts";
 import { withTimeout } from "../../domain/withTimeout.ts";
-import { x402Name } from "./networkNames.ts";
+import { x402Names } from "./networkNames.ts";
 import { refuseToSettle } from "./noSettlementKeyError.ts";
 
-/** x402's signer reads the network over our RPC under the name x402 gives it (its own defaults know only public clusters). */
+/**
+ * x402's signer reads the network over our RPC under every name x402 gives it, v2's and v1's
+ * (its own defaults know only the public clusters' public endpoints).
+ */
 function rpcOf(network: Network): FacilitatorRpcConfig {
   if (!network.rpcUrl) throw new Error(`network ${network.shortName} has no Solana RPC`);
-  return { [x402Name(network)]: createSolanaRpc(network.rpcUrl) } as unknown as FacilitatorRpcConfig;
+  const rpc = createSolanaRpc(network.rpcUrl);
+  return Object.fromEntries(x402Names(network).map((name) => [name, rpc])) as unknown as FacilitatorRpcConfig;
 }
 
 /**

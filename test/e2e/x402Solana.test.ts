@@ -6,6 +6,7 @@ import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from "@x402/fetch";
 import { paymentMiddleware } from "@x402/hono";
 import { ExactSvmScheme as ExactSvmClientScheme } from "@x402/svm/exact/client";
+import { ExactSvmSchemeV1 as ExactSvmClientSchemeV1 } from "@x402/svm/exact/v1/client";
 import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import { Hono } from "hono";
 import { createLogger } from "../../config/logger.ts";
@@ -137,7 +138,12 @@ describe("x402 on Solana: an agent pays per request", () => {
   test("/supported names the exact scheme on the local chain, the operator as fee payer", async () => {
     const supported = await facilitator("/supported", secret(merchant));
     expect(supported.status).toBe(200);
-    expect(supported.body.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: NETWORK, extra: { feePayer: solana.operator.publicKey.toBase58() } }]);
+    const extra = { feePayer: solana.operator.publicKey.toBase58() };
+    // The local chain has testnet's genesis hash, so x402 v1's name for testnet names it too.
+    expect(supported.body.kinds).toEqual([
+      { x402Version: 2, scheme: "exact", network: NETWORK, extra },
+      { x402Version: 1, scheme: "exact", network: "solana-testnet", extra },
+    ]);
   });
 
   test("the official client pays a route behind the official middleware: served, paid to the merchant's wallet, in the ledger with the payer as agent, webhook sent", async () => {
@@ -225,5 +231,31 @@ describe("x402 on Solana: an agent pays per request", () => {
     const { decoded } = await signedPayment(broke);
     const verified = await facilitator("/verify", secret(merchant), { x402Version: 2, paymentPayload: decoded, paymentRequirements: decoded.accepted });
     expect(verified.body).toMatchObject({ isValid: false, invalidReason: "insufficient_funds", payer: broke.address });
+  }, 60_000);
+
+  test("x402 v1: the official v1 client's payload verifies and settles under v1's network name", async () => {
+    const requirements = {
+      scheme: "exact",
+      network: "solana-testnet",
+      maxAmountRequired: PRICE.toString(),
+      asset: mint,
+      payTo: wallet,
+      resource: reportUrl(),
+      description: "Today's market report",
+      mimeType: "application/json",
+      maxTimeoutSeconds: 60,
+      extra: { feePayer: solana.operator.publicKey.toBase58() },
+    };
+    const before = await tokenBalance(solana.merchant.publicKey);
+    const paymentPayload = await new ExactSvmClientSchemeV1(customer, { rpcUrl: solana.chain.rpcUrl }).createPaymentPayload(1, requirements as never);
+    const body = { x402Version: 1, paymentPayload, paymentRequirements: requirements };
+    expect((await facilitator("/verify", secret(merchant), body)).body).toMatchObject({ isValid: true, payer: customer.address });
+    const settled = await facilitator("/settle", secret(merchant), body);
+    expect(settled.body).toMatchObject({ success: true, payer: customer.address, network: "solana-testnet" });
+    expect(await tokenBalance(solana.merchant.publicKey)).toBe(before + PRICE);
+    const payment = await untilValue("the v1 payment listed", listed, (list) => list.some((p) => p.agentId === customer.address && p.status === "completed"));
+    expect(payment.length).toBeGreaterThan(0);
+    // The same payload again is the same settlement, refused at verify.
+    expect((await facilitator("/verify", secret(merchant), body)).body).toMatchObject({ isValid: false, invalidReason: "duplicate_settlement" });
   }, 60_000);
 });
