@@ -36,11 +36,25 @@ export async function insertX402Settlement(tx: Db, values: NewX402Settlement): P
 }
 
 /**
- * Postgres channel on which a settlement's id is announced when its outcome (settled or
- * failed) is written, by a trigger (migration 0050), so on commit and with no round trip of
- * the writer's: a settle waiting for it (the API's) reads it at once.
+ * Postgres channel on which a settlement's outcome (settled or failed) is announced when it is
+ * written, by a trigger (migration 0050), so on commit and with no round trip of the writer's:
+ * a settle waiting for it (the API's) answers at once. The payload is `X402Outcome` as JSON.
  */
 export const X402_SETTLEMENTS_CHANNEL = "stablepay_x402_settlements";
+
+/** A settlement's outcome as announced: what a settle answers with. */
+export type X402Outcome = { id: string; status: "settled" | "failed"; txHash: string | null; errorReason: string | null };
+
+/** The outcome a notification's payload announces, or null when it is not one. */
+export function announcedOutcome(payload: string): X402Outcome | null {
+  try {
+    const value = JSON.parse(payload) as Partial<X402Outcome> | null;
+    if (typeof value?.id !== "string" || (value.status !== "settled" && value.status !== "failed")) return null;
+    return { id: value.id, status: value.status, txHash: typeof value.txHash === "string" ? value.txHash : null, errorReason: typeof value.errorReason === "string" ? value.errorReason : null };
+  } catch {
+    return null;
+  }
+}
 
 /** Records what the worker learned (an outcome is announced); a settled or failed row is final and is never written again. */
 export async function updateX402Settlement(

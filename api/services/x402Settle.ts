@@ -9,6 +9,7 @@ import { AgentPolicyError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { SETTLEMENT_PENDING } from "../../domain/x402.ts";
 import { x402ChainOf } from "../../rails/x402/chains.ts";
+import type { X402Offer } from "../../rails/x402/offer.ts";
 import { networkNamed } from "../../rails/x402/networkNames.ts";
 import { recordCreated } from "../../reconcile/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
@@ -42,17 +43,20 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
   const { db } = deps;
   const network = String(request.paymentRequirements.network);
   const paymentIdentifier = extractPaymentIdentifier(request.paymentPayload);
-  const earlier = await earlierSettle(deps, auth, request, paymentIdentifier);
+  // The operator pays the gas (fees): one merchant's settlements may not spend more of it than the cap a day.
+  const gasSpentOn = (offer: X402Offer) => x402GasSpentSince(db, auth.merchantId, offer.network.chainId, startOfUtcDay(new Date()));
+  const taken = takeVerified<X402Verified>(deps.config, auth, agentHeader, request);
+  // With the verification taken, what the chain's gas has cost is read beside the earlier settle.
+  const [earlier, spentMeanwhile] = await Promise.all([earlierSettle(deps, auth, request, paymentIdentifier), taken?.offer ? gasSpentOn(taken.offer) : undefined]);
   if (earlier && "refusal" in earlier) return refused(network, earlier.refusal, earlier.message, earlier.payer);
   if (earlier) return answerWhenSettled(deps, earlier.row);
 
-  const verified = takeVerified<X402Verified>(deps.config, auth, agentHeader, request) ?? (await verifyX402(deps, auth, agentHeader, request));
+  const verified = taken ?? (await verifyX402(deps, auth, agentHeader, request));
   if (!verified.response.isValid || !verified.offer || !verified.agentId) {
     return refused(network, verified.response.invalidReason ?? "invalid_payload", verified.response.invalidMessage ?? "The payment did not verify.", verified.response.payer);
   }
   const { offer, agentId } = verified;
-  // The operator pays the gas (fees): one merchant's settlements may not spend more of it than the cap a day.
-  const gasSpent = await x402GasSpentSince(db, auth.merchantId, offer.network.chainId, startOfUtcDay(new Date()));
+  const gasSpent = spentMeanwhile ?? (await gasSpentOn(offer));
   if (gasSpent >= x402ChainOf(offer.network).dailyFeeCap(deps.config)) {
     return refused(network, "gas_cap_reached", `Settlements on ${offer.network.shortName} have used today's gas allowance for this account (X402_DAILY_GAS_CAP_WEI); try again tomorrow (UTC).`, offer.payer);
   }
@@ -127,15 +131,19 @@ async function earlierSettle(deps: X402Deps, auth: AuthContext, request: X402Req
 async function answerWhenSettled(deps: X402SettleDeps, row: X402SettlementRow): Promise<SettleResponse> {
   await deps.prompts.x402Settle(row.id).catch((error: unknown) => deps.logger.warn({ err: error, settlementId: row.id }, "could not prompt the x402 settlement; answering pending"));
   const until = Date.now() + deps.config.x402.settleWaitMs;
-  const open = (r: X402SettlementRow) => r.status === "requested" || r.status === "submitted";
-  let current = row;
+  const open = (r: Pick<X402SettlementRow, "status">) => r.status === "requested" || r.status === "submitted";
+  let current: Pick<X402SettlementRow, "status" | "txHash" | "errorReason"> = row;
   while (open(current) && Date.now() < until) {
     const wait = deps.x402Waits.next(row.id, Math.min(UNANNOUNCED_MS, until - Date.now()));
     current = (await findX402Settlement(deps.db, row.id)) ?? current;
-    if (open(current)) await wait.woken;
-    else wait.cancel();
+    if (!open(current)) {
+      wait.cancel();
+      break;
+    }
+    // The outcome as announced (committed, read by Postgres itself), or read again.
+    current = (await wait.woken) ?? current;
   }
-  const base = { payer: current.payer, network: current.network as SettleResponse["network"] };
+  const base = { payer: row.payer, network: row.network as SettleResponse["network"] };
   if (current.status === "settled") return { success: true, transaction: current.txHash!, ...base };
   if (current.status === "failed") return { success: false, errorReason: current.errorReason ?? "unexpected_settle_error", transaction: current.txHash ?? "", ...base };
   return { success: false, errorReason: SETTLEMENT_PENDING, errorMessage: "Broadcast, not yet confirmed: do not pay again; ask again to learn the outcome.", transaction: current.txHash ?? "", ...base };
