@@ -11,11 +11,11 @@ import { movedIntoContract, settledAuthorizationTx, settlementTransfer, usedAuth
 const RECEIPT_POLL_MS = 100;
 
 /** The first looks for a receipt, before waiting on blocks: a chain that includes at once (an L2's sequencer, anvil) answers within them. */
-const EARLY_LOOKS_MS = [0, 5, 10, 20, 40];
+const EARLY_LOOKS_MS = [0, 1, 2, 4, 8, 16, 32];
 
 /**
  * The settlement's receipt, or null past `timeoutMs`: looked for a few times in its first
- * ~75 ms, then with each new block (viem's wait, whose block watch all waits share).
+ * ~60 ms, then with each new block (viem's wait, whose block watch all waits share).
  */
 async function receiptOf(client: PublicClient, hash: Hex, timeoutMs: number): Promise<TransactionReceipt | null> {
   for (const delay of EARLY_LOOKS_MS) {
