@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Mode } from "../domain/mode.ts";
 import type { X402SettlementStatus } from "../domain/x402.ts";
 import type { Db } from "./client.ts";
-import { x402Settlements, type X402SettlementRow } from "./schema/index.ts";
+import { payments, x402Settlements, type PaymentRow, type X402SettlementRow } from "./schema/index.ts";
 
 export type { X402SettlementRow };
 export type NewX402Settlement = typeof x402Settlements.$inferInsert;
@@ -10,6 +10,12 @@ export type NewX402Settlement = typeof x402Settlements.$inferInsert;
 export async function findX402Settlement(db: Db, id: string): Promise<X402SettlementRow | undefined> {
   const [row] = await db.select().from(x402Settlements).where(eq(x402Settlements.id, id));
   return row;
+}
+
+/** The settlement with its payment, in one read (the worker's: it needs both to settle). */
+export async function findX402SettlementWithPayment(db: Db, id: string): Promise<{ row: X402SettlementRow; payment: PaymentRow | null } | undefined> {
+  const [found] = await db.select({ row: x402Settlements, payment: payments }).from(x402Settlements).leftJoin(payments, eq(payments.id, x402Settlements.paymentId)).where(eq(x402Settlements.id, id));
+  return found;
 }
 
 /**

@@ -3,8 +3,8 @@ import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
-import { findPayment } from "../db/payments.ts";
-import { findX402Settlement, updateX402Settlement, type X402SettlementRow } from "../db/x402Settlements.ts";
+import type { PaymentRow } from "../db/schema/index.ts";
+import { findX402Settlement, findX402SettlementWithPayment, updateX402Settlement, type X402SettlementRow } from "../db/x402Settlements.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { closePayment, reconcilePayments } from "../reconcile/index.ts";
 import { x402ChainOf } from "../rails/x402/chains.ts";
@@ -35,9 +35,10 @@ export function x402Settle(deps: X402SettleDeps) {
   }
 
   return async (job: Job<JobPayloads["x402-settle"]>) => {
-    const row = await findX402Settlement(db, job.data.settlementId);
-    if (!row) return { status: "missing" };
-    const recorded = row.status === "settled" || row.status === "failed" ? row : await settle(row);
+    const found = await findX402SettlementWithPayment(db, job.data.settlementId);
+    if (!found) return { status: "missing" };
+    const { row } = found;
+    const recorded = row.status === "settled" || row.status === "failed" ? row : await settle(row, found.payment);
     if (recorded.status === "failed") return { status: "failed", reason: recorded.errorReason };
     // Once confirming, dispatch carries it on with each new head (as every confirming payment);
     // still pending, ingest has not reached its block yet: this job looks again.
@@ -46,10 +47,9 @@ export function x402Settle(deps: X402SettleDeps) {
     return { status: after?.status ?? "missing", transaction: recorded.txHash };
   };
 
-  async function settle(row: X402SettlementRow): Promise<X402SettlementRow> {
+  async function settle(row: X402SettlementRow, payment: PaymentRow | null): Promise<X402SettlementRow> {
     const network = config.networks.find((n) => n.chainId === row.chainId && n.enabled);
     if (!network) throw new ServiceUnavailableError(`x402 settlement ${row.id}: network ${row.chainId} is not enabled`);
-    const payment = await findPayment(db, row.paymentId);
     if (!payment) throw new Error(`x402 settlement ${row.id}: payment ${row.paymentId} is missing`);
     const outcome = await x402ChainOf(network).settle(
       {

@@ -80,6 +80,7 @@ export async function settlementTransfer(
         )
       : undefined;
   if (!settled) return { reverted: true, gasCost };
-  const block = await client.getBlock({ blockNumber: receipt.blockNumber });
-  return { txHash, blockNumber: receipt.blockNumber, blockTimestamp: new Date(Number(block.timestamp) * 1000), logIndex: settled.logIndex, gasCost };
+  // Nodes that give a log its block's time (anvil, reth, recent geth) save reading the block.
+  const seconds = (settled as { blockTimestamp?: bigint | null }).blockTimestamp ?? (await client.getBlock({ blockNumber: receipt.blockNumber })).timestamp;
+  return { txHash, blockNumber: receipt.blockNumber, blockTimestamp: new Date(Number(seconds) * 1000), logIndex: settled.logIndex, gasCost };
 }
