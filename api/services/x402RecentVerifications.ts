@@ -27,7 +27,8 @@ function keyOf(auth: AuthContext, agentHeader: string | undefined, request: X402
  * reading the chain and the database again. Nothing is trusted that could have changed
  * meanwhile: the settle's transaction enforces the agent's policy locked and takes the
  * authorization once; the worker simulates the settlement contract's call (signature, window,
- * balance, nonce at the token) right before sending it.
+ * balance, nonce at the token) right before sending it. The memory is bounded (oldest
+ * dropped first): a merchant verifying without settling can only make settles verify again.
  */
 export function rememberVerified<T>(config: Config, auth: AuthContext, agentHeader: string | undefined, request: X402Request, verified: T): void {
   const recent = recentOf(config);

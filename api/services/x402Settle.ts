@@ -32,12 +32,14 @@ const refused = (network: string, errorReason: string, errorMessage: string, pay
 
 /**
  * Settles an authorization for the merchant. The API holds no key that moves money: it
- * verifies (or takes the verify this process just passed: `x402RecentVerifications.ts`), then — in one transaction, the agent's policy row locked so concurrent settles
- * count one after another — writes the `x402` payment and its settlement row (an
- * authorization, or a payment identifier, is taken once), prompts the worker, and answers
- * with what the worker recorded within X402_SETTLE_WAIT_MS (woken by its announcement); still unmined then, it answers
- * `settlement_pending` (with the transaction once broadcast), never a failure. A settle of an
- * authorization this merchant already asked for is that settle: it answers its outcome.
+ * verifies (or takes the verify this process just passed: `x402RecentVerifications.ts`),
+ * then — in one transaction, the agent's policy row locked so concurrent settles count one
+ * after another — writes the `x402` payment and its settlement row (an authorization, or a
+ * payment identifier, is taken once), prompts the worker, and answers with what the worker
+ * recorded within X402_SETTLE_WAIT_MS (woken by its announcement); still unmined then, it
+ * answers `settlement_pending` (with the transaction once broadcast), never a failure. A
+ * settle of an authorization this merchant already asked for is that settle: it answers its
+ * outcome.
  */
 export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentHeader: string | undefined, request: X402Request): Promise<SettleResponse> {
   const { db } = deps;
