@@ -5,7 +5,7 @@ import type { Db } from "../db/client.ts";
 import { findBridgeRequest } from "../db/bridgeRequests.ts";
 import { findPayment } from "../db/payments.ts";
 import type { Prompts } from "../domain/prompts.ts";
-import { observeBridge } from "../rails/bridge/index.ts";
+import { crossChainPort } from "../rails/index.ts";
 import { recordBridgeProgress } from "../reconcile/index.ts";
 import type { JobPayloads } from "./queues.ts";
 
@@ -25,7 +25,7 @@ export const bridge = (deps: { config: Config; db: Db; logger: Logger; prompts: 
   const { paymentId } = job.data;
   const [payment, request] = await Promise.all([findPayment(db, paymentId), findBridgeRequest(db, paymentId)]);
   if (!payment || !request) return { status: "missing" };
-  const seen = await observeBridge({ config, db, logger: deps.logger }, payment, request);
+  const seen = await crossChainPort().observe({ config, db, logger: deps.logger }, payment, request);
   const now = new Date();
   const recorded = await recordBridgeProgress({ db, config }, paymentId, seen, now);
   await prompts.reconcile([paymentId], `bridge-${Math.floor(now.getTime() / 1_000)}`);

@@ -2,4 +2,4 @@ export type * from "./types.ts";
 export type * from "./transferLedger.ts";
 export type { PaymentPorts } from "./registry.ts";
 export { INDEXED_CHANNEL } from "./types.ts";
-export { chainFor, chainOf, evidenceFor, evidenceSources, ingestFor, ingests, methodFor, networksFollowedBy, networksOf, portsOf, portsOn, stockedMethods } from "./registry.ts";
+export { chainFor, chainOf, crossChainPort, evidenceFor, evidenceSources, ingestFor, ingests, methodFor, networksFollowedBy, networksOf, portsOf, portsOn, stockedMethods } from "./registry.ts";

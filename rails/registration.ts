@@ -1,5 +1,6 @@
 import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
+import type { CrossChainPort } from "./ports/crossChain.ts";
 import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
 
 /**
@@ -15,10 +16,11 @@ export type NetworkRails = {
 
 /**
  * A payment method chosen by the kind of payment whatever its network's type (cross-chain
- * payments arrive through a bridge), with the source of its evidence. The payment's chain
- * operations stay those of its network's chain.
+ * payments arrive through a bridge), with the source of its evidence and, for cross-chain
+ * payments, what their endpoints and job ask of the bridge (`crossChain`). The payment's
+ * chain operations stay those of its network's chain.
  */
-export type KindRails = { method: PaymentMethod; evidence: EvidenceSource };
+export type KindRails = { method: PaymentMethod; evidence: EvidenceSource; crossChain?: CrossChainPort };
 
 /**
  * What one rail declares to the service, registered once in `rails/plugins.ts`: its name (a

@@ -2,6 +2,7 @@ import type { Config, Network, NetworkType } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { plugins } from "./plugins.ts";
+import type { CrossChainPort } from "./ports/crossChain.ts";
 import type { KindRails, NetworkRails, RailPlugin } from "./registration.ts";
 import type { ChainIngest, ChainPort, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
 
@@ -43,6 +44,13 @@ export function methodFor(network: Typed, kind: PaymentKind): PaymentMethod | un
 /** Where the credits of `payment` on `network` come from: its kind's source (a bridge), else its chain's ingest. */
 export const evidenceFor = (network: Typed, payment: { kind: PaymentKind }): EvidenceSource | undefined =>
   ports().byKind[payment.kind]?.evidence ?? ingestFor(network);
+
+/** What the cross-chain endpoints and job ask of the bridge (routes, quotes, its webhooks, its reads); ServiceUnavailableError when no rail serves cross-chain payments. */
+export function crossChainPort(): CrossChainPort {
+  const port = ports().byKind.cross_chain?.crossChain;
+  if (!port) throw new ServiceUnavailableError("Cross-chain payments are not available.");
+  return port;
+}
 
 /** Every chain ingest, once. */
 export const ingests = (): ChainIngest[] => ports().types.map((t) => t.evidence);

@@ -33,12 +33,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
  */
 export const ALLOWED_RAIL_IMPORTS: Readonly<Record<string, string>> = {
   "rails/bridge/": "the bridge runs between EVM networks: it reads them with EVM's clients and deploys EVM's contracts",
-  "api/services/resolveCrossChainRoute.ts": "cross-chain routes are the bridge's (a kind's rail has no payment-method port for route listing yet)",
-  "api/services/createCrossChainPayment.ts": "a cross-chain create quotes through the bridge",
-  "api/requests/crossChainRoute.ts": "a cross-chain request names its origin network through the bridge's routes",
-  "api/routes/crossChain.ts": "the cross-chain endpoints list the bridge's routes",
-  "api/routes/bridgeWebhooks.ts": "Relay's webhook receiver checks Relay's signature",
-  "jobs/bridge.ts": "the bridge job observes the bridge",
   "rails/x402/": "x402's `exact` scheme per network type: EIP-3009 authorizations with EVM's clients and signers, SPL transfers with Solana's connection and token accounts",
   "api/routes/x402.ts": "the x402 facilitator's endpoints (verify, settle, supported) are x402's own, which no port carries yet",
   "api/services/x402Verify.ts": "the x402 facilitator's verify (x402's offer, its read-only signers)",

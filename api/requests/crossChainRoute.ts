@@ -1,6 +1,6 @@
 import { networksForMode, type Config, type Mode, type Network, type Token } from "../../config/index.ts";
 import { ValidationError } from "../../domain/errors.ts";
-import { originNetwork } from "../../rails/bridge/index.ts";
+import { crossChainPort } from "../../rails/index.ts";
 
 /**
  * The route a cross-chain body asks for, as far as it can be read without the merchant's
@@ -25,7 +25,7 @@ export function parseCrossChainRoute(
   mode: Mode,
   body: { originChainId: number; originCurrency: string; network?: string; currency?: string },
 ): CrossChainRouteRequest {
-  const origin = originNetwork(config, mode, body.originChainId);
+  const origin = crossChainPort().originNetwork(config, mode, body.originChainId);
   const symbol = body.originCurrency.trim().toUpperCase();
   const originToken = origin.tokens.find((t) => t.symbol === symbol);
   if (!originToken) {

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { paymentOfBridgeRequest } from "../../db/bridgeRequests.ts";
 import { NotFoundError, ValidationError } from "../../domain/errors.ts";
-import { verifyRelayWebhook } from "../../rails/bridge/relay/index.ts";
+import { crossChainPort } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 
 /**
@@ -22,7 +22,7 @@ export const bridgeWebhookRoutes = (deps: ApiDeps) =>
       }
       const apiKey = deps.config.bridge.relay.apiKey;
       if (!apiKey) throw new NotFoundError("Relay webhooks are not configured (RELAY_API_KEY).");
-      const event = verifyRelayWebhook({
+      const event = crossChainPort().verifyRelayWebhook({
         apiKey,
         timestampHeader: headers["x-signature-timestamp"],
         signatureHeader: headers["x-signature-sha256"],

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { bridgeFillsOf, findBridgeRequest } from "../../db/bridgeRequests.ts";
 import { NotFoundError } from "../../domain/errors.ts";
-import { crossChainSources, destinationsFrom, routeMinimum } from "../../rails/bridge/index.ts";
+import { crossChainPort } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { presentCrossChainSource, presentCrossChainStatus } from "../presenters/crossChain.ts";
@@ -50,16 +50,19 @@ export const crossChainRoutes = (deps: ApiDeps) => {
     )
     .get(
       "/sources",
-      async () => ({
-        success: true,
-        sources: await Promise.all(
-          crossChainSources(config).map(async (origin) => {
-            const destinations = destinationsFrom(config, origin);
-            const minimums = await Promise.all(destinations.map((destination) => routeMinimum(deps, origin, destination)));
-            return presentCrossChainSource(origin, destinations, minimums);
-          }),
-        ),
-      }),
+      async () => {
+        const bridge = crossChainPort();
+        return {
+          success: true,
+          sources: await Promise.all(
+            bridge.sources(config).map(async (origin) => {
+              const destinations = bridge.destinationsFrom(config, origin);
+              const minimums = await Promise.all(destinations.map((destination) => bridge.routeMinimum(deps, origin, destination)));
+              return presentCrossChainSource(origin, destinations, minimums);
+            }),
+          ),
+        };
+      },
       { detail: { summary: "Chains and tokens a customer can pay from, and each route's minimum where the bridge states one (no credentials)" } },
     )
     .get(

@@ -6,7 +6,8 @@ import { formatAmount, unitsOf } from "../../domain/amounts.ts";
 import { idempotencyKeyOf, replayWindowOf } from "../../domain/idempotency.ts";
 import { bridgeAdapterFor } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
-import { quoteCrossChain, type CrossChainQuote } from "../../rails/bridge/index.ts";
+import { crossChainPort } from "../../rails/index.ts";
+import type { CrossChainQuote } from "../../rails/ports/crossChain.ts";
 import { ratesFor } from "../../rates/index.ts";
 import { recordCreated } from "../../reconcile/index.ts";
 import { checkoutUrlOf } from "../presenters/payment.ts";
@@ -174,7 +175,7 @@ async function quoteFor(ctx: CrossChainContext, route: CrossChainRoute, amount: 
   const now = new Date();
   // Honoured to the second: a deposit in a block stamped at `expiresAt` counts, one a second later does not.
   const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + expiresIn * 1000);
-  const quoted = await quoteCrossChain({ config: ctx.config, db, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
+  const quoted = await crossChainPort().quote({ config: ctx.config, db, logger: ctx.logger }, { ...route, recipient: route.merchantWallet, amount, expiresAt, reference: id });
   return { id, now, expiresAt, quoted };
 }
 

@@ -1,6 +1,6 @@
 import { networksForMode, type Config, type Mode, type Network, type Token } from "../../config/index.ts";
 import { NoDestinationError, ValidationError } from "../../domain/errors.ts";
-import { destinationsFrom } from "../../rails/bridge/index.ts";
+import { crossChainPort } from "../../rails/index.ts";
 import type { CrossChainRouteRequest } from "../requests/crossChainRoute.ts";
 
 export type CrossChainRoute = {
@@ -21,7 +21,7 @@ export type CrossChainRoute = {
  */
 export function resolveCrossChainRoute(config: Config, mode: Mode, wallets: ReadonlyMap<string, string>, asked: CrossChainRouteRequest): CrossChainRoute {
   const { origin, originToken } = asked;
-  const reachable = destinationsFrom(config, origin).filter((n) => networksForMode(config, mode).includes(n));
+  const reachable = crossChainPort().destinationsFrom(config, origin).filter((n) => networksForMode(config, mode).includes(n));
   let destination: Network | undefined;
   if (asked.network !== null) {
     const named = asked.network;

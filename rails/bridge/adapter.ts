@@ -1,4 +1,5 @@
 import type { BridgeProgress } from "../../domain/bridgeStatus.ts";
+import type { BridgeQuote } from "../ports/crossChain.ts";
 
 /**
  * The bridge adapter port: what the cross-chain rail needs from a bridge. Adapters:
@@ -8,7 +9,7 @@ import type { BridgeProgress } from "../../domain/bridgeStatus.ts";
  * route cannot be served, BridgeUnavailableError when the bridge itself failed.
  */
 
-export type { BridgeProgress };
+export type { BridgeProgress, BridgeQuote };
 
 export type BridgeQuoteRequest = {
   /** Token the customer pays with on the origin chain. */
@@ -26,21 +27,6 @@ export type BridgeQuoteRequest = {
   expiresAt: Date;
   /** Idempotency / correlation: our payment id. */
   reference: string;
-};
-
-export type BridgeQuote = {
-  requestId: string;
-  depositAddress: `0x${string}`;
-  /** What the customer sends to `depositAddress`, in the origin token's smallest units. */
-  amountToSend: bigint;
-  expiresAt: Date;
-  /**
-   * The bridge's fees, already inside `amountToSend`, in smallest units of the fee token
-   * (`currency` is its symbol; `chainId`/`address`/`decimals` say which token exactly).
-   */
-  fees: { total: bigint; currency: string; chainId?: number; address?: string; decimals?: number } | null;
-  /** The bridge's answer as received, for the record. */
-  raw?: unknown;
 };
 
 export type BridgeStatus = {

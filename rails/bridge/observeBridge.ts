@@ -7,6 +7,7 @@ import { publicBridgeStatus, type BridgeProgress } from "../../domain/bridgeStat
 import { ServiceUnavailableError } from "../../domain/errors.ts";
 import { blockTime } from "../evm/blockTime.ts";
 import { evmClient } from "../evm/client.ts";
+import type { BridgeObservation } from "../ports/crossChain.ts";
 import type { RailContext } from "../types.ts";
 import { bridgeAdapter } from "./adapters.ts";
 import { receiptTransfers } from "./receiptTransfers.ts";
@@ -14,8 +15,7 @@ import { receiptTransfers } from "./receiptTransfers.ts";
 /** A transfer log of the payment's token to the merchant's wallet in a fill transaction: a candidate credit. */
 export type ObservedFill = BridgeProgressUpdate["fills"][number];
 
-/** What the bridge says about a request, with every leg checked on its chain: what `recordBridgeProgress` records. */
-export type BridgeObservation = BridgeProgressUpdate;
+export type { BridgeObservation };
 
 /** Progress in which nothing has been sent to the merchant yet, so a refund can still be asked for. */
 const UNFILLED: readonly BridgeProgress[] = ["waiting", "depositing", "pending"];

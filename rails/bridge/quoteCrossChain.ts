@@ -1,30 +1,11 @@
 import { getAddress, zeroAddress, type Address } from "viem";
-import { bridgeAdapterFor, type BridgeAdapterName, type Network, type Token } from "../../config/index.ts";
+import { bridgeAdapterFor, type Network } from "../../config/index.ts";
 import { NoDestinationError, OriginRefundNotSupportedError } from "../../domain/errors.ts";
 import type { RailContext } from "../types.ts";
-import type { BridgeQuote } from "./adapter.ts";
+import type { CrossChainQuote, CrossChainQuoteRequest } from "../ports/crossChain.ts";
 import { bridgeAdapter } from "./adapters.ts";
 
-export type CrossChainQuoteRequest = {
-  origin: Network;
-  originToken: Token;
-  destination: Network;
-  destinationToken: Token;
-  /** The merchant's settlement wallet on the destination chain. */
-  recipient: string;
-  /** What the merchant must receive, destination token units. */
-  amount: bigint;
-  expiresAt: Date;
-  /** Our payment id. */
-  reference: string;
-};
-
-export type CrossChainQuote = {
-  adapter: BridgeAdapterName;
-  quote: BridgeQuote;
-  /** Where the bridge refunds the customer; null: to the sender of each deposit. */
-  refundTo: string | null;
-};
+export type { CrossChainQuote, CrossChainQuoteRequest };
 
 /**
  * Where the `relay` bridge refunds on `origin`: BRIDGE_REFUND_ADDRESS_<chainId>, else
