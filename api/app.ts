@@ -27,6 +27,7 @@ import { publicPaymentRoutes } from "./routes/publicPayments.ts";
 import { refundRequestRoutes } from "./routes/refundRequests.ts";
 import { returnOriginRoutes } from "./routes/returnOrigins.ts";
 import { sandboxRoutes } from "./routes/sandbox.ts";
+import { signedRefundRoutes } from "./routes/signedRefunds.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { webhookEndpointRoutes, webhookSecretRoutes } from "./routes/webhookEndpoints.ts";
 import { x402Routes } from "./routes/x402.ts";
@@ -43,6 +44,7 @@ const versionedApi = (prefix: string, deps: ApiDeps) =>
     .use(paymentRoutes(deps))
     .use(depositRoutes(deps))
     .use(refundRequestRoutes(deps))
+    .use(signedRefundRoutes(deps))
     .use(merchantRoutes(deps))
     .use(webhookEndpointRoutes(deps))
     .use(webhookSecretRoutes(deps))

@@ -20,6 +20,7 @@ export { reserveTransferOut, type TransferToReserve } from "./reserveTransfer.ts
 export { REVERT_LIMIT, revertLimitReached } from "./revertLimit.ts";
 export { routeRefund, solePayer, type RefundAsk, type RefundRequester, type RefundRoute } from "./routeRefund.ts";
 export { MAX_AWAITING_REQUESTS } from "./awaitApproval.ts";
+export { prepareMerchantSignedRefund, sendMerchantSignedRefund, type SignedRefundAsk } from "./merchantSignedRefund.ts";
 export { NATIVE_COIN, sweepNativeCoin, type NativeSweepOutcome } from "./nativeSweep.ts";
 export { sendRequestedRefund, type RefundSent } from "./sendRequestedRefund.ts";
 export { sweepPayment, type SweepOutcome } from "./sweep.ts";

@@ -10,7 +10,8 @@ import { failTransferOut } from "./transferLedger.ts";
  * money the chain can no longer take back — every credit of the payment in a final block,
  * as a sweep waits for its completing block — only once what a closed payment received is
  * known (ingest read past the close), and only while it is still owed: an excess a
- * reorg removed would otherwise be paid back out of the merchant's amount. A refund no
+ * reorg removed would otherwise be paid back out of the merchant's amount (a refund the
+ * merchant's wallet signed: up to what the payment received). A refund no
  * longer owed (its excess gone) is closed `failed`. Null: send it now.
  */
 export async function refundWaits(ctx: RailContext, row: TransferOutRow): Promise<string | null> {
@@ -38,7 +39,9 @@ export async function refundWaits(ctx: RailContext, row: TransferOutRow): Promis
       return `the chain is read through ${through.toISOString()}, not yet past the payment's close at ${payment.closedAt.toISOString()}`;
     }
   }
-  const owed = refundable(payment, (await movedOut(ctx.db, payment.id)).refund - row.amount);
+  const others = (await movedOut(ctx.db, payment.id)).refund - row.amount;
+  // A merchant-signed refund returns what the merchant's wallet received: up to all of it.
+  const owed = row.merchantSigned ? (payment.amountReceived > others ? payment.amountReceived - others : 0n) : refundable(payment, others);
   if (owed < row.amount) {
     const error = `no longer owed: the payment now owes the customer ${owed}, less than the ${row.amount} requested (a reorg removed part of what arrived)`;
     ctx.logger.error({ transfer: row.id, payment: payment.id, owed: owed.toString(), requested: row.amount.toString() }, "a requested refund is no longer owed; closing it unsent");

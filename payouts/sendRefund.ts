@@ -59,7 +59,6 @@ export async function sendRefund(deps: PayoutDeps, payment: PaymentRow, network:
     },
     async (tx, current, row) => {
       request = await recordSent(tx, current, network, order, row);
-      await supersedeRefundRequests(tx, current.id, request.id);
     },
   );
   if (!transfer || !request) {
@@ -70,12 +69,13 @@ export async function sendRefund(deps: PayoutDeps, payment: PaymentRow, network:
   return { refundRequest: request, transfer };
 }
 
-/** The request behind a reserved refund, as `sent`: the approved one, or a new one (with its `refund.requested`). */
-async function recordSent(tx: Db, payment: PaymentRow, network: Network, order: RefundOrder, transfer: TransferOutRow): Promise<RefundRequestRow> {
+/** The request behind a reserved refund, as `sent`: the approved one, or a new one (with its `refund.requested`); the payment's other awaiting requests are superseded. */
+export async function recordSent(tx: Db, payment: PaymentRow, network: Network, order: RefundOrder, transfer: TransferOutRow): Promise<RefundRequestRow> {
   const sent = { status: "sent" as const, authorizedBy: order.authorizedBy, transferId: transfer.id };
   if (order.requestId) {
     const approved = await decideRefundRequest(tx, order.requestId, sent);
     if (!approved) throw closed();
+    await supersedeRefundRequests(tx, payment.id, approved.id);
     return approved;
   }
   // Under the payment's lock: of two requests carrying one signature, the second finds it used.
@@ -95,6 +95,7 @@ async function recordSent(tx: Db, payment: PaymentRow, network: Network, order: 
     decidedAt: new Date(),
   });
   await recordPaymentEvent(tx, payment, "refund.requested", { refundRequest: refundRequestView(request, payment, network) });
+  await supersedeRefundRequests(tx, payment.id, request.id);
   return request;
 }
 

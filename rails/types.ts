@@ -5,6 +5,7 @@ export type * from "./ports/evidence.ts";
 export type * from "./ports/evidenceTypes.ts";
 export type * from "./ports/paymentMethod.ts";
 export type * from "./ports/recovery.ts";
+export type * from "./ports/merchantSignedRefunds.ts";
 
 /** The Postgres channel every ingest announces its commits on (reconciliation listens). */
 export const INDEXED_CHANNEL = "stablepay_indexed";

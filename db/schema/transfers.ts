@@ -1,6 +1,6 @@
-/** Money moved out of deposit addresses: sweeps to the merchant and refunds to customers. */
+/** Money moved out: sweeps of deposit addresses to the merchant, and refunds to customers (from a deposit address, or relayed from the merchant's wallet). */
 import { sql } from "drizzle-orm";
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { amount, createdAt } from "./columns.ts";
 import { payments } from "./payments.ts";
 
@@ -46,6 +46,13 @@ export const transfersOut = pgTable(
      * (a status lookup that finds nothing proves nothing). Null: signed before it was recorded.
      */
     sourceBalance: amount("source_balance"),
+    /**
+     * A refund of money the merchant's wallet received (the service holds none of it): what the
+     * merchant signed for it (EVM: an EIP-3009 authorization and its signature; Solana: the
+     * transaction signed by the wallet). The operator relays it and pays the fee; null for
+     * transfers out of a deposit address. See `payouts/merchantSignedRefund.ts`.
+     */
+    merchantSigned: jsonb("merchant_signed").$type<Record<string, string>>(),
     error: text("error"),
     /** When it was first sent (replacements keep it): how long it has been out, for "stuck". */
     broadcastAt: timestamp("broadcast_at", { withTimezone: true }),

@@ -11,6 +11,7 @@ import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { verifySignedMessage } from "./verifySignedMessage.ts";
+import { evmMerchantSignedRefunds } from "./signedRefunds/merchantSignedRefunds.ts";
 
 /** EVM chains: read through viem; sweeps and refunds signed by the operator (`transfers/`). */
 export const evmChain: ChainPort = {
@@ -39,4 +40,5 @@ export const evmChain: ChainPort = {
   recheckTransferOut,
   cancelTransferOut: (ctx, rowId, options) => cancelTransferOut(ctx, rowId, options),
   recoverDeposits,
+  merchantSignedRefunds: evmMerchantSignedRefunds,
 };

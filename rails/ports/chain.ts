@@ -3,6 +3,7 @@ import type { Config, Network, NetworkType } from "../../config/index.ts";
 import type { PaymentRow, TransferOutRow } from "../../db/schema/index.ts";
 import type { TransferContext } from "../transferLedger.ts";
 import type { RailContext } from "./context.ts";
+import type { MerchantSignedRefunds } from "./merchantSignedRefunds.ts";
 import type { RecoveredDeposit, RecoveryContext, RecoveryOptions } from "./recovery.ts";
 
 /**
@@ -89,6 +90,12 @@ export interface ChainPort {
    * Chains whose addresses hold nothing leave it out.
    */
   recoverDeposits?(ctx: RecoveryContext, network: Network, options: RecoveryOptions): Promise<RecoveredDeposit[]>;
+  /**
+   * Refunds from the merchant's own wallet, signed by it and relayed by the operator (money the
+   * service does not hold). `executeTransferOut` relays a row carrying `merchantSigned`.
+   * Chains that cannot relay such a transfer leave it out.
+   */
+  readonly merchantSignedRefunds?: MerchantSignedRefunds;
 }
 
 export type OperatorStatus = { address: string; balance: bigint; sufficient: boolean };

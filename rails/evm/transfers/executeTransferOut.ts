@@ -1,12 +1,10 @@
-import { getAddress, keccak256, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
-import { depositBalance } from "../depositBalance.ts";
+import { keccak256, parseTransaction, type Address, type Hex, type PublicClient } from "viem";
 import { nullIfNotFound } from "../nullIfNotFound.ts";
 import { evmClient } from "../client.ts";
 import { operatorAccount, operatorWallet } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { sweepGasLimit } from "./sweepGasLimit.ts";
-import { forwarderFactoryAbi } from "../../../contracts/artifacts/index.ts";
-import { encodeDeployAndSweep, encodeDeployAndSweepNative, paymentIdToBytes32 } from "../settlement/index.ts";
+import { transferCall } from "./transferCall.ts";
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
 import { claimTransferOutBroadcast, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
@@ -14,7 +12,6 @@ import { OperatorBalanceLowError, ServiceUnavailableError } from "../../../domai
 import type { RailContext } from "../../types.ts";
 import type { TransferContext } from "../../transferLedger.ts";
 import { withChainLock } from "../../chainLock.ts";
-
 
 /** A rail context that can take session locks (sweeps and refunds serialize signing per chain). */
 export type TransferOutDeps = TransferContext & { databaseUrl: string };
@@ -29,9 +26,9 @@ const isFinal = (row: TransferOutRow) => row.status === "confirmed" || row.statu
 
 /**
  * Drives one sweep/refund row to a final state, exactly once on chain:
- * - `requested` (under the chain's lock): check gas and the deposit balance (of native
- *   coin, for a `native_sweep`), sign with
- *   the next nonce, store the signed transaction and its hash (committed) — only then
+ * - `requested` (under the chain's lock): check gas and what the source holds (the deposit
+ *   address's token or native coin; the merchant's wallet for a merchant-signed refund,
+ *   `transferCall.ts`), sign with the next nonce, store the signed transaction and its hash (committed) — only then
  *   broadcast it;
  * - `broadcast`: look for the receipt; if the chain has never seen the transaction,
  *   re-send the very same signed bytes (same hash: it can be mined only once); if it
@@ -46,7 +43,8 @@ export async function executeTransferOut(ctx: TransferContext, rowId: string): P
   if (!first) throw new Error(`no transfer ${rowId}`);
   if (isFinal(first)) return first;
   const network = deps.config.networks.find((n) => n.chainId === first.chainId && n.type === "evm" && n.enabled);
-  if (!network?.forwarderFactory) throw new ServiceUnavailableError(`chain ${first.chainId} is not available for sweeps`);
+  // A relayed merchant-signed refund calls the token itself: it needs no forwarder factory.
+  if (!network || (!network.forwarderFactory && !first.merchantSigned)) throw new ServiceUnavailableError(`chain ${first.chainId} is not available for sweeps`);
   const client = evmClient(network, 20_000);
 
   if (first.status === "requested") {
@@ -62,50 +60,26 @@ async function signAndBroadcast(deps: TransferOutDeps, network: Network, client:
   if (row.status !== "requested") return isFinal(row) ? row : null;
   const payment = (await findPayment(deps.db, row.paymentId))!;
   const account = operatorAccount(deps.config)!;
-  const [operatorBalance, held, pendingNonce, lastNonce, forwarder] = await Promise.all([
+  const [operatorBalance, pendingNonce, lastNonce, what] = await Promise.all([
     client.getBalance({ address: account.address }),
-    // Native coin (a `native_sweep`) or the payment's token: what the row moves.
-    row.kind === "native_sweep" ? client.getBalance({ address: payment.receiveAddress as Address }) : depositBalance(client, payment),
     client.getTransactionCount({ address: account.address, blockTag: "pending" }),
     lastRecordedNonce(deps.db, row.chainId, account.address),
-    client.readContract({
-      address: network.forwarderFactory as Address,
-      abi: forwarderFactoryAbi,
-      functionName: "computeAddress",
-      args: [paymentIdToBytes32(payment.id), getAddress(payment.merchantWallet)],
-    }),
+    transferCall(network, client, account.address, payment, row),
   ]);
-  // The configured factory deploys this payment's forwarder somewhere else (it was changed, or
-  // compiled from another forwarder source): its sweep would deploy an empty forwarder and
-  // revert, again and again. Nothing is signed; the operator points FORWARDER_FACTORY back.
-  if (forwarder.toLowerCase() !== payment.receiveAddress?.toLowerCase()) {
-    const error = `the configured forwarder factory ${network.forwarderFactory} deploys this payment's forwarder at ${forwarder}, not at its deposit address ${payment.receiveAddress}: set FORWARDER_FACTORY to the factory the address was derived from`;
-    await updateTransferOut(deps.db, row.id, { error });
-    deps.logger.error({ transfer: row.id, payment: payment.id }, error);
-    throw new ServiceUnavailableError(error);
+  if ("misconfigured" in what) {
+    await updateTransferOut(deps.db, row.id, { error: what.misconfigured });
+    deps.logger.error({ transfer: row.id, payment: payment.id }, what.misconfigured);
+    throw new ServiceUnavailableError(what.misconfigured);
   }
-  if (held < row.amount) {
-    await deps.ledger.fail(deps.db, row.id, "requested", { error: `deposit address holds ${held}, less than ${row.amount}` });
+  if ("expired" in what || what.held < row.amount) {
+    await deps.ledger.fail(deps.db, row.id, "requested", { error: "expired" in what ? what.expired : `${what.source} holds ${what.held}, less than ${row.amount}` });
     return (await findTransferOut(deps.db, row.id))!;
   }
   // Our own recorded transactions count even where this node has not seen them (one it
   // dropped, or another node behind the same RPC URL): a nonce is never handed out twice.
   const nonce = Math.max(pendingNonce, lastNonce === null ? 0 : lastNonce + 1);
   const wallet = operatorWallet(deps.config, network);
-  const call = {
-    account: account.address,
-    to: network.forwarderFactory as Address,
-    data:
-      row.kind === "native_sweep"
-        ? encodeDeployAndSweepNative({ paymentId: payment.id, merchantWallet: getAddress(payment.merchantWallet), to: getAddress(row.toAddress), amount: row.amount })
-        : encodeDeployAndSweep({
-            paymentId: payment.id,
-            merchantWallet: getAddress(payment.merchantWallet),
-            token: getAddress(payment.tokenAddress),
-            to: getAddress(row.toAddress),
-            amount: row.amount,
-          }),
-  };
+  const call = what.call;
   const gas = await sweepGasLimit(client, call);
   const request = await wallet.prepareTransactionRequest({ ...call, account, chain: wallet.chain, gas, nonce });
   // A node takes a transaction only if the sender holds its gas at the fee cap it is signed

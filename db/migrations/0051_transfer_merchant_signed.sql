@@ -1,0 +1,1 @@
+ALTER TABLE "transfers_out" ADD COLUMN "merchant_signed" jsonb;
