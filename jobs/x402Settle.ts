@@ -1,4 +1,3 @@
-import type { x402Facilitator } from "@x402/core/facilitator";
 import type { Job } from "bullmq";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
@@ -7,10 +6,7 @@ import type { PaymentRow } from "../db/schema/index.ts";
 import { findX402Settlement, findX402SettlementWithPayment, updateX402Settlement, type X402SettlementRow } from "../db/x402Settlements.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { closePayment, reconcilePayments } from "../reconcile/index.ts";
-import { x402ChainOf } from "../rails/x402/chains.ts";
-import { buildFacilitator } from "../rails/x402/facilitator.ts";
-import { x402Networks } from "../rails/x402/networkNames.ts";
-import { operatorSigners } from "../rails/x402/signers.ts";
+import { agentPayments } from "../rails/index.ts";
 import type { JobPayloads } from "./queues.ts";
 
 export type X402SettleDeps = { config: Config; db: Db; logger: Logger; databaseUrl: string };
@@ -25,11 +21,13 @@ export type X402SettleDeps = { config: Config; db: Db; logger: Logger; databaseU
  */
 export function x402Settle(deps: X402SettleDeps) {
   const { config, db, logger } = deps;
-  let facilitator: Promise<x402Facilitator> | undefined;
-  const facilitatorOf = () => (facilitator ??= operatorSigners(config).then((signers) => buildFacilitator(config, signers)));
+  const agent = agentPayments();
+  // The operators' signers load on the first settlement.
+  const settleOn = agent.settler(config, deps.databaseUrl);
   // Said once at start: a network whose payments this operator cannot settle (verify refuses them too).
-  for (const network of x402Networks(config)) {
-    void x402ChainOf(network)
+  for (const network of agent.networks(config)) {
+    void agent
+      .on(network)
       .settlerProblem(config, network)
       .then((problem) => problem && logger.error({ network: network.shortName }, `x402 payments on this network cannot be settled: ${problem}`));
   }
@@ -51,17 +49,10 @@ export function x402Settle(deps: X402SettleDeps) {
     const network = config.networks.find((n) => n.chainId === row.chainId && n.enabled);
     if (!network) throw new ServiceUnavailableError(`x402 settlement ${row.id}: network ${row.chainId} is not enabled`);
     if (!payment) throw new Error(`x402 settlement ${row.id}: payment ${row.paymentId} is missing`);
-    const outcome = await x402ChainOf(network).settle(
-      {
-        config,
-        databaseUrl: deps.databaseUrl,
-        facilitator: facilitatorOf,
-        recordSigned: async (txHash) => void (await updateX402Settlement(db, row.id, { status: row.status, txHash })),
-        payment,
-      },
-      network,
-      row,
-    );
+    const outcome = await settleOn(network, row, {
+      payment,
+      recordSigned: async (txHash) => void (await updateX402Settlement(db, row.id, { status: row.status, txHash })),
+    });
     if (outcome.status === "failed") return fail(row, outcome.reason, outcome.txHash ?? null, outcome.gasCost ?? null);
     if (outcome.status === "submitted") {
       await updateX402Settlement(db, row.id, { status: "submitted", txHash: outcome.txHash, ...(outcome.gasCost !== undefined && { gasCost: outcome.gasCost }) });

@@ -1,5 +1,6 @@
 import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
+import type { AgentPayments } from "./ports/agentPayments.ts";
 import type { CrossChainPort } from "./ports/crossChain.ts";
 import type { ChainPort, ChainIngest, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
 
@@ -20,7 +21,13 @@ export type NetworkRails = {
  * payments, what their endpoints and job ask of the bridge (`crossChain`). The payment's
  * chain operations stay those of its network's chain.
  */
-export type KindRails = { method: PaymentMethod; evidence: EvidenceSource; crossChain?: CrossChainPort };
+export type KindRails = {
+  method: PaymentMethod;
+  evidence: EvidenceSource;
+  crossChain?: CrossChainPort;
+  /** x402's facilitator (verify, settle), loaded on first use: its protocol's libraries load only in the processes that verify or settle. */
+  agentPayments?: () => AgentPayments;
+};
 
 /**
  * What one rail declares to the service, registered once in `rails/plugins.ts`: its name (a

@@ -2,6 +2,7 @@ import type { Config, Network, NetworkType } from "../config/index.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { ServiceUnavailableError } from "../domain/errors.ts";
 import { plugins } from "./plugins.ts";
+import type { AgentPayments } from "./ports/agentPayments.ts";
 import type { CrossChainPort } from "./ports/crossChain.ts";
 import type { KindRails, NetworkRails, RailPlugin } from "./registration.ts";
 import type { ChainIngest, ChainPort, CreatableMethod, EvidenceSource, PaymentKind, PaymentMethod } from "./types.ts";
@@ -50,6 +51,15 @@ export function crossChainPort(): CrossChainPort {
   const port = ports().byKind.cross_chain?.crossChain;
   if (!port) throw new ServiceUnavailableError("Cross-chain payments are not available.");
   return port;
+}
+
+let agent: AgentPayments | undefined;
+/** The x402 facilitator's verify and settle (`ports/agentPayments.ts`), loaded on the first call and kept (verify and settle ask it per request); ServiceUnavailableError when no rail serves x402 payments. */
+export function agentPayments(): AgentPayments {
+  if (agent) return agent;
+  const load = ports().byKind.x402?.agentPayments;
+  if (!load) throw new ServiceUnavailableError("x402 payments are not available.");
+  return (agent = load());
 }
 
 /** Every chain ingest, once. */

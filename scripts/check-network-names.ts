@@ -34,11 +34,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
 export const ALLOWED_RAIL_IMPORTS: Readonly<Record<string, string>> = {
   "rails/bridge/": "the bridge runs between EVM networks: it reads them with EVM's clients and deploys EVM's contracts",
   "rails/x402/": "x402's `exact` scheme per network type: EIP-3009 authorizations with EVM's clients and signers, SPL transfers with Solana's connection and token accounts",
-  "api/routes/x402.ts": "the x402 facilitator's endpoints (verify, settle, supported) are x402's own, which no port carries yet",
-  "api/services/x402Verify.ts": "the x402 facilitator's verify (x402's offer, its read-only signers)",
-  "api/services/x402Settle.ts": "the x402 facilitator's settle",
-  "api/services/x402Payment.ts": "an x402 payment's offer",
-  "jobs/x402Settle.ts": "the worker's x402 settle (x402's facilitator with the operators' signers)",
   "scripts/lib/sandboxChains.ts": "the sandbox's local chains deploy EVM's contracts (dev-only)",
   "indexer/": "Ponder's root is the EVM ingest's process: its handlers are EVM's",
 };

@@ -1,13 +1,11 @@
 import { Elysia } from "elysia";
-import { modeOfNetwork } from "../../config/index.ts";
-import { x402ChainOf } from "../../rails/x402/chains.ts";
-import { x402Names, x402Networks } from "../../rails/x402/networkNames.ts";
+import { agentPayments } from "../../rails/index.ts";
 import type { ApiDeps } from "../deps.ts";
 import { authPlugin } from "../plugins/auth.ts";
 import { rememberVerified } from "../services/x402RecentVerifications.ts";
 import { parseX402Request } from "../services/x402Request.ts";
 import { settleX402 } from "../services/x402Settle.ts";
-import { apiFacilitator, verifyX402 } from "../services/x402Verify.ts";
+import { verifyX402 } from "../services/x402Verify.ts";
 
 /**
  * The x402 facilitator (`/x402/supported`, `/verify`, `/settle`), for the merchant's own
@@ -19,16 +17,8 @@ export const x402Routes = (deps: ApiDeps) =>
     .use(authPlugin(deps.credentials))
     .get(
       "/supported",
-      async ({ auth }) => {
-        // The networks of the credential's mode only: a test key's resource server offers test chains.
-        // Solana's kinds name the operator's address as `extra.feePayer`: the transfer's fee payer.
-        // Not one whose payments the operator could not settle (rails/x402/settlerProblem.ts).
-        const networks = x402Networks(deps.config).filter((n) => modeOfNetwork(n) === auth.mode);
-        const settles = await Promise.all(networks.map(async (n) => (await x402ChainOf(n).settlerProblem(deps.config, n)) === null));
-        const names = new Set(networks.filter((_, i) => settles[i]).flatMap((n) => x402Names(n)));
-        const supported = apiFacilitator(deps.config).getSupported();
-        return { ...supported, kinds: supported.kinds.filter((k) => names.has(k.network)) };
-      },
+      // The networks of the credential's mode only, each one the operator can settle on now.
+      async ({ auth }) => agentPayments().supported(deps.config, auth.mode),
       { auth: "secret", detail: { summary: "x402: the schemes and networks this facilitator settles" } },
     )
     .post(

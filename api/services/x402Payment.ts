@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
 import type { Config, Mode } from "../../config/index.ts";
 import type { NewPayment } from "../../db/payments.ts";
-import type { X402Offer } from "../../rails/x402/offer.ts";
+import type { AgentPaymentOffer } from "../../rails/index.ts";
 
 /** The longest a resource's description or URL is kept (the payer's text, shown to the merchant). */
 const RESOURCE_TEXT_MAX = 1_000;
@@ -18,7 +18,7 @@ const bounded = (value: unknown): string | null => (typeof value === "string" ? 
 export function x402PaymentRow(
   config: Config,
   who: { merchantId: string; mode: Mode; agentId: string },
-  offer: X402Offer,
+  offer: AgentPaymentOffer,
   payload: PaymentPayload,
   validBefore: bigint,
   paymentIdentifier: string | null,

@@ -8,9 +8,7 @@ import { startOfUtcDay } from "../../domain/dateRange.ts";
 import { AgentPolicyError } from "../../domain/errors.ts";
 import type { Prompts } from "../../domain/prompts.ts";
 import { SETTLEMENT_PENDING } from "../../domain/x402.ts";
-import { x402ChainOf } from "../../rails/x402/chains.ts";
-import type { X402Offer } from "../../rails/x402/offer.ts";
-import { networkNamed } from "../../rails/x402/networkNames.ts";
+import { agentPayments, type AgentPaymentOffer } from "../../rails/index.ts";
 import { recordCreated } from "../../reconcile/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { enforceAgentPolicy } from "./enforceAgentPolicy.ts";
@@ -46,7 +44,7 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
   const network = String(request.paymentRequirements.network);
   const paymentIdentifier = extractPaymentIdentifier(request.paymentPayload);
   // The operator pays the gas (fees): one merchant's settlements may not spend more of it than the cap a day.
-  const gasSpentOn = (offer: X402Offer) => x402GasSpentSince(db, auth.merchantId, offer.network.chainId, startOfUtcDay(new Date()));
+  const gasSpentOn = (offer: AgentPaymentOffer) => x402GasSpentSince(db, auth.merchantId, offer.network.chainId, startOfUtcDay(new Date()));
   const taken = takeVerified<X402Verified>(deps.config, auth, agentHeader, request);
   // With the verification taken, what the chain's gas has cost is read beside the earlier settle.
   const [earlier, spentMeanwhile] = await Promise.all([earlierSettle(deps, auth, request, paymentIdentifier), taken?.offer ? gasSpentOn(taken.offer) : undefined]);
@@ -59,7 +57,7 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
   }
   const { offer, agentId } = verified;
   const gasSpent = spentMeanwhile ?? (await gasSpentOn(offer));
-  if (gasSpent >= x402ChainOf(offer.network).dailyFeeCap(deps.config)) {
+  if (gasSpent >= agentPayments().on(offer.network).dailyFeeCap(deps.config)) {
     return refused(network, "gas_cap_reached", `Settlements on ${offer.network.shortName} have used today's gas allowance for this account (X402_DAILY_GAS_CAP_WEI); try again tomorrow (UTC).`, offer.payer);
   }
   const payment = x402PaymentRow(deps.config, { merchantId: auth.merchantId, mode: auth.mode, agentId }, offer, request.paymentPayload, offer.validBefore, paymentIdentifier);
@@ -114,8 +112,9 @@ export async function settleX402(deps: X402SettleDeps, auth: AuthContext, agentH
 type Earlier = { row: X402SettlementRow } | { refusal: string; message: string; payer?: string };
 
 async function earlierSettle(deps: X402Deps, auth: AuthContext, request: X402Request, paymentIdentifier: string | null): Promise<Earlier | undefined> {
-  const network = networkNamed(deps.config, request.paymentRequirements.network);
-  const chain = network ? x402ChainOf(network) : undefined;
+  const agent = agentPayments();
+  const network = agent.networkNamed(deps.config, request.paymentRequirements.network);
+  const chain = network ? agent.on(network) : undefined;
   // On a network not served, only the payment identifier can match.
   const { payer, nonce } = chain?.keyOf(request.paymentPayload.payload) ?? { payer: "", nonce: "" };
   const key = { chainId: network?.chainId ?? "", asset: String(request.paymentRequirements.asset), payer, nonce };

@@ -1,15 +1,11 @@
 import type { VerifyResponse } from "@x402/core/types";
-import type { x402Facilitator } from "@x402/core/facilitator";
 import type { Config } from "../../config/index.ts";
 import type { Db } from "../../db/client.ts";
 import { settlementWalletsByNetwork } from "../../db/settlementWallets.ts";
 import { extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { findExistingX402Settlement, type X402SettlementRow } from "../../db/x402Settlements.ts";
 import { AgentPolicyError } from "../../domain/errors.ts";
-import { x402ChainOf } from "../../rails/x402/chains.ts";
-import { buildFacilitator } from "../../rails/x402/facilitator.ts";
-import { checkOffer, type X402Offer } from "../../rails/x402/offer.ts";
-import { apiSigners } from "../../rails/x402/signers.ts";
+import { agentPayments, type AgentPaymentOffer } from "../../rails/index.ts";
 import type { AuthContext } from "../plugins/auth.ts";
 import { previewAgentPolicy } from "./enforceAgentPolicy.ts";
 import { resolveAgentId } from "../requests/paymentFields.ts";
@@ -18,18 +14,7 @@ import type { X402Request } from "./x402Request.ts";
 export type X402Deps = { config: Config; db: Db };
 
 /** A verification, and on success what was verified (the settle goes on from it). */
-export type X402Verified = { response: VerifyResponse; offer?: X402Offer; agentId?: string };
-
-// The API's facilitator, one per configuration: its signers only read (the worker settles).
-const facilitators = new WeakMap<Config, x402Facilitator>();
-export function apiFacilitator(config: Config): x402Facilitator {
-  let facilitator = facilitators.get(config);
-  if (!facilitator) {
-    facilitator = buildFacilitator(config, apiSigners(config));
-    facilitators.set(config, facilitator);
-  }
-  return facilitator;
-}
+export type X402Verified = { response: VerifyResponse; offer?: AgentPaymentOffer; agentId?: string };
 
 const invalid = (invalidReason: string, invalidMessage: string, payer?: string): X402Verified => ({ response: { isValid: false, invalidReason, invalidMessage, payer } });
 
@@ -46,16 +31,17 @@ export const x402AgentId = (header: string | undefined, payer: string): string =
 export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader: string | undefined, request: X402Request): Promise<X402Verified> {
   const { config, db } = deps;
   const wallets = await settlementWalletsByNetwork(db, auth.merchantId);
-  const checked = checkOffer(config, auth.mode, wallets, request.paymentPayload, request.paymentRequirements);
+  const agent = agentPayments();
+  const checked = agent.checkOffer(config, auth.mode, wallets, request.paymentPayload, request.paymentRequirements);
   if (!checked.ok) return invalid(checked.reason, checked.message, checked.payer);
   const { offer } = checked;
   const agentId = x402AgentId(agentHeader, offer.payer);
   // All at once (the protocol's own checks too): a verify waits for the slowest read, not their sum.
   const [existing, balance, policy, settler, verified] = await Promise.all([
     findExistingX402Settlement(db, { chainId: offer.network.chainId, asset: offer.token.address, payer: offer.payer, nonce: offer.nonce, merchantId: auth.merchantId, mode: auth.mode, paymentIdentifier: null }),
-    x402ChainOf(offer.network).payerBalance(config, offer.network, offer.token.address, offer.payer),
+    agent.on(offer.network).payerBalance(config, offer.network, offer.token.address, offer.payer),
     checkAgentPolicy(db, auth, agentId, offer),
-    x402ChainOf(offer.network).settlerProblem(config, offer.network),
+    agent.on(offer.network).settlerProblem(config, offer.network),
     protocolVerify(config, request),
   ]);
   if (existing) return retriedOrReplayed(existing, auth, extractPaymentIdentifier(request.paymentPayload), offer, agentId);
@@ -70,7 +56,7 @@ export async function verifyX402(deps: X402Deps, auth: AuthContext, agentHeader:
 /** x402's own `exact` verification, its failure to answer as an error message. */
 async function protocolVerify(config: Config, request: X402Request): Promise<VerifyResponse | { error: string }> {
   try {
-    return await apiFacilitator(config).verify(request.paymentPayload, request.paymentRequirements);
+    return await agentPayments().verify(config, request.paymentPayload, request.paymentRequirements);
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
@@ -81,15 +67,15 @@ async function protocolVerify(config: Config, request: X402Request): Promise<Ver
  * under its `payment-identifier` (same merchant, same identifier), which verifies as before so
  * the resource server can answer the retry; its settle answers the one settlement.
  */
-function retriedOrReplayed(existing: X402SettlementRow, auth: AuthContext, paymentIdentifier: string | null, offer: X402Offer, agentId: string): X402Verified {
+function retriedOrReplayed(existing: X402SettlementRow, auth: AuthContext, paymentIdentifier: string | null, offer: AgentPaymentOffer, agentId: string): X402Verified {
   const retry = existing.merchantId === auth.merchantId && existing.mode === auth.mode && paymentIdentifier !== null && existing.paymentIdentifier === paymentIdentifier;
-  if (!retry) return invalid(x402ChainOf(offer.network).replayReason, "This authorization was already presented for settlement.", offer.payer);
+  if (!retry) return invalid(agentPayments().on(offer.network).replayReason, "This authorization was already presented for settlement.", offer.payer);
   if (existing.status === "failed") return invalid(existing.errorReason ?? "unexpected_settle_error", "This payment's settlement failed.", offer.payer);
   return { response: { isValid: true, payer: offer.payer }, offer, agentId };
 }
 
 /** The agent policy rule this payment breaks, or null (read, locking nothing; the settle checks again, locked). */
-async function checkAgentPolicy(db: Db, auth: AuthContext, agentId: string, offer: X402Offer): Promise<AgentPolicyError | null> {
+async function checkAgentPolicy(db: Db, auth: AuthContext, agentId: string, offer: AgentPaymentOffer): Promise<AgentPolicyError | null> {
   try {
     await previewAgentPolicy(db, {
       merchantId: auth.merchantId,

@@ -2,20 +2,14 @@ import type { x402Facilitator } from "@x402/core/facilitator";
 import type { Config, Network } from "../../config/index.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 import type { X402SettlementRow } from "../../db/x402Settlements.ts";
+import type { AgentPaymentChain, SettleOutcome } from "../ports/agentPayments.ts";
 import { evmX402 } from "./evmChain.ts";
+
+export type { SettleOutcome, SettlementTransfer } from "../ports/agentPayments.ts";
 
 /** The terms of an authorization that the facilitator keys and bounds it by. */
 export type X402Authorization = { payer: string; nonce: string; validBefore: bigint };
 export type AuthorizationCheck = ({ ok: true } & X402Authorization) | { ok: false; reason: string; message: string };
-
-/** What a settlement transaction paid the merchant's wallet: the payment's evidence, with what it cost the operator. */
-export type SettlementTransfer = { txHash: string; blockNumber: bigint; blockTimestamp: Date; logIndex: number; gasCost: bigint; credited: bigint };
-
-/** Where a settlement stands after the worker's run: settled (with its evidence), sent and not yet confirmed, or failed for good. */
-export type SettleOutcome =
-  | { status: "settled"; transfer: SettlementTransfer }
-  | { status: "submitted"; txHash: string; gasCost?: bigint }
-  | { status: "failed"; reason: string; txHash?: string | null; gasCost?: bigint | null };
 
 /**
  * The worker's means: x402's facilitator with the operator's keys, where to record a
@@ -30,12 +24,10 @@ export type SettleContext = {
   payment: Pick<PaymentRow, "merchantWallet" | "feeAmount" | "feeRecipient">;
 };
 
-/** How x402's `exact` scheme works on one network type: the payload, addresses, balances and settling. */
-export type X402Chain = {
+/** How x402's `exact` scheme works on one network type: the payload, addresses, balances and settling (the port's part, `AgentPaymentChain`, and the offer's checks). */
+export type X402Chain = AgentPaymentChain & {
   /** The payer the payload names, if it names one (refusals carry it). */
   payerOf(payload: unknown): string | undefined;
-  /** What an authorization is found by (an earlier settle of it), whatever its terms; undefined when the payload names none. */
-  keyOf(payload: unknown): { payer: string; nonce: string } | undefined;
   /** Whether two addresses are the same account, as the chain spells addresses. */
   sameAddress(a: unknown, b: unknown): boolean;
   /**
@@ -46,14 +38,6 @@ export type X402Chain = {
   destination(network: Network, wallet: string): { payTo: string | null; merchantWallet: string; collectsFee: boolean; reason: string; message: string };
   /** The authorization's own terms: it must pay `payTo` exactly `amount` (smallest units, decimal). */
   authorization(payload: unknown, payTo: string, amount: string): AuthorizationCheck;
-  /** x402's reason for an authorization presented before. */
-  replayReason: string;
-  /** What the payer holds of the token (smallest units). */
-  payerBalance(config: Config, network: Network, token: string, payer: string): Promise<bigint>;
-  /** The most the operator may spend on one merchant's settlements a UTC day, in the chain's smallest native unit. */
-  dailyFeeCap(config: Config): bigint;
-  /** Why the operator cannot settle on `network` now (EVM: it is not the settlement contract's settler), or null. */
-  settlerProblem(config: Config, network: Network): Promise<string | null>;
   /** Submits the authorization (or finds it already submitted) and reads what it paid. */
   settle(ctx: SettleContext, network: Network, row: X402SettlementRow): Promise<SettleOutcome>;
 };

@@ -9,8 +9,8 @@ import { loadX402Credits } from "./loadCredits.ts";
  * less the service fee in the same transaction; on Solana straight into the merchant's
  * wallet. Nothing to open or send to, and no address of the service's holds the money (what
  * is owed back is the merchant's to return). Made by the facilitator's settle, not by the
- * create endpoints. The facilitator itself (`facilitator.ts`, `offer.ts`, `chains.ts`) is
- * imported where it is used: x402's libraries load in the API and the worker only.
+ * create endpoints. The facilitator itself (`agentPayments.ts`: the agent-payment port) loads
+ * on its first use: x402's libraries load in the API and the worker only.
  */
 export const x402Method: PaymentMethod = {
   kind: "x402",
@@ -28,5 +28,9 @@ export const x402Evidence: EvidenceSource = {
   loadCredits: (ctx, payments) => loadX402Credits(ctx, payments),
 };
 
-/** x402 payments: a payment method and its evidence; everything on the payment's chain is its network's. */
-export const x402Rails: KindRails = { method: x402Method, evidence: x402Evidence };
+/** x402 payments: a payment method, its evidence and its facilitator; everything on the payment's chain is its network's. */
+export const x402Rails: KindRails = {
+  method: x402Method,
+  evidence: x402Evidence,
+  agentPayments: () => (require("./agentPayments.ts") as typeof import("./agentPayments.ts")).x402AgentPayments,
+};

@@ -1,29 +1,8 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { modeOfNetwork, type Config, type Mode, type Network, type Token } from "../../config/index.ts";
+import { modeOfNetwork, type Config, type Mode } from "../../config/index.ts";
+import type { OfferCheck } from "../ports/agentPayments.ts";
 import { payerOfAny, x402ChainOf } from "./chains.ts";
 import { networkNamed } from "./networkNames.ts";
-
-/** An authorization the merchant offered, as the facilitator will settle it. */
-export type X402Offer = {
-  network: Network;
-  token: Token;
-  /** As the chain spells them (checksummed on EVM). */
-  payer: string;
-  /** What the authorization pays: the network's settlement contract on EVM (it passes the money on), the merchant's wallet on Solana. */
-  payTo: string;
-  /** The merchant's settlement wallet there: what the payment pays, less the service fee where it is collected. */
-  merchantWallet: string;
-  /** Whether the settlement takes the service fee (EVM's contract does; Solana pays the wallet whole, as Solana Pay does). */
-  collectsFee: boolean;
-  /** Smallest units of `token`. */
-  amount: bigint;
-  /** What keys the authorization: EIP-3009's nonce (bytes32 hex) on EVM, the transaction message's hash on Solana. */
-  nonce: string;
-  /** Unix seconds after which it can no longer settle. */
-  validBefore: bigint;
-};
-
-export type OfferCheck = { ok: true; offer: X402Offer } | { ok: false; reason: string; message: string; payer?: string };
 
 const refuse = (reason: string, message: string, payer?: string): OfferCheck => ({ ok: false, reason, message, payer });
 
