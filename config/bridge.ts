@@ -1,6 +1,6 @@
 import { normalizeDecimal } from "../domain/decimal.ts";
-import { normalizeEvmAddress } from "../domain/evmAddress.ts";
 import type { Env } from "./env.ts";
+import type { NetworkTypeSpec } from "./networkTypeSpec.ts";
 import type { Network } from "./types.ts";
 
 export type BridgeAdapterName = "relay" | "local";
@@ -34,10 +34,17 @@ const envKey = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 
 /**
  * The bridge settings from the environment, checked against the network catalogue: route
- * entries name known networks, refund addresses are EVM addresses, and a route or default
- * using the local bridge needs its relayer key. Throws an Error naming the variable.
+ * entries name known networks, refund addresses are addresses of their network's type (one
+ * bridges run between: `NetworkTypeSpec.bridged`), and a route or default using the local
+ * bridge needs its relayer key. Throws an Error naming the variable.
  */
-export function buildBridgeConfig(e: Env, env: Record<string, string | undefined>, networks: Network[], options: { relayerKeyRead?: boolean } = {}): BridgeConfig {
+export function buildBridgeConfig(
+  e: Env,
+  env: Record<string, string | undefined>,
+  networks: Network[],
+  networkTypes: readonly NetworkTypeSpec[],
+  options: { relayerKeyRead?: boolean } = {},
+): BridgeConfig {
   const chainOf = (name: string, entry: string): string => {
     if (name === "*") return "*";
     const network = networks.find((n) => n.shortName === name || n.chainId === name);
@@ -60,14 +67,17 @@ export function buildBridgeConfig(e: Env, env: Record<string, string | undefined
   const defaultAdapter = e.BRIDGE_ADAPTER === "none" ? null : e.BRIDGE_ADAPTER;
 
   const refundAddresses: Record<string, string | null> = {};
-  for (const network of networks.filter((n) => n.type === "evm")) {
+  const bridged = new Map(networkTypes.filter((t) => t.bridged).map((t) => [t.type as string, t.address]));
+  for (const network of networks) {
+    const format = bridged.get(network.type);
+    if (!format) continue;
     for (const name of [`BRIDGE_REFUND_ADDRESS_${network.chainId}`, `BRIDGE_REFUND_ADDRESS_${envKey(network.shortName)}`]) {
       const value = env[name]?.trim();
       if (!value) continue;
       if (value.toLowerCase() === "none") refundAddresses[network.chainId] = null;
       else {
-        const address = normalizeEvmAddress(value);
-        if (!address) throw new Error(`${name}: must be an EVM address or none`);
+        const address = format.normalize(value);
+        if (!address) throw new Error(`${name}: must be an ${format.name} address or none`);
         refundAddresses[network.chainId] = address;
       }
       break;

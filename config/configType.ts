@@ -2,7 +2,7 @@ import type { Env } from "./env.ts";
 import type { BridgeConfig } from "./bridge.ts";
 import type { Role } from "./roles.ts";
 import type { RailConfigs, RailMetricsPorts } from "./railSections.ts";
-import type { Network } from "./types.ts";
+import type { Network, NetworkType } from "./types.ts";
 import type { SecretBox } from "../domain/secretBox.ts";
 
 /** The configuration every role is built from (`buildConfig`): parsed, checked and derived once at start; each rail's settings under its key (`RailConfigs`). */
@@ -31,6 +31,8 @@ export type CoreConfig = {
     port: number;
     /** Set in a Ponder process the indexer role started: the one EVM chain it indexes (one Ponder per chain). */
     chainId: string | null;
+    /** The network types whose networks it follows (their spec's `indexed`). */
+    networkTypes: NetworkType[];
     /** Late money: how long after expiry an address is watched at all; and, on EVM, asked for in every block, then in ranges of `lateScanBlocks`. */
     watchAfterExpiryHours: number;
     everyBlockAfterExpiryMinutes: number;

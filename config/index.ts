@@ -97,7 +97,7 @@ export function buildConfigWith(
   }
   let bridge: BridgeConfig;
   try {
-    bridge = buildBridgeConfig(e, given, networks, { relayerKeyRead: role === undefined || role === "relayer" });
+    bridge = buildBridgeConfig(e, given, networks, networkTypes, { relayerKeyRead: role === undefined || role === "relayer" });
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -118,6 +118,7 @@ export function buildConfigWith(
       nodeStaleAfterMs: e.NODE_STALE_AFTER_SECONDS * 1000,
       port: e.INDEXER_PORT,
       chainId: e.INDEXER_CHAIN_ID ?? null,
+      networkTypes: networkTypes.filter((t) => t.indexed).map((t) => t.type),
       watchAfterExpiryHours: e.INDEXER_WATCH_AFTER_EXPIRY_HOURS,
       everyBlockAfterExpiryMinutes: e.INDEXER_EVERY_BLOCK_AFTER_EXPIRY_MINUTES,
       lateScanBlocks: e.INDEXER_LATE_SCAN_BLOCKS,

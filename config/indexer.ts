@@ -2,22 +2,22 @@ import { ConfigError } from "./configError.ts";
 import type { Config } from "./configType.ts";
 import type { Network } from "./types.ts";
 
-/** The schema one chain's Ponder writes to: one Ponder per EVM chain, `INDEXER_SCHEMA`_<chainId>. */
+/** The schema one chain's Ponder writes to: one Ponder per indexed chain, `INDEXER_SCHEMA`_<chainId>. */
 export const chainSchema = (schema: string, chainId: string) => `${schema}_${chainId}`;
 
 export type IndexedNetwork = Network & { rpcUrl: string; startBlock: number | "latest" };
 
 /**
- * The EVM networks the indexer follows: enabled, with an RPC URL. Start blocks come
- * from `START_BLOCK_<chainId>`; local chains start at 0; a real chain without one
- * starts at "latest" outside production only. Ponder resolves "latest" again at each
+ * The networks the indexer follows, of the types it indexes (`config.indexer.networkTypes`):
+ * enabled, with an RPC URL. Start blocks come from `START_BLOCK_<chainId>`; local chains
+ * start at 0; a real chain without one starts at "latest" outside production only. Ponder resolves "latest" again at each
  * start while its build id stays the same: a restart (Ponder exits when its database
  * drops) rolled back its unfinalised rows and never read those blocks again — payments
  * completed there reverted, and money paid while it was down was never seen.
  */
 export function indexedEvmNetworks(config: Config, env: Record<string, string | undefined>): IndexedNetwork[] {
   return config.networks
-    .filter((n): n is Network & { rpcUrl: string } => n.type === "evm" && n.enabled && n.rpcUrl !== null)
+    .filter((n): n is Network & { rpcUrl: string } => config.indexer.networkTypes.includes(n.type) && n.enabled && n.rpcUrl !== null)
     // A Ponder the indexer role started indexes one chain (indexer/supervise.ts).
     .filter((n) => config.indexer.chainId === null || n.chainId === config.indexer.chainId)
     .map((n) => {

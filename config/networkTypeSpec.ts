@@ -21,4 +21,8 @@ export type NetworkTypeSpec = {
   contracts: boolean;
   /** Whether its tokens name the program that owns them (`tokenProgram`). */
   tokenPrograms: boolean;
+  /** Whether bridges run between its networks (cross-chain payments; BRIDGE_REFUND_ADDRESS_<network> is one of its addresses). */
+  bridged: boolean;
+  /** Whether the indexer (Ponder's root, `indexer/`) follows its networks, one Ponder per chain. */
+  indexed: boolean;
 };

@@ -23,6 +23,8 @@ export const evmNetworkType: NetworkTypeSpec = {
   chainIdProblem: (chainId) => (/^[1-9]\d{0,15}$/.test(chainId) ? null : "must be a positive integer on an EVM network"),
   contracts: true,
   tokenPrograms: false,
+  bridged: true,
+  indexed: true,
   catalogue: [
     {
       name: "Ethereum", shortName: "ethereum", chainId: "1", type: "evm", color: "#627EEA",

@@ -19,6 +19,9 @@ export const solanaNetworkType: NetworkTypeSpec = {
   rpcProtocols: ["http:", "https:"],
   contracts: false,
   tokenPrograms: true,
+  // Its subscriber role follows its chains (`rails/solana/`), not Ponder.
+  bridged: false,
+  indexed: false,
   catalogue: [
     {
       // Solana chain ids are CAIP-2 genesis-hash references.
