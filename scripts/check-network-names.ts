@@ -21,7 +21,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   "scripts/lib/sandboxSolana.ts": "the sandbox's local Solana chain (dev-only)",
   "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
   "scripts/compile-contracts.ts": "solc's output field `evm`, not a network type",
-  "rails/ports/chain.ts": "`messageSigner`: the browser wallet interface, named like a type",
   "scripts/start.ts": "the sandbox supervisor's list of roles (the Solana subscriber among them)",
 };
 

@@ -7,6 +7,13 @@ declare module "../../domain/networkType.ts" {
   }
 }
 
+// The browser wallet interface its chain port asks a signed message through: the injected `window.ethereum`.
+declare module "../ports/chain.ts" {
+  interface MessageSigners {
+    eip1193: true;
+  }
+}
+
 /**
  * EVM networks as configuration knows them: checksummed addresses, variables by chain id
  * (`RPC_URL_8453`) or short name, RPC over HTTP or websockets, the service's contracts. The

@@ -65,11 +65,8 @@ export interface ChainPort {
    * for a refund to another address so; a malformed signature is false, never an error.
    */
   verifySignedMessage(signer: string, message: string, signature: string): Promise<boolean>;
-  /**
-   * The browser wallet interface the checkout page asks for such a signature through
-   * (`eip1193`: the injected `window.ethereum`; `solana`: an injected Solana wallet's `signMessage`).
-   */
-  readonly messageSigner: "eip1193" | "solana";
+  /** The browser wallet interface the checkout page asks for such a signature through (`MessageSigners`). */
+  readonly messageSigner: MessageSigner;
 
   // ── Moving money out ───────────────────────────────────────────────────────────
   /** Drives one recorded sweep or refund to a final state, exactly once on chain; safe to call again at any point. */
@@ -97,6 +94,17 @@ export interface ChainPort {
    */
   readonly merchantSignedRefunds?: MerchantSignedRefunds;
 }
+
+/**
+ * The browser wallet interfaces the checkout page knows to ask for a signed message, by name
+ * (EVM's `eip1193`: the injected `window.ethereum`; Solana's: an injected wallet's
+ * `signMessage`): each rail adds its own by augmenting this interface from its folder
+ * (`declare module`), so no port names one.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by each rail's module augmentation.
+export interface MessageSigners {}
+
+export type MessageSigner = keyof MessageSigners & string;
 
 export type OperatorStatus = { address: string; balance: bigint; sufficient: boolean };
 

@@ -7,6 +7,13 @@ declare module "../../domain/networkType.ts" {
   }
 }
 
+// The browser wallet interface its chain port asks a signed message through: an injected Solana wallet's `signMessage`.
+declare module "../ports/chain.ts" {
+  interface MessageSigners {
+    solana: true;
+  }
+}
+
 /**
  * Solana networks as configuration knows them: base58 addresses, variables by short name
  * (`RPC_URL_SOLANA`), RPC over HTTP (the websocket is WS_URL_*), tokens naming their program.
