@@ -76,14 +76,14 @@ export async function prepareMerchantSignedRefund(deps: PayoutDeps, payment: Pay
   if (!to) throw new RefundRefusedError("Name the address to refund ('address'): who paid this payment is not one known address.", "refund_address_required");
   await checkDestination(deps, ports, now, to);
   const amount = refundableNow(deps, now, (await movedOut(deps.db, now.id)).refund, asked);
-  const toSign = await fromChain(deps, ports.network, now, ports.signer.prepare(ports.network, now, { from: now.merchantWallet, to, amount }, 20_000));
+  const toSign = await fromChain(deps, ports.network, now, ports.signer.prepare(deps.config, ports.network, now, { from: now.merchantWallet, to, amount }, 20_000));
   return { network: ports.network, toSign };
 }
 
 /** Takes the merchant's signed refund: checked on chain, reserved as a refund of the payment (its request recorded as sent), the refund job prompted. */
 export async function sendMerchantSignedRefund(deps: PayoutDeps, payment: PaymentRow, submission: SignedRefundSubmission, reason: string | null): Promise<SentRefund> {
   const ports = signerPorts(deps, payment);
-  const accepted = await fromChain(deps, ports.network, payment, ports.signer.accept(ports.network, payment, payment.merchantWallet, submission, 20_000));
+  const accepted = await fromChain(deps, ports.network, payment, ports.signer.accept(deps.config, ports.network, payment, payment.merchantWallet, submission, 20_000));
   await checkDestination(deps, ports, payment, accepted.to);
   await assertNotReverting(deps, payment);
   await current(deps, payment);
@@ -100,7 +100,7 @@ export async function sendMerchantSignedRefund(deps: PayoutDeps, payment: Paymen
         refusal = error;
         return null;
       }
-      return { kind: "refund", chainId: locked.chainId, tokenAddress: locked.tokenAddress, toAddress: accepted.to, amount: accepted.amount, reason, merchantSigned: accepted.signed };
+      return { kind: "refund", chainId: locked.chainId, tokenAddress: locked.tokenAddress, toAddress: accepted.to, amount: accepted.amount, reason, merchantSigned: accepted.signed, lastValidBlockHeight: accepted.lastValidBlockHeight ?? null };
     },
     async (tx, locked, row) => {
       sent = await recordSent(tx, locked, ports.network, { to: accepted.to, authorizedBy: "merchant", cap: accepted.amount, requestedBy: "merchant", reason }, row);

@@ -1,4 +1,4 @@
-import type { Network } from "../../config/index.ts";
+import type { Config, Network } from "../../config/index.ts";
 import type { PaymentRow } from "../../db/schema/index.ts";
 
 /**
@@ -10,13 +10,13 @@ import type { PaymentRow } from "../../db/schema/index.ts";
  */
 export interface MerchantSignedRefunds {
   /** What `order.from` (the wallet that received the payment) signs to send `order.amount` of the payment's token to `order.to`. */
-  prepare(network: Network, payment: PaymentRow, order: RefundOrderToSign, timeoutMs: number): Promise<RefundToSign>;
+  prepare(config: Config, network: Network, payment: PaymentRow, order: RefundOrderToSign, timeoutMs: number): Promise<RefundToSign>;
   /**
    * The merchant's signed refund, checked against the chain's rules and `from`: signed by that
    * wallet, of the payment's token, still valid. Throws a `ValidationError` naming the field
    * that is wrong. What it answers is what the transfer row keeps to relay it.
    */
-  accept(network: Network, payment: PaymentRow, from: string, submission: SignedRefundSubmission, timeoutMs: number): Promise<AcceptedSignedRefund>;
+  accept(config: Config, network: Network, payment: PaymentRow, from: string, submission: SignedRefundSubmission, timeoutMs: number): Promise<AcceptedSignedRefund>;
 }
 
 export type RefundOrderToSign = { from: string; to: string; amount: bigint };
@@ -33,4 +33,5 @@ export type RefundToSign = {
 /** What the merchant sends back: the signed typed data's message and signature, or the signed transaction (base64). */
 export type SignedRefundSubmission = { authorization?: Record<string, unknown>; signature?: string; transaction?: string };
 
-export type AcceptedSignedRefund = { to: string; amount: bigint; validUntil: Date; signed: Record<string, string> };
+/** `lastValidBlockHeight`: where the chain bounds a signed transaction by height (Solana), the height after which it can never land. */
+export type AcceptedSignedRefund = { to: string; amount: bigint; signed: Record<string, string>; lastValidBlockHeight?: bigint };

@@ -31,4 +31,8 @@ export const solanaChain: ChainPort = {
   recheckTransferOut: async (ctx, rowId) => (await findTransferOut(ctx.db, rowId))!,
   cancelTransferOut: (ctx, rowId) => lib().cancelTransferOut(ctx, rowId),
   recoverDeposits: (ctx, network, options) => lib().recoverDeposits(ctx, network, options),
+  merchantSignedRefunds: {
+    prepare: (...args) => lib().solanaMerchantSignedRefunds.prepare(...args),
+    accept: (...args) => lib().solanaMerchantSignedRefunds.accept(...args),
+  },
 };

@@ -10,6 +10,7 @@ export { contractDescription } from "./contractDescription.ts";
 export { operatorStatus } from "./operatorStatus.ts";
 export { replenishDepositPool } from "./depositPool.ts";
 export { recoverDeposits } from "./recoverDeposits.ts";
+export { solanaMerchantSignedRefunds } from "./signedRefunds/merchantSignedRefunds.ts";
 export { preparePayment } from "./preparePayment.ts";
 export { refundAddressProblem, settlementWalletProblem } from "./refundAddressProblem.ts";
 export { cancelTransferOut } from "./transfers/cancelTransferOut.ts";

@@ -74,17 +74,18 @@ type Prepared = { from: string; to: string; amount: string; validUntil: string; 
 /** Signs prepared typed data as a wallet's `eth_signTypedData_v4` would. */
 async function sign(prepared: Prepared, signer = merchantSigner, message = prepared.typedData.message) {
   const { EIP712Domain: _, ...types } = prepared.typedData.types;
-  return signer.signTypedData({
-    domain: prepared.typedData.domain as never,
-    types: types as never,
-    primaryType: prepared.typedData.primaryType as never,
-    message: { ...message, value: BigInt(message.value!), validAfter: BigInt(message.validAfter!), validBefore: BigInt(message.validBefore!) } as never,
-  });
+  const typed = {
+    domain: prepared.typedData.domain,
+    types,
+    primaryType: prepared.typedData.primaryType,
+    message: { ...message, value: BigInt(message.value!), validAfter: BigInt(message.validAfter!), validBefore: BigInt(message.validBefore!) },
+  };
+  return signer.signTypedData(typed as Parameters<typeof signer.signTypedData>[0]);
 }
 
 describe("x402 refunds: the merchant's wallet signs, the operator relays", () => {
   test("strangers and the public key are refused; the deposit path says the service does not hold it", async () => {
-    for (const headers of [{}, { "x-public-key": merchant.publicKey }]) {
+    for (const headers of [{}, { "x-public-key": merchant.publicKey }] as Array<Record<string, string>>) {
       expect((await prepare({}, headers)).status).toBe(401);
       expect((await handIn({ authorization: {}, signature: "0x00" }, headers)).status).toBe(401);
     }

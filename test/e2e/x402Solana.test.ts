@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from "@solana/kit";
 import { getAccount, getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { Keypair, type PublicKey } from "@solana/web3.js";
+import { Keypair, SystemProgram, Transaction, type PublicKey } from "@solana/web3.js";
 import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { decodePaymentResponseHeader, wrapFetchWithPaymentFromConfig } from "@x402/fetch";
 import { paymentMiddleware } from "@x402/hono";
@@ -11,6 +11,7 @@ import { ExactSvmScheme as ExactSvmServerScheme } from "@x402/svm/exact/server";
 import { Hono } from "hono";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
+import { findTransferOut } from "../../db/transfersOut.ts";
 import { startWorkers } from "../../jobs/worker.ts";
 import { INDEXED_CHANNEL } from "../../rails/index.ts";
 import { startSolanaSubscriber } from "../../rails/solana/ingest/startSolanaSubscriber.ts";
@@ -55,7 +56,7 @@ beforeAll(async () => {
   wallet = solana.merchant.publicKey.toBase58();
   api = await createTestApi({
     networks: [solana.network],
-    env: { SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey, SOLANA_POLL_INTERVAL_MS: "2000", SOLANA_HEAD_INTERVAL_MS: "50", X402_SETTLE_WAIT_MS: "20000" },
+    env: { SOLANA_OPERATOR_SECRET_KEY: solana.operatorSecretKey, SOLANA_POLL_INTERVAL_MS: "2000", SOLANA_HEAD_INTERVAL_MS: "50", X402_SETTLE_WAIT_MS: "20000", REFUND_MIN_AMOUNT: "0.001" },
   });
   merchant = await api.seedMerchant();
   other = await api.seedMerchant("Another merchant");
@@ -258,4 +259,45 @@ describe("x402 on Solana: an agent pays per request", () => {
     // The same payload again is the same settlement, refused at verify.
     expect((await facilitator("/verify", secret(merchant), body)).body).toMatchObject({ isValid: false, invalidReason: "duplicate_settlement" });
   }, 60_000);
+});
+
+describe("x402 on Solana: a refund the merchant's wallet signs", () => {
+  test("prepared by the service, signed by the wallet, relayed with the operator as fee payer: the payer refunded; strangers, a forged signature or an added instruction move nothing", async () => {
+    const payment = (await listed()).find((p) => p.status === "completed" && p.agentId === customer.address)!;
+    const prepare = (headers: Record<string, string>) => api.request(`/api/v1/payments/${payment.id}/signed-refunds/prepare`, { headers, body: {} });
+    const handIn = (transaction: Transaction) =>
+      api.request(`/api/v1/payments/${payment.id}/signed-refunds`, { headers: secret(merchant), body: { transaction: transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("base64") } });
+    expect((await prepare({})).status).toBe(401);
+    expect((await prepare({ "x-public-key": merchant.publicKey })).status).toBe(401);
+    expect((await prepare(secret(other))).status).toBe(404);
+
+    const prepared = await prepare(secret(merchant));
+    expect(prepared.status).toBe(200);
+    expect(prepared.body.signedRefund).toMatchObject({ format: "solana_transaction", from: wallet, to: customer.address, amount: "0.01", token: "USDC" });
+    const unsigned = () => Transaction.from(Buffer.from(prepared.body.signedRefund.transaction, "base64"));
+
+    // Not the wallet's signature in the wallet's place.
+    const forged = unsigned();
+    forged.addSignature(solana.merchant.publicKey, Buffer.alloc(64, 7));
+    expect((await handIn(forged)).body).toMatchObject({ error: "refund_signature_invalid" });
+    expect((await handIn(unsigned())).body).toMatchObject({ error: "refund_signature_invalid" });
+    // One more instruction, signed by the wallet: the operator's key would pay for it. Refused.
+    const withMore = unsigned().add(SystemProgram.transfer({ fromPubkey: solana.operator.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }));
+    withMore.partialSign(solana.merchant);
+    const more = await handIn(withMore);
+    expect([more.status, more.body.message]).toEqual([400, expect.stringContaining("not a refund this service prepared")]);
+
+    const before = await tokenBalance(solana.customer.publicKey);
+    const signed = unsigned();
+    signed.partialSign(solana.merchant);
+    const sent = await handIn(signed);
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ refund: { to: customer.address, amount: "0.01" }, refundRequest: { status: "sent", authorizedBy: "merchant" } });
+    const row = await untilValue("the relayed refund final", () => findTransferOut(api.db, sent.body.refund.id), (r) => r?.status === "confirmed" || r?.status === "failed", 30_000);
+    expect([row!.status, row!.error]).toEqual(["confirmed", null]);
+    expect(await tokenBalance(solana.customer.publicKey)).toBe(before + PRICE);
+    // Refunded in full: nothing is left to prepare, and the same transaction cannot go again.
+    expect((await prepare(secret(merchant))).body).toMatchObject({ error: "nothing_to_refund" });
+    expect((await handIn(signed)).status).toBeGreaterThanOrEqual(400);
+  }, 90_000);
 });

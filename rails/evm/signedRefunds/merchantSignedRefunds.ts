@@ -62,7 +62,7 @@ function parseAuthorization(submission: SignedRefundSubmission, from: string): {
  * the amount, the window and the nonce's single use.
  */
 export const evmMerchantSignedRefunds: MerchantSignedRefunds = {
-  async prepare(network, payment, order, timeoutMs) {
+  async prepare(_config, network, payment, order, timeoutMs) {
     const domain = await domainOf(network, payment, timeoutMs);
     const authorization: Eip3009Authorization = {
       from: getAddress(order.from),
@@ -84,7 +84,7 @@ export const evmMerchantSignedRefunds: MerchantSignedRefunds = {
     };
   },
 
-  async accept(network, payment, from, submission, timeoutMs) {
+  async accept(_config, network, payment, from, submission, timeoutMs) {
     const { authorization, signature } = parseAuthorization(submission, from);
     if (authorization.validAfter > now()) throw new ValidationError("authorization.validAfter", "Invalid field 'authorization.validAfter': the authorization is not valid yet");
     if (authorization.validBefore < now() + RELAY_MARGIN_SECONDS) {
@@ -100,7 +100,6 @@ export const evmMerchantSignedRefunds: MerchantSignedRefunds = {
     return {
       to: authorization.to,
       amount: authorization.value,
-      validUntil: new Date(Number(authorization.validBefore) * 1000),
       signed: { format: "eip3009", from: authorization.from, validAfter: String(authorization.validAfter), validBefore: String(authorization.validBefore), nonce: authorization.nonce, signature },
     };
   },

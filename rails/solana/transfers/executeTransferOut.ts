@@ -11,6 +11,7 @@ import { buildTransferOut, RecipientUnusableError } from "./buildTransferOut.ts"
 import { withChainLock } from "../../chainLock.ts";
 import { signatureStatuses } from "./signatureStatuses.ts";
 import { unlandedProof } from "./unlandedProof.ts";
+import { signRelayedRefund, type RelayedRefund } from "../signedRefunds/relaySignedRefund.ts";
 
 /** How long one run follows a sent transaction before leaving it to the job's retry. */
 const FOLLOW_MS = 60_000;
@@ -74,6 +75,15 @@ async function signAndSend(c: Ctx, rowId: string): Promise<TransferOutRow | null
   const row = (await findTransferOut(ctx.db, rowId))!;
   if (row.status !== "requested") return isFinal(row) ? row : null;
   await assertOperatorFunded(c, row);
+  if (row.merchantSigned) {
+    // A refund the merchant's wallet signed: the operator adds its signature as fee payer.
+    const relayed = await signRelayedRefund(connection, row, operator);
+    if ("problem" in relayed) {
+      await ctx.ledger.fail(ctx.db, row.id, "requested", { error: relayed.problem });
+      return (await findTransferOut(ctx.db, row.id))!;
+    }
+    return claimAndSend(c, row, relayed);
+  }
   const payment = (await findPayment(ctx.db, row.paymentId))!;
   const depositKey = await depositKeyOf(ctx, payment);
   const signed = await buildTransferOut({ connection, network: c.network, payment, row, operator, depositKey }).catch(async (error: Error) => {
@@ -87,11 +97,15 @@ async function signAndSend(c: Ctx, rowId: string): Promise<TransferOutRow | null
     await ctx.ledger.fail(ctx.db, row.id, "requested", { error: `the deposit account holds less than ${row.amount}` });
     return (await findTransferOut(ctx.db, row.id))!;
   }
-  // Recorded before it is sent: a crash from here on finds the signature and the bytes.
-  const claimed = await claimTransferOutBroadcast(ctx.db, row.id, {
+  return claimAndSend(c, row, signed);
+}
+
+/** Recorded before it is sent: a crash from here on finds the signature and the bytes. */
+async function claimAndSend(c: Ctx, row: TransferOutRow, signed: RelayedRefund): Promise<null> {
+  const claimed = await claimTransferOutBroadcast(c.ctx.db, row.id, {
     rawTx: signed.rawTx,
     txHash: signed.txHash,
-    fromAddress: operator.publicKey.toBase58(),
+    fromAddress: c.operator.publicKey.toBase58(),
     blockhash: signed.blockhash,
     lastValidBlockHeight: signed.lastValidBlockHeight,
     sourceBalance: signed.sourceBalance,
@@ -138,6 +152,11 @@ async function follow(c: Ctx, rowId: string): Promise<TransferOutRow> {
         return (await findTransferOut(ctx.db, row.id))!;
       }
     } else if (caughtUp && row.lastValidBlockHeight !== null && final.blockHeight !== undefined && BigInt(final.blockHeight) > row.lastValidBlockHeight) {
+      // A merchant-signed refund cannot be signed again here: it can never land, so it is closed.
+      if (row.merchantSigned) {
+        await ctx.ledger.fail(ctx.db, row.id, "broadcast", { error: "the merchant-signed refund expired unlanded: nothing moved; sign a new one" }, { txHash: row.txHash! });
+        return (await findTransferOut(ctx.db, row.id))!;
+      }
       // Then the follow's own pace: a fresh blockhash a lagging node gave could be expired too,
       // and signing again at once, again and again, would pile up signatures and fees.
       await resign(c, row, { slot: final.absoluteSlot, height: BigInt(final.blockHeight) });
