@@ -28,6 +28,12 @@ export type RailConfigSection<K extends keyof RailConfigs = keyof RailConfigs, S
   secretReaders?: Readonly<Record<string, Role>>;
   /** The settings without their secrets, for logs (`redactConfig`). */
   redact?(settings: RailConfigs[K]): unknown;
+  /**
+   * The public addresses a role without the rail's keys is given, as the variables it reads
+   * them from (`{ SOLANA_OPERATOR_ADDRESS: … }`): the launcher hands them to every role, so the
+   * API reports the operators' balances without holding a key.
+   */
+  publicAddresses?(settings: RailConfigs[K]): Readonly<Record<string, string | null>>;
 };
 
 /** What the registration hands configuration: every rail's section and every network type's spec. */

@@ -19,6 +19,7 @@ import { createTestDatabase } from "./database.ts";
 import { createTestRedis } from "./redis.ts";
 import { anvilNetwork } from "./fixtures.ts";
 import { buildConfig } from "../plugins/config.ts";
+import { publicAddresses } from "../plugins/roles.ts";
 
 /**
  * What the benchmarks (and the bundle's test) run against: a fresh migrated database on the machine's Postgres, a
@@ -82,7 +83,7 @@ export async function roleStack(options: { env?: Record<string, string>; roleScr
       // Each role its own secrets and the operators' addresses, as `npm run start:prod` starts them.
       env: {
         ...process.env,
-        ...roleEnv(env, role, { evm: config.operatorAddress, solana: config.solana.operatorAddress }),
+        ...roleEnv(env, role, publicAddresses(config)),
         PORT: String(port),
         WORKER_METRICS_PORT: String(metricsPort),
         SOLANA_METRICS_PORT: String(metricsPort),

@@ -19,8 +19,6 @@ const ROOT = resolve(import.meta.dir, "..");
 export const ALLOWED: Readonly<Record<string, string>> = {
   "scripts/lib/sandboxChains.ts": "the sandbox's local chains, one of each type (dev-only)",
   "scripts/lib/sandboxSolana.ts": "the sandbox's local Solana chain (dev-only)",
-  "scripts/lib/roleEnv.ts": "the sandbox hands each role both operators' addresses",
-  "scripts/start.ts": "the sandbox supervisor's list of roles (the Solana subscriber among them)",
 };
 
 /**

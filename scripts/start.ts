@@ -25,6 +25,7 @@ import { sandboxAccounts, startLocalChains } from "./lib/sandboxChains.ts";
 import { solanaSandboxAccounts } from "./lib/sandboxSolana.ts";
 import { ingests, networksFollowedBy, stockedMethods } from "../rails/index.ts";
 import { railRoles } from "../plugins/index.ts";
+import { publicAddresses } from "../plugins/roles.ts";
 import { buildRoles } from "./build.ts";
 import { onShutdown } from "./lib/onShutdown.ts";
 import { roleEnv } from "./lib/roleEnv.ts";
@@ -60,9 +61,9 @@ function config(env: Record<string, string | undefined>): Config {
 /** Starts each role with only its own secrets (and the operators' addresses from `cfg`): the API never gets a key that moves money. */
 function startRoles(env: Record<string, string | undefined>, cfg: Config, roles: Role[], script = join(root, "scripts/role.ts")) {
   const bun = process.execPath;
-  const operators = { evm: cfg.operatorAddress, solana: cfg.solana.operatorAddress };
+  const addresses = publicAddresses(cfg);
   for (const role of roles) {
-    const child = spawnRole(role, bun, [script, role], { ...roleEnv(env, role, operators), STABLEPAY_SUPERVISED: "1" }, root);
+    const child = spawnRole(role, bun, [script, role], { ...roleEnv(env, role, addresses), STABLEPAY_SUPERVISED: "1" }, root);
     children.push(child);
     void child.exited.then((code) => {
       if (!stopping) fail(`${role} exited unexpectedly (code ${code}); stopping the stack.`);
@@ -146,8 +147,8 @@ if (prod) {
   await handle.db.execute(sql`drop schema if exists ponder_sync cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.schema)} cascade`);
   await handle.db.execute(sql`drop schema if exists ${sql.identifier(cfg.indexer.viewsSchema)} cascade`);
-  // One Ponder per EVM chain, each in a schema of its own (indexer/run.ts).
-  for (const n of cfg.networks.filter((n) => n.isLocal && n.type === "evm")) {
+  // One Ponder per indexed chain, each in a schema of its own (indexer/run.ts).
+  for (const n of cfg.networks.filter((n) => n.isLocal && cfg.indexer.networkTypes.includes(n.type))) {
     await handle.db.execute(sql`drop schema if exists ${sql.identifier(chainSchema(cfg.indexer.schema, n.chainId))} cascade`);
   }
   // The local bridge's books describe the previous chains' deposits and transfers: gone with them.

@@ -4,7 +4,7 @@ import { getBase58Codec } from "@solana/kit";
 import { Keypair } from "@solana/web3.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { ConfigError, type Role } from "../../config/index.ts";
-import { envForRole, foreignSecrets, ROLES, SECRET_READERS } from "../../plugins/roles.ts";
+import { envForRole, foreignSecrets, publicAddresses, ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { roleEnv } from "../../scripts/lib/roleEnv.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";
@@ -112,7 +112,8 @@ describe("the operators' addresses", () => {
   });
 
   test("`npm start` gives each role its own secrets and every role the operators' addresses", () => {
-    const operators = { evm, solana };
+    // What the supervisor, holding every key, hands each role: both operators' addresses (`evm`, `solana`).
+    const operators = publicAddresses(build(everything, "worker"));
     const api = roleEnv(everything, "api", operators);
     expect(api).toMatchObject({ OPERATOR_ADDRESS: evm, SOLANA_OPERATOR_ADDRESS: solana, INTENT_SIGNER_PRIVATE_KEY: SIGNER_KEY });
     expect(api).not.toHaveProperty("OPERATOR_PRIVATE_KEY");

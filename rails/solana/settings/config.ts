@@ -104,6 +104,7 @@ export const solanaConfigSection = railConfigSection({
     /** Every Solana deposit key derives from it. */
     SOLANA_DEPOSIT_SEED: "worker",
   },
+  publicAddresses: (solana) => ({ SOLANA_OPERATOR_ADDRESS: solana.operatorAddress }),
   redact: (solana) => ({
     ...solana,
     operatorSecretKey: solana.operatorSecretKey ? "[redacted]" : null,
