@@ -1,4 +1,4 @@
-import type { Config, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
+import type { Config, FileNetwork, NetworkTypeSpec, RailConfigSection, Role } from "../config/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { AgentPayments } from "./ports/agentPayments.ts";
 import type { CrossChainPort } from "./ports/crossChain.ts";
@@ -65,3 +65,26 @@ export type RailRole = {
 };
 
 export type RailRoleContext = { config: Config; logger: Logger; databaseUrl: string };
+
+/**
+ * A rail's local chain for the sandbox (`npm start`), dev-only: `rails/<name>/sandbox.ts`
+ * exports it as `sandbox`, and the launcher finds it there by the registered rail's name
+ * (`scripts/lib/sandboxChains.ts`). Not declared on the plugin: even a lazy import there would
+ * put devchain into the roles' bundle (`scripts/build.ts`).
+ */
+export type RailSandbox = {
+  /** The variables the sandbox sets for the rail (its well-known test keys); the operator's own settings win. */
+  env: Readonly<Record<string, string>>;
+  /** Starts the rail's local chains; what it started is stopped again if it fails. */
+  start(): Promise<RunningSandbox>;
+};
+
+export type RunningSandbox = {
+  /** Its chains, for the networks file. */
+  networks: FileNetwork[];
+  /** The sandbox merchant's settlement wallet on each of its networks, by short name. */
+  merchantWallets: Record<string, string>;
+  /** What `.data/dev-stack.json` tells scripts and tutorials of its accounts (its funded customer's keys). */
+  devStack: Record<string, string>;
+  stop(): Promise<void>;
+};

@@ -15,11 +15,11 @@ import { PRODUCT, sourceFiles } from "./check-imports.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 
-/** Files that still name a network type, and why (the rest of issue 43's "one folder plus one registration"). */
-export const ALLOWED: Readonly<Record<string, string>> = {
-  "scripts/lib/sandboxChains.ts": "the sandbox's local chains, one of each type (dev-only)",
-  "scripts/lib/sandboxSolana.ts": "the sandbox's local Solana chain (dev-only)",
-};
+/**
+ * Files that still name a network type, and why (the rest of issue 43's "one folder plus one
+ * registration"). None left: kept so that a file which must name one says why here.
+ */
+export const ALLOWED: Readonly<Record<string, string>> = {};
 
 /**
  * Files and folders (a prefix ending in `/`) outside a rail's folder that import from it, and
@@ -28,7 +28,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
 export const ALLOWED_RAIL_IMPORTS: Readonly<Record<string, string>> = {
   "rails/bridge/": "the bridge runs between EVM networks: it reads them with EVM's clients and deploys EVM's contracts",
   "rails/x402/": "x402's `exact` scheme per network type: EIP-3009 authorizations with EVM's clients and signers, SPL transfers with Solana's connection and token accounts",
-  "scripts/lib/sandboxChains.ts": "the sandbox's local chains deploy EVM's contracts (dev-only)",
   "indexer/": "Ponder's root is the EVM ingest's process: its handlers are EVM's",
 };
 

@@ -21,8 +21,7 @@ import { createDb } from "../db/client.ts";
 import { startEmbeddedPostgres } from "../db/embeddedPostgres.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { spawnRole, stopChildren, type Child } from "./lib/children.ts";
-import { sandboxAccounts, startLocalChains } from "./lib/sandboxChains.ts";
-import { solanaSandboxAccounts } from "./lib/sandboxSolana.ts";
+import { startLocalChains } from "./lib/sandboxChains.ts";
 import { ingests, networksFollowedBy, stockedMethods } from "../rails/index.ts";
 import { railRoles } from "../plugins/index.ts";
 import { publicAddresses } from "../plugins/roles.ts";
@@ -133,12 +132,7 @@ if (prod) {
   const networksFile = join(dataDir, "networks.local.json");
   writeFileSync(networksFile, JSON.stringify({ networks: chains.networks }, null, 2));
 
-  const env = sandboxEnv(setVariables(process.env), {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redis.url,
-    NETWORKS_FILE: networksFile,
-    SOLANA_OPERATOR_SECRET_KEY: chains.solana.operatorSecretKey,
-  });
+  const env = sandboxEnv(setVariables(process.env), { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, NETWORKS_FILE: networksFile }, chains.env);
   const cfg = config(env);
   await runMigrations(databaseUrl, { viewsSchema: cfg.indexer.viewsSchema, networks: cfg.networks });
 
@@ -195,10 +189,8 @@ if (prod) {
       settlementContract: n.settlementContract ?? null,
       forwarderFactory: n.forwarderFactory ?? null,
     })),
-    customerPrivateKey: sandboxAccounts.customer,
-    customerSolanaSecretKey: chains.solana.customerSecretKey,
-    customerSolanaAddress: solanaSandboxAccounts.customer.publicKey.toBase58(),
-    customerAddress: privateKeyToAccount(sandboxAccounts.customer).address,
+    // Each rail's funded customer (customerPrivateKey, customerSolanaSecretKey, …).
+    ...chains.devStack,
     merchantWallets: merchant.merchantWallets,
     webhookSecret: merchant.webhookSecret,
     bridge: cfg.bridge.local

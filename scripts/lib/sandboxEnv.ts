@@ -1,30 +1,30 @@
 import { randomBytes } from "node:crypto";
-import { SANDBOX_RATES, sandboxAccounts } from "./sandboxChains.ts";
-import { sandboxDepositSeed } from "./sandboxSolana.ts";
+
+/**
+ * Illustrative fiat rates (units per US dollar) so fiat-priced payments work in the
+ * sandbox out of the box. Not market rates: production sets RATES_STATIC or uses the
+ * HTTP provider. An operator's own RATES_STATIC wins.
+ */
+export const SANDBOX_RATES = "EUR=0.92,GBP=0.79,NGN=1550,KES=129,GHS=15.5,ZAR=18.2,INR=84,BRL=5.6,MXN=20,CAD=1.4";
 
 /**
  * The roles' environment in the sandbox: what the operator set (blank counts as unset, as
- * everywhere), over the sandbox's own defaults, under what this start made (its database,
- * Redis and chains). Every role's secrets are here: `npm start` gives each role only its own
- * (`roleEnv.ts`).
+ * everywhere), over the sandbox's own defaults (`chains`: what the rails' sandboxes set, their
+ * keys; `sandboxChains.ts`), under what this start made (its database, Redis and networks
+ * file). Every role's secrets are here: `npm start` gives each role only its own (`roleEnv.ts`).
  */
-export function sandboxEnv(given: Record<string, string>, made: { DATABASE_URL: string; REDIS_URL: string; NETWORKS_FILE: string; SOLANA_OPERATOR_SECRET_KEY: string }): Record<string, string> {
+export function sandboxEnv(
+  given: Record<string, string>,
+  made: { DATABASE_URL: string; REDIS_URL: string; NETWORKS_FILE: string },
+  chains: Readonly<Record<string, string>>,
+): Record<string, string> {
   return {
-    OPERATOR_PRIVATE_KEY: sandboxAccounts.operator,
-    INTENT_SIGNER_PRIVATE_KEY: sandboxAccounts.intentSigner,
-    SOLANA_OPERATOR_SECRET_KEY: made.SOLANA_OPERATOR_SECRET_KEY,
-    SOLANA_DEPOSIT_SEED: sandboxDepositSeed,
+    ...chains,
     RATES_STATIC: SANDBOX_RATES,
-    // Cross-chain payments between the local chains through the local bridge and its relayer.
-    BRIDGE_ADAPTER: "local",
-    BRIDGE_LOCAL_RELAYER_KEY: sandboxAccounts.relayer,
-    BRIDGE_POLL_INTERVAL_MS: "1000",
     // The sandbox's operator token (metrics, queue dashboard): a fresh one per start unless set.
     OPERATOR_TOKEN: randomBytes(24).toString("hex"),
     ...given,
     APP_ENV: "development",
-    DATABASE_URL: made.DATABASE_URL,
-    REDIS_URL: made.REDIS_URL,
-    NETWORKS_FILE: made.NETWORKS_FILE,
+    ...made,
   };
 }

@@ -30,7 +30,7 @@ test("the devchain workspace package counts as devchain/: reported from product 
   write("rails/evm/deploy.ts", `import { localChain } from "@stablepay/devchain/evm";\nimport { parseUnits } from "viem";\n`);
   write("jobs/boot.ts", `export const load = () => import("@stablepay/devchain");\n`);
   write("scripts/lib/sandboxChains.ts", `import { startAnvil } from "@stablepay/devchain/evm";\n`);
-  write("scripts/lib/sandboxSolana.ts", `import { startSolanaDevChain } from "@stablepay/devchain/solana";\n`);
+  write("rails/solana/sandbox.ts", `import { startSolanaDevChain } from "@stablepay/devchain/solana";\n`);
   write("api/app.ts", `import { x } from "@stablepay/devchainish";\n`);
   write("devchain/evm/deploy.ts", `import type { Token } from "../../config/types.ts";\nimport { freePort } from "../freePort.ts";\nimport { parseUnits } from "viem";\n`);
   expect(checkImports(root).sort()).toEqual([
@@ -54,4 +54,16 @@ test("folders importing each other in a cycle are reported with an import per ed
     "import cycle between folders config, rails:\n  config → rails  (e.g. config/index.ts imports rails/addressFormats.ts)\n  rails → config  (e.g. rails/addressFormats.ts imports config/types.ts)",
   );
   expect(problems.find((p) => p.includes("api, jobs, webhooks"))).toContain("webhooks → jobs  (e.g. webhooks/post.ts imports jobs/queues.ts)");
+});
+
+test("a rail's sandbox (rails/<name>/sandbox.ts) is dev-only: it may import devchain/, and no product file imports it, lazily neither", () => {
+  rmSync(root, { recursive: true, force: true });
+  write("rails/evm/sandbox.ts", `import { startAnvil } from "@stablepay/devchain/evm";\nimport { deploySettlement } from "./settlement/index.ts";\n`);
+  write("rails/evm/settlement/index.ts", `export const deploySettlement = 1;\n`);
+  write("rails/evm/plugin.ts", `export const sandbox = () => import("./sandbox.ts");\n`);
+  write("rails/evm/sandboxes/helper.ts", `import { startAnvil } from "@stablepay/devchain/evm";\n`);
+  expect(checkImports(root).sort()).toEqual([
+    "rails/evm/plugin.ts imports rails/evm/sandbox.ts, which is dev-only (it starts the sandbox's chains)",
+    "rails/evm/sandboxes/helper.ts imports @stablepay/devchain/evm: product code never imports devchain/",
+  ]);
 });

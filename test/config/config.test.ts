@@ -8,8 +8,9 @@ import { v5 as uuidv5, validate as uuidValidate, version as uuidVersion } from "
 import { getAddress } from "viem";
 import { MAX_LATE_SCAN_BLOCKS } from "../../config/env.ts";
 import { ConfigError, networkIdOf, networksForMode, setVariables, type Config } from "../../config/index.ts";
-import { SANDBOX_RATES, sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";
-import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
+import { sandboxAccounts } from "../../rails/evm/sandbox.ts";
+import { sandboxChainEnv } from "../../scripts/lib/sandboxChains.ts";
+import { SANDBOX_RATES, sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
 import { indexedEvmNetworks } from "../../config/indexer.ts";
 import { networksFollowedBy } from "../../rails/index.ts";
 import { anvilNetwork } from "../../harness/fixtures.ts";
@@ -189,9 +190,9 @@ describe("buildConfig rejects invalid variables with a ConfigError naming the va
 
   // BUG: `npm start` filled the sandbox's defaults with `??`, which keeps "": `BRIDGE_LOCAL_RELAYER_KEY=`
   // failed the start after the chains were up, `OPERATOR_PRIVATE_KEY=` left the sandbox with no operator.
-  test("the sandbox's roles: a blank variable takes the sandbox's default; what the operator set wins; what the start made is kept", () => {
+  test("the sandbox's roles: a blank variable takes the sandbox's default; what the operator set wins; what the start made is kept", async () => {
     const made = { DATABASE_URL: "postgres://sandbox", REDIS_URL: "redis://sandbox", NETWORKS_FILE: "/sandbox/networks.json", SOLANA_OPERATOR_SECRET_KEY: "made" };
-    const env = sandboxEnv(setVariables({ OPERATOR_PRIVATE_KEY: "", BRIDGE_LOCAL_RELAYER_KEY: " ", RATES_STATIC: "", OPERATOR_TOKEN: "", LOG_LEVEL: "warn", DATABASE_URL: "postgres://other" }), made);
+    const env = sandboxEnv(setVariables({ OPERATOR_PRIVATE_KEY: "", BRIDGE_LOCAL_RELAYER_KEY: " ", RATES_STATIC: "", OPERATOR_TOKEN: "", LOG_LEVEL: "warn", DATABASE_URL: "postgres://other" }), made, await sandboxChainEnv());
     expect(env).toMatchObject({ OPERATOR_PRIVATE_KEY: sandboxAccounts.operator, BRIDGE_LOCAL_RELAYER_KEY: sandboxAccounts.relayer, RATES_STATIC: SANDBOX_RATES, LOG_LEVEL: "warn", APP_ENV: "development", ...made });
     expect(env.OPERATOR_TOKEN!.length).toBeGreaterThanOrEqual(32);
   });

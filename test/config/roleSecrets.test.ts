@@ -7,8 +7,9 @@ import { ConfigError, type Role } from "../../config/index.ts";
 import { envForRole, foreignSecrets, publicAddresses, ROLES, SECRET_READERS } from "../../plugins/roles.ts";
 import { roleEnv } from "../../scripts/lib/roleEnv.ts";
 import { sandboxEnv } from "../../scripts/lib/sandboxEnv.ts";
-import { sandboxAccounts } from "../../scripts/lib/sandboxChains.ts";
-import { sandboxDepositSeed } from "../../scripts/lib/sandboxSolana.ts";
+import { sandboxChainEnv } from "../../scripts/lib/sandboxChains.ts";
+import { sandboxAccounts } from "../../rails/evm/sandbox.ts";
+import { sandboxDepositSeed } from "../../rails/solana/sandbox.ts";
 import { anvilNetwork } from "../../harness/fixtures.ts";
 
 const OPERATOR_KEY = `0x${"11".repeat(32)}` as const;
@@ -122,9 +123,9 @@ describe("the operators' addresses", () => {
     expect(roleEnv({ ...everything, OPERATOR_ADDRESS: "0x0000000000000000000000000000000000000001" }, "api", operators).OPERATOR_ADDRESS).toBe("0x0000000000000000000000000000000000000001");
   });
 
-  test("the sandbox's keys: an intent signer apart from the operator, and a deposit seed", () => {
+  test("the sandbox's keys: an intent signer apart from the operator, and a deposit seed", async () => {
     const made = { DATABASE_URL: "postgres://sandbox", REDIS_URL: "redis://sandbox", NETWORKS_FILE: "/sandbox/networks.json", SOLANA_OPERATOR_SECRET_KEY: "made" };
-    const env = sandboxEnv({}, made);
+    const env = sandboxEnv({}, made, await sandboxChainEnv());
     expect(env).toMatchObject({ INTENT_SIGNER_PRIVATE_KEY: sandboxAccounts.intentSigner, SOLANA_DEPOSIT_SEED: sandboxDepositSeed });
     expect(sandboxAccounts.intentSigner).not.toBe(sandboxAccounts.operator);
   });
