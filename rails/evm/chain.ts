@@ -11,7 +11,6 @@ import { cancelTransferOut } from "./transfers/cancelTransferOut.ts";
 import { executeTransferOut } from "./transfers/executeTransferOut.ts";
 import { recheckTransferOut } from "./transfers/recheckTransferOut.ts";
 import { verifySignedMessage } from "./verifySignedMessage.ts";
-import { evmMerchantSignedRefunds } from "./signedRefunds/merchantSignedRefunds.ts";
 
 /** EVM chains: read through viem; sweeps and refunds signed by the operator (`transfers/`). */
 export const evmChain: ChainPort = {
@@ -40,5 +39,9 @@ export const evmChain: ChainPort = {
   recheckTransferOut,
   cancelTransferOut: (ctx, rowId, options) => cancelTransferOut(ctx, rowId, options),
   recoverDeposits,
-  merchantSignedRefunds: evmMerchantSignedRefunds,
+  // x402's EVM package (EIP-3009's ABI and types) loads on the first signed refund, not with every EVM process.
+  merchantSignedRefunds: {
+    prepare: async (...args) => (await import("./signedRefunds/merchantSignedRefunds.ts")).evmMerchantSignedRefunds.prepare(...args),
+    accept: async (...args) => (await import("./signedRefunds/merchantSignedRefunds.ts")).evmMerchantSignedRefunds.accept(...args),
+  },
 };

@@ -4,7 +4,6 @@ import type { Network } from "../../../config/types.ts";
 import type { PaymentRow, TransferOutRow } from "../../../db/schema/index.ts";
 import { depositBalance } from "../depositBalance.ts";
 import { encodeDeployAndSweep, encodeDeployAndSweepNative, paymentIdToBytes32 } from "../settlement/index.ts";
-import { relayCalldata, storedAuthorization } from "../signedRefunds/eip3009.ts";
 
 /**
  * The operator's transaction for a transfer-out row and what its source holds now:
@@ -20,6 +19,8 @@ export type TransferCall =
 
 export async function transferCall(network: Network, client: PublicClient, operator: Address, payment: PaymentRow, row: TransferOutRow): Promise<TransferCall> {
   if (row.merchantSigned) {
+    // Loaded on use: x402's EVM package declares EIP-3009's ABI.
+    const { relayCalldata, storedAuthorization } = await import("../signedRefunds/eip3009.ts");
     const { authorization, signature } = storedAuthorization(row.merchantSigned, row.toAddress, row.amount);
     const block = await client.getBlock({ blockTag: "latest" });
     // Mined at the earliest in the next block: one that is not valid then never will be.
