@@ -108,13 +108,21 @@ export async function startTestIndexer(config: Config, databaseUrl: string, netw
   // The chains as each Ponder will see them (the role's own rule).
   const seen = { ...process.env, ...childEnv };
   const chainIds = indexedEvmNetworks(buildConfig(seen), seen).map((n) => n.chainId);
-  const port = await freePort();
+  // A free port per chain, each asked of the kernel: the role's consecutive ports from one free
+  // port could land on a port in use (a client socket's), and Ponder then moves to another one
+  // that readiness is never asked at (a chain "not ready in 90 s").
+  const ports: number[] = [];
+  while (ports.length < chainIds.length) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
   const indexers = superviseIndexers(
     config,
     databaseUrl,
     {
       chainIds,
-      port,
+      port: ports[0]!,
+      ports,
       logLevel: process.env.INDEXER_LOG_LEVEL ?? "error",
       env: childEnv,
     },

@@ -20,7 +20,8 @@ const VIEWS_EVERY_MS = 2_000;
 export function superviseIndexers(
   config: Config,
   databaseUrl: string,
-  options: { chainIds: readonly string[]; port: number; logLevel: string; env?: Record<string, string> },
+  /** `ports`: one per chain, instead of consecutive ones from `port` (tests: each port checked free on its own). */
+  options: { chainIds: readonly string[]; port: number; ports?: readonly number[]; logLevel: string; env?: Record<string, string> },
   logger: Logger,
 ) {
   // The only indexer role of this INDEXER_SCHEMA may release the schema lock its own dead Ponder
@@ -53,10 +54,11 @@ export function superviseIndexers(
   // killed role): released before the first starts, which would otherwise wait it out.
   const claimed = claimRole().then(() => Promise.all(options.chainIds.map((chainId) => releaseLock(chainId)())));
   claimed.catch((err: Error) => logger.warn({ err }, "could not check the indexer's schema locks; Ponder waits for a dead one to lapse"));
+  const portOf = (i: number) => options.ports?.[i] ?? options.port + i;
   const chains = options.chainIds.map((chainId, i) => ({
     chainId,
-    port: options.port + i,
-    ponder: superviseIndexer(config, databaseUrl, { chainId, port: options.port + i, logLevel: options.logLevel, env: options.env, onExit: releaseLock(chainId), after: claimed }, logger),
+    port: portOf(i),
+    ponder: superviseIndexer(config, databaseUrl, { chainId, port: portOf(i), logLevel: options.logLevel, env: options.env, onExit: releaseLock(chainId), after: claimed }, logger),
   }));
   // One connection at a time; a lost one is replaced at the next check, a silent one given up on.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000, query_timeout: 15_000 });
