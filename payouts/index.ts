@@ -15,6 +15,7 @@ export { REFUND_MESSAGE_VERSION, refundMessage } from "./refundMessage.js";
 export { refundRequestView, type RefundRequestView } from "./refundRequestView.ts";
 export { requestRefund, type RefundRequestBody, type RefundRequestOutcome } from "./requestRefund.ts";
 export { refundDue } from "./refundDue.ts";
+export { signedRefundDue } from "./signedRefundDue.ts";
 export { refundWaits } from "./refundWaits.ts";
 export { reserveTransferOut, type TransferToReserve } from "./reserveTransfer.ts";
 export { REVERT_LIMIT, revertLimitReached } from "./revertLimit.ts";

@@ -2,9 +2,8 @@ import type { Network } from "../config/index.ts";
 import { findPayment } from "../db/payments.ts";
 import type { PaymentRow } from "../db/schema/index.ts";
 import { movedOut, openTransferOut } from "../db/transfersOut.ts";
-import { formatAmount, parseAmount } from "../domain/amounts.ts";
+import { parseAmount } from "../domain/amounts.ts";
 import { NotFoundError, RefundRefusedError, ServiceUnavailableError } from "../domain/errors.ts";
-import { refundMinimum } from "../domain/refundable.ts";
 import { portsOn, type MerchantSignedRefunds, type PaymentPorts, type RefundToSign, type SignedRefundSubmission } from "../rails/index.ts";
 import { paymentPayers, reconcilePayments } from "../reconcile/index.ts";
 import type { PayoutDeps } from "./deps.ts";
@@ -12,6 +11,7 @@ import { assertNotReverting, checkDestination, fromChain, refundAddress } from "
 import { solePayer } from "./routeRefund.ts";
 import { closed, inProgress, recordSent, type SentRefund } from "./sendRefund.ts";
 import { reserveTransferOut } from "./reserveTransfer.ts";
+import { signedRefundDue } from "./signedRefundDue.ts";
 
 /**
  * Refunds of money the merchant's own wallet received (contract and x402 payments: the service
@@ -43,18 +43,11 @@ function signerPorts(deps: Pick<PayoutDeps, "config">, payment: PaymentRow): Sig
   return { ...ports, signer };
 }
 
-/** What can still be refunded: what the payment received, less refunds sent or under way; refused below the refund minimum. */
+/** `signedRefundDue`, or its refusal thrown (409 with its code). */
 function refundableNow(deps: Pick<PayoutDeps, "config">, payment: PaymentRow, refunded: bigint, asked: bigint | null): bigint {
-  const left = payment.amountReceived > refunded ? payment.amountReceived - refunded : 0n;
-  const units = (v: bigint) => `${formatAmount(v, payment.tokenDecimals)} ${payment.tokenSymbol}`;
-  if (left === 0n) throw new RefundRefusedError(`Nothing to refund: the payment received ${units(payment.amountReceived)} and ${units(refunded)} of it is refunded or on its way.`, "nothing_to_refund");
-  if (asked !== null && asked > left) {
-    throw new RefundRefusedError(`Nothing that large to refund: the payment received ${units(payment.amountReceived)}, of which ${units(left)} is not refunded yet.`, "nothing_to_refund");
-  }
-  const amount = asked ?? left;
-  const minimum = refundMinimum(deps.config.refunds.minimum, payment.tokenDecimals);
-  if (amount < minimum) throw new RefundRefusedError(`A refund sends at least ${units(minimum)}; this one would send ${units(amount)}.`, "refund_below_minimum");
-  return amount;
+  const due = signedRefundDue({ payment, refunded, asked, minimum: deps.config.refunds.minimum });
+  if ("refused" in due) throw new RefundRefusedError(due.refused.message, due.refused.code);
+  return due.amount;
 }
 
 /** The payment, up to date with the chain (what it received, who paid it). */
