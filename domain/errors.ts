@@ -83,7 +83,9 @@ export class ConflictError extends AppError {
  * 409: a refund cannot be asked for or sent now. `error` is the stable code clients branch
  * on: `nothing_to_refund`, `refund_in_progress`, `refund_below_minimum`, `refund_not_held`,
  * `refund_reverting`, `refund_address_required`, `refund_request_closed`,
- * `too_many_refund_requests`, `refund_signature_used`.
+ * `too_many_refund_requests`, `refund_signature_used`; for refunds the merchant's wallet signs,
+ * `refund_held` (the service holds the money: the deposit door refunds it) and
+ * `refund_not_signable` (the token or chain cannot relay a signed transfer).
  */
 export class RefundRefusedError extends ConflictError {}
 
