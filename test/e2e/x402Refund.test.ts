@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ExactEvmScheme as ExactEvmClientScheme, toClientEvmSigner } from "@x402/evm";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequirements } from "@x402/core/types";
-import { erc20Abi, type Address, type Hex } from "viem";
+import { createWalletClient, erc20Abi, http, parseSignature, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { anvilAccounts } from "@stablepay/devchain/evm";
+import { anvilAccounts, localChain, testStablecoinAbi } from "@stablepay/devchain/evm";
 import { createLogger } from "../../config/logger.ts";
 import { setSettlementWallet } from "../../db/settlementWallets.ts";
 import { findTransferOut } from "../../db/transfersOut.ts";
@@ -60,6 +60,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await chain?.rpc("evm_setAutomine", [true]).catch(() => undefined);
   await workers?.close();
   await indexer?.stop();
   await api?.close();
@@ -152,5 +153,41 @@ describe("x402 refunds: the merchant's wallet signs, the operator relays", () =>
     expect(await balanceOf(customer.address)).toBe(payerBefore + 30_000n);
     // What is left to refund is what was paid less what went back.
     expect((await prepare({})).body.signedRefund).toMatchObject({ amount: "0.01" });
+  }, 60_000);
+
+  test("front-run: a stranger submits the wallet's authorization before the relay; the refund is that transaction, counted once", async () => {
+    const prepared = (await prepare({})).body.signedRefund as Prepared;
+    expect(prepared.amount).toBe("0.01");
+    const signature = await sign(prepared);
+    const payerBefore = await balanceOf(customer.address);
+    await chain.rpc("evm_setAutomine", [false]);
+    const sent = await handIn({ authorization: prepared.typedData.message, signature });
+    expect(sent.status).toBe(202);
+    await untilValue("the relay broadcast", () => findTransferOut(api.db, sent.body.refund.id), (r) => r?.status === "broadcast");
+    // The stranger copies the authorization out of the pool and outbids the relay.
+    const m = prepared.typedData.message;
+    const { v, r, s: sigS } = parseSignature(signature);
+    const stranger = createWalletClient({ account: privateKeyToAccount(anvilAccounts[8] as Hex), chain: localChain(31337, chain.anvil.rpcUrl), transport: http(chain.anvil.rpcUrl) });
+    const frontRun = await stranger.writeContract({
+      address: usdc,
+      abi: testStablecoinAbi,
+      functionName: "transferWithAuthorization",
+      args: [m.from as Address, m.to as Address, BigInt(m.value!), BigInt(m.validAfter!), BigInt(m.validBefore!), m.nonce as Hex, Number(v), r, sigS],
+      maxPriorityFeePerGas: 100_000_000_000n,
+      maxFeePerGas: 200_000_000_000n,
+      gas: 200_000n,
+    });
+    await chain.mine(1);
+    await chain.rpc("evm_setAutomine", [true]);
+    const row = await untilValue("the refund closed", () => findTransferOut(api.db, sent.body.refund.id), (x) => x?.status === "confirmed" || x?.status === "failed", 30_000);
+    expect([row!.status, row!.txHash]).toEqual(["confirmed", frontRun]);
+    expect(await balanceOf(customer.address)).toBe(payerBefore + 10_000n);
+    const events = await untilValue(
+      "the second payment.refunded",
+      async () => (await api.request(`/api/v1/events?paymentId=${paymentId}`, { method: "GET", headers: secret() })).body.events as Array<{ type: string }>,
+      (list) => list.filter((e) => e.type === "payment.refunded").length >= 2,
+    );
+    expect(events.filter((e) => e.type === "payment.refunded").length).toBe(2);
+    expect((await prepare({})).body).toMatchObject({ error: "nothing_to_refund" });
   }, 60_000);
 });

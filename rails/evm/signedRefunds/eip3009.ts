@@ -1,5 +1,6 @@
 import { eip3009ABI } from "@x402/evm";
-import { encodeFunctionData, getAddress, parseSignature, size, type Address, type Hex, type PublicClient } from "viem";
+import { encodeFunctionData, getAddress, parseAbiItem, parseSignature, size, type Address, type Hex, type PublicClient } from "viem";
+import type { TransferOutRow } from "../../../db/schema/index.ts";
 
 /** USDC's EIP-3009 surface and its EIP-712 types, as x402's EVM package declares them (what a relayed refund calls and signs). */
 export { eip3009ABI as eip3009Abi, authorizationTypes as TRANSFER_WITH_AUTHORIZATION_TYPES } from "@x402/evm";
@@ -42,4 +43,25 @@ export function storedAuthorization(signed: Record<string, string>, to: string, 
     },
     signature: signed.signature as Hex,
   };
+}
+
+const AUTHORIZATION_USED = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+/** How far back a used authorization is looked for: it was signed at most an hour before the relay (a few thousand blocks on fast chains). */
+const LOOKBACK_BLOCKS = 5_000n;
+
+/**
+ * The transaction (and block) that used the row's authorization, at `atBlock` or before, if one
+ * did: the token emits `AuthorizationUsed` once per authorization, whoever submitted it.
+ */
+export async function authorizationUsedBy(client: PublicClient, row: Pick<TransferOutRow, "tokenAddress" | "merchantSigned">, atBlock: bigint): Promise<{ txHash: string; blockNumber: bigint } | null> {
+  const signed = row.merchantSigned!;
+  const logs = await client.getLogs({
+    address: getAddress(row.tokenAddress),
+    event: AUTHORIZATION_USED,
+    args: { authorizer: getAddress(signed.from!), nonce: signed.nonce as Hex },
+    fromBlock: atBlock > LOOKBACK_BLOCKS ? atBlock - LOOKBACK_BLOCKS : 0n,
+    toBlock: atBlock,
+  });
+  const log = logs.find((l) => !l.removed);
+  return log?.transactionHash && log.blockNumber !== null ? { txHash: log.transactionHash, blockNumber: log.blockNumber } : null;
 }

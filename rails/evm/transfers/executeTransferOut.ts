@@ -5,6 +5,10 @@ import { operatorAccount, operatorWallet } from "../operator.ts";
 import { feeCap, marketFees, outbiddingFees } from "./replacementFees.ts";
 import { sweepGasLimit } from "./sweepGasLimit.ts";
 import { transferCall } from "./transferCall.ts";
+
+/** The transaction that used a merchant-signed refund's authorization, if one did by `atBlock` (x402's EVM package loads on use). */
+const usedElsewhere = async (client: PublicClient, row: TransferOutRow, atBlock: bigint) =>
+  (await import("../signedRefunds/eip3009.ts")).authorizationUsedBy(client, row, atBlock);
 import type { Network } from "../../../config/types.ts";
 import { findPayment } from "../../../db/payments.ts";
 import { claimTransferOutBroadcast, findTransferOut, lastRecordedNonce, replaceTransferOutTx, updateTransferOut, type TransferOutRow } from "../../../db/transfersOut.ts";
@@ -112,7 +116,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
   let current = (await findTransferOut(deps.db, rowId))!;
   if (current.status !== "broadcast") return current;
   const mined = await minedReceipt(client, current);
-  if (mined) return close(deps, current, mined);
+  if (mined) return close(deps, client, current, mined);
 
   const hash = current.txHash as Hex;
   const known = await client.getTransaction({ hash }).catch(nullIfNotFound);
@@ -130,7 +134,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
         const fresh = (await findTransferOut(deps.db, current.id))!;
         if (fresh.status !== "broadcast") return fresh;
         const again = await minedReceipt(client, fresh);
-        if (again) return close(deps, fresh, again);
+        if (again) return close(deps, client, fresh, again);
         // Behind one RPC URL, the node that counted the nonce used may be ahead of the one
         // asked for the receipts: "not ours" is believed only once the row has waited long
         // enough for every node to have the block (failed, a refund would be offered again).
@@ -158,7 +162,7 @@ async function followBroadcast(deps: TransferOutDeps, network: Network, client: 
   const latest = (await findTransferOut(deps.db, rowId))!; // another run may have replaced it meanwhile
   if (latest.status !== "broadcast") return latest;
   const ours = receipt && hashesOf(latest).includes(receipt.transactionHash.toLowerCase()) ? receipt : await minedReceipt(client, latest);
-  if (ours) return close(deps, latest, ours);
+  if (ours) return close(deps, client, latest, ours);
   if (receipt) {
     await deps.ledger.fail(deps.db, latest.id, "broadcast", { error: "nonce used by another transaction; not mined" }, { txHash: latest.txHash! });
     return (await findTransferOut(deps.db, latest.id))!;
@@ -180,8 +184,11 @@ export async function minedReceipt(client: PublicClient, row: TransferOutRow): P
   return receipts.find((r) => r !== null) ?? null;
 }
 
-async function close(deps: TransferOutDeps, row: TransferOutRow, receipt: MinedReceipt): Promise<TransferOutRow> {
-  if (receipt.status === "success") await deps.ledger.confirm(deps.db, row.id, { blockNumber: receipt.blockNumber, txHash: receipt.transactionHash });
+async function close(deps: TransferOutDeps, client: PublicClient, row: TransferOutRow, receipt: MinedReceipt): Promise<TransferOutRow> {
+  // A merchant-signed refund's authorization can be submitted by anyone who saw it in the pool:
+  // if another transaction used it first, the money went where it says, and that is the refund.
+  const mined = receipt.status === "reverted" && row.merchantSigned ? await usedElsewhere(client, row, receipt.blockNumber) : null;
+  if (receipt.status === "success" || mined) await deps.ledger.confirm(deps.db, row.id, mined ?? { blockNumber: receipt.blockNumber, txHash: receipt.transactionHash });
   else await deps.ledger.fail(deps.db, row.id, "broadcast", { blockNumber: receipt.blockNumber, error: `transaction ${receipt.transactionHash} reverted` });
   return (await findTransferOut(deps.db, row.id))!;
 }
