@@ -67,12 +67,14 @@ describe("HTTP rates provider against a loopback server", () => {
     createHttpRatesProvider({ url: source.url, timeoutMs: 300, cacheTtlMs: 60_000, maxAgeMs: 3_600_000, retryAfterMs: 0, ...over });
 
   test("reads the documented shape: decimal strings, the source's update time, not stale", async () => {
-    source.set({ body: erApi(120) });
+    // The source's time as the body says it (read again after the fetch, a second could have turned).
+    const body = erApi(120);
+    source.set({ body });
     const snapshot = await provider().current();
     expect(snapshot).toEqual({
       base: "USD",
       rates: { USD: "1", EUR: "0.92", NGN: "1550", GBP: "0.79" },
-      updatedAt: new Date((Math.floor(Date.now() / 1000) - 120) * 1000),
+      updatedAt: new Date(body.time_last_update_unix * 1000),
       source: source.host,
       stale: false,
     });
